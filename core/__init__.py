@@ -1,0 +1,1 @@
+"""Agents, LLM backends, conversations and evaluations built on the knowledge graph."""

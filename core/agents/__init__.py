@@ -1,0 +1,1 @@
+"""The typed step pipeline that answers rules questions with citations."""

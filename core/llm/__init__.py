@@ -1,0 +1,1 @@
+"""LLM backends behind one interface (llamacpp, transformers, openai, extractive)."""

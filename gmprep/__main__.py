@@ -1,0 +1,3 @@
+from gmprep.cli import main
+
+raise SystemExit(main())

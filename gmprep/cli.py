@@ -1,0 +1,58 @@
+"""The ``gmprep`` command line. Each area registers its own subcommands from ``gmprep.commands``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from gmprep.errors import GmprepError
+
+# Each module defines ``register(subparsers)`` and sets ``func`` on its parsers.
+COMMAND_MODULES = [
+    "gmprep.commands.index",
+    "gmprep.commands.search",
+    "gmprep.commands.reranker",
+    "gmprep.commands.eval",
+    "gmprep.commands.lsp",
+    "gmprep.commands.ask",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(prog="gmprep", description="Offline Pathfinder 2e rules assistant")
+    parser.add_argument("--store", help="store folder (default: ~/.cache/gmprep/store, or $GMPREP_STORE)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # that area has no commands yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except GmprepError as exc:
+        print(f"gmprep: error: {exc}", file=sys.stderr)
+        return 1

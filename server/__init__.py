@@ -1,0 +1,1 @@
+"""The language server: translates LSP to calls into core and kg."""
