@@ -1,0 +1,438 @@
+"""The name index: every entry name, alias and legacy name, found in free text.
+
+``NameIndex.build(nodes)`` turns entry names into token keys (lowercase word tokens, punctuation
+dropped) in a dict, plus the set of their prefixes, so ``find_mentions`` walks a note's tokens once:
+leftmost-longest, non-overlapping, case-insensitive, on word boundaries. Generated variants:
+plurals of the last word ("goblin warriors"), the singular of plural multi-word names ("hero
+point"), reordered item grades ("minor healing potion" for "Healing Potion (Minor)", "+1 weapon
+potency"), "<rune> rune", "persistent fire damage", and the legacy names of ``kg.legacy``.
+Values after conditions ("frightened 2") and valued traits ("deadly d10", "reach 10 ft") are
+part of the mention.
+
+Precision over recall: a name is never matched partially or fuzzily; common English words that
+are also entry names ("light", "hidden", "fire") only count with a sign they are meant as rules
+(a value, emphasis, a capital inside a sentence, or a following "trait"/"spell"/... word); a
+capitalised name glued to other capitalised words ("Phoenix Down") is taken for an unknown proper
+name and skipped; code blocks, inline code and URLs are never read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from gmprep.kg.legacy import LEGACY_NAMES, LEGACY_SPELLINGS
+from gmprep.kg.models import Node
+
+# Default preference when one name belongs to several entries (lower wins):
+# "Trip" action over trait, "Reactive Strike" action over feat, "Leshy" ancestry over trait,
+# "Treat Wounds" action over the rules page, "Shield Block" feat over the class feature.
+TYPE_PRIORITY = {
+    "condition": 0, "action": 1, "rule": 2, "spell": 3, "class": 4, "ancestry": 5, "heritage": 6,
+    "creature": 7, "hazard": 8, "equipment": 9, "feat": 10, "archetype": 11, "background": 12,
+    "class-feature": 13, "trait": 14,
+}
+# A word right after a name that says which kind of entry is meant ("the flourish trait").
+CONTEXT_TYPES = {
+    "trait": "trait", "traits": "trait", "spell": "spell", "spells": "spell", "cantrip": "spell",
+    "ritual": "spell", "feat": "feat", "feats": "feat", "action": "action", "actions": "action",
+    "activity": "action", "reaction": "action", "condition": "condition", "conditions": "condition",
+    "rule": "rule", "rules": "rule", "creature": "creature", "creatures": "creature",
+    "monster": "creature", "hazard": "hazard", "trap": "hazard", "heritage": "heritage",
+    "ancestry": "ancestry", "class": "class", "archetype": "archetype", "background": "background",
+    "item": "equipment", "items": "equipment", "rune": "equipment", "runes": "equipment",
+}
+# Entry names that are far more often plain English in a GM's note than a rule reference.
+COMMON_WORDS = frozenset("""
+a aid air animal arc area attack aura avoid beast boost brace broken calling calm capacity charm
+chases class climb climbing cold command common comfort companion complex composite concentrate
+conditions construct contact contract critical curse cursed death delay demon detection devil
+disease divine dream drop duels earth emotion escape exploration exposed fear fire fleeing flourish
+fly focus focused follow force fortune friendly general ghost giant grab grabbed guard healing heal
+helpful hidden hide holy hostile human indifferent infiltration influence interact jump leadership
+leap light magical manipulate mental metal mist mug move none nightmare observed occult open plant
+point poison portable potion press primal professional range rare reach ready recovery reflection
+release reputation research resting rope scout search secret seek sense senses shadow skill sleep
+social sonic spirit splash staff stance stand step stride strike structure subtle summon summoned
+swim tactic tea tech thought time training transfer trap treasure troop twin undead uncommon unique
+visual wand water wood zone falling traits attitudes unfriendly controlled tracking swarm reload
+mounted ingested inhaled injury virtual whetstone sweep scatter range shove trip disarm grapple
+minion dragon bomb scroll oil fungus snare wounded dying darkness electricity acid sonic mirror torch
+rope shield knock track gossip level mark note lock chain bell map book candle ladder hammer net club
+""".split())
+_ITALIC_TYPE = "spell"  # *fireball*: italics mark a spell name in prep notes (as in the books)
+_NUMBER_RE = re.compile(r"^\d+$")
+_DIE_RE = re.compile(r"^d(\d+)$")
+_GRADES = {
+    "minor", "lesser", "moderate", "greater", "major", "true", "young", "adult", "ancient",
+    "standard-grade", "high-grade", "supreme", "fine", "type i", "type ii", "type iii", "type iv",
+}
+_DAMAGE_TYPES = (
+    "acid bleed bludgeoning cold electricity fire force mental piercing poison slashing sonic "
+    "spirit vitality void"
+).split()
+# Rules-page terms the GM screen pages define without being their title.
+RULE_ALIASES = {
+    "greater cover": "pf2e:rule:gm-screen--terrain-and-cover",
+    "lesser cover": "pf2e:rule:gm-screen--terrain-and-cover",
+    "standard cover": "pf2e:rule:gm-screen--terrain-and-cover",
+    "difficult terrain": "pf2e:rule:gm-screen--terrain-and-cover",
+    "greater difficult terrain": "pf2e:rule:gm-screen--terrain-and-cover",
+    "hazardous terrain": "pf2e:rule:gm-screen--terrain-and-cover",
+    "bright light": "pf2e:rule:gm-screen--light",
+    "dim light": "pf2e:rule:gm-screen--light",
+    "counteract check": "pf2e:rule:gm-screen--counteracting",
+    "counteract rank": "pf2e:rule:gm-screen--counteracting",
+    "recovery check": "pf2e:rule:gm-screen--death-dying-and-unconscious",
+    "bulk": "pf2e:rule:gm-screen--bulk-and-encumbered",
+    "xp award": "pf2e:rule:gm-screen--xp-awards",
+    "encounter budget": "pf2e:rule:gm-screen--encounter-budget",
+    "travel speed": "pf2e:rule:gm-screen--travel-speed",
+    "level-based dc": "pf2e:rule:gm-screen--dcs-by-level",
+    "level-based dcs": "pf2e:rule:gm-screen--dcs-by-level",
+}
+
+_TOKEN = re.compile(r"\+?[A-Za-z0-9]+(?:['\u2019\-][A-Za-z0-9]+)*")
+# Regions never read: fenced code, inline code, URLs, link targets, HTML comments.
+_SKIP = re.compile(
+    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|<!--.*?(?:-->|\Z)|\]\([^)\n]*\)"
+    r"|\b(?:https?|ftp|file)://\S+|\bwww\.\S+|\S+@\S+\.\w+",
+    re.S,
+)
+# What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
+_JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;|#>*(\[\"]|^\s*(?:[-+*]|\d+[.)]))\s*$")
+_LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
+_STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
+
+
+class Mention(BaseModel):
+    """One entry name found in text: character offsets, the entry, an optional value
+    ("frightened 2" -> 2, "deadly d10" -> 10), and the legacy name when the text used one."""
+
+    start: int
+    end: int
+    text: str
+    node_id: str
+    name: str
+    value: int | None = None
+    legacy_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    node_id: str
+    name: str
+    type: str
+    rank: tuple  # sort key: variant kind, type priority, id length, id
+    legacy_name: str | None = None
+
+
+@dataclass(slots=True)
+class _Token:
+    start: int
+    end: int
+    norm: str
+    upper: bool  # starts with a capital letter
+
+
+def normalize_token(tok: str) -> str:
+    """Lowercase with typographic apostrophes folded."""
+    return tok.replace("\u2019", "'").lower()
+
+
+def name_key(name: str) -> tuple[str, ...]:
+    """The token key of a name: its word tokens, lowercased; punctuation and spacing ignored."""
+    return tuple(normalize_token(m.group()) for m in _TOKEN.finditer(name))
+
+
+def _plural(word: str) -> set[str]:
+    if word[-1:].isdigit() or len(word) < 3:
+        return set()
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return {word + "es"}
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return {word[:-1] + "ies"}
+    out = {word + "s"}
+    if word.endswith("f"):
+        out.add(word[:-1] + "ves")
+    elif word.endswith("fe"):
+        out.add(word[:-2] + "ves")
+    elif word.endswith("man"):
+        out.add(word[:-3] + "men")
+    return out
+
+
+def _singular(word: str) -> str | None:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ss") or not word.endswith("s") or len(word) < 4:
+        return None
+    return word[:-1]
+
+
+class NameIndex:
+    """Entry names, aliases and legacy names -> entries, searchable in free text."""
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, ...], list[_Candidate]] = {}
+        self._prefixes: set[tuple[str, ...]] = set()
+        self._valued_traits: set[str] = set()
+        self._by_id: dict[str, tuple[str, str]] = {}  # node_id -> (name, type)
+
+    # ---- building -------------------------------------------------------------------------
+    @classmethod
+    def build(cls, nodes: Iterable[Node]) -> NameIndex:
+        """Index every entry node's name, aliases and generated variants, plus legacy names."""
+        idx = cls()
+        # "Level 2" archetype pages are corpus artefacts, not names anyone writes
+        entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)]
+        for node in entries:
+            idx._by_id[node.node_id] = (node.name, node.type)
+        for node in entries:
+            idx._add_entry(node)
+            for trait in node.traits:
+                base, _, val = trait.rpartition("-")
+                if base and (_DIE_RE.match(val) or _NUMBER_RE.match(val) or len(val) == 1):
+                    idx._valued_traits.add(base)
+        idx._valued_traits &= {nid.rsplit(":", 1)[1] for nid, (_, t) in idx._by_id.items() if t == "trait"}
+        idx._valued_traits.add("reach")  # creature and weapon text: "reach 10 feet"
+        for alias, target in RULE_ALIASES.items():
+            idx._add(alias, target, variant=1)
+        if "pf2e:condition:persistent-damage" in idx._by_id:
+            for dtype in _DAMAGE_TYPES:
+                idx._add(f"persistent {dtype} damage", "pf2e:condition:persistent-damage", variant=1)
+        for legacy, target in LEGACY_NAMES.items():
+            idx._add(legacy, target, variant=1, legacy_name=legacy)
+        for spelling, legacy in LEGACY_SPELLINGS.items():
+            idx._add(spelling, LEGACY_NAMES[legacy], variant=1, legacy_name=legacy)
+        idx._add_families(entries)
+        for cands in idx._keys.values():
+            cands.sort(key=lambda c: c.rank)
+        return idx
+
+    def _add(self, text: str, node_id: str, *, variant: int, legacy_name: str | None = None) -> None:
+        if node_id not in self._by_id:
+            return
+        key = name_key(text)
+        if not key:
+            return
+        name, etype = self._by_id[node_id]
+        rank = (variant, TYPE_PRIORITY.get(etype, 20), len(node_id), node_id)
+        cand = _Candidate(node_id, name, etype, rank, legacy_name)
+        bucket = self._keys.setdefault(key, [])
+        if all(c.node_id != node_id for c in bucket):
+            bucket.append(cand)
+        else:  # keep the better variant of the same entry
+            bucket[:] = [c if c.node_id != node_id or c.rank <= rank else cand for c in bucket]
+        for i in range(1, len(key) + 1):
+            self._prefixes.add(key[:i])
+
+    def _add_entry(self, node: Node) -> None:
+        nid = node.node_id
+        self._add(node.name, nid, variant=0)
+        for alias in node.aliases:
+            self._add(alias, nid, variant=1)
+        key = name_key(node.name)
+        forms: set[str] = set()
+        m = re.match(r"^(.*?)\s*\(([^()]+)\)$", node.name)
+        base = m.group(1) if m else node.name
+        if m:
+            grade = m.group(2).strip().lower()
+            if grade in _GRADES or re.fullmatch(r"\+\d", grade):
+                forms |= {f"{grade} {base}", f"{base} {grade}"}
+        if node.type == "equipment" and "etched" in str(node.fields.get("usage", "")):
+            forms |= {f"{f} rune" for f in [node.name, *forms]}
+        # plurals of the last word, singular of plural multi-word names
+        if node.type not in ("condition", "trait") and key and not m:
+            for p in _plural(key[-1]):
+                forms.add(" ".join([*key[:-1], p]))
+        if len(key) > 1 and not m and node.type in ("rule", "equipment", "hazard", "creature"):
+            sing = _singular(key[-1])
+            if sing:
+                forms.add(" ".join([*key[:-1], sing]))
+        for form in forms:
+            self._add(form, nid, variant=2)
+
+    def _add_families(self, nodes: list[Node]) -> None:
+        """Map a graded item's bare family name ("healing potion") to its lowest grade, when no
+        entry has that name itself."""
+        families: dict[tuple[str, ...], Node] = {}
+        for node in nodes:
+            m = re.match(r"^(.*?)\s*\(([^()]+)\)$", node.name)
+            if node.kind != "entry" or not m or node.type != "equipment":
+                continue
+            fam = name_key(m.group(1))
+            best = families.get(fam)
+            if best is None or (node.level or 0, node.node_id) < (best.level or 0, best.node_id):
+                families[fam] = node
+        for fam, node in families.items():
+            if fam not in self._keys:
+                self._add(" ".join(fam), node.node_id, variant=3)
+
+    # ---- lookup ---------------------------------------------------------------------------
+    def lookup(self, name: str) -> str | None:
+        """The entry id of an exact (normalised) name, alias or legacy name, or None."""
+        cands = self._keys.get(name_key(name))
+        return cands[0].node_id if cands else None
+
+    def candidates(self, name: str) -> list[str]:
+        """Every entry id a name could mean, best first."""
+        return [c.node_id for c in self._keys.get(name_key(name), [])]
+
+    def legacy_of(self, name: str) -> str | None:
+        """The canonical legacy name if ``name`` is a legacy name, else None."""
+        cands = self._keys.get(name_key(name))
+        return cands[0].legacy_name if cands else None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    # ---- scanning -------------------------------------------------------------------------
+    def find_mentions(self, text: str) -> list[Mention]:
+        """Every entry name in ``text``: leftmost-longest, non-overlapping, case-insensitive."""
+        tokens = _tokens(text)
+        joins = [
+            _JOIN.fullmatch(text, tokens[k].end, tokens[k + 1].start) is not None
+            for k in range(len(tokens) - 1)
+        ]
+        out: list[Mention] = []
+        i, n = 0, len(tokens)
+        while i < n:
+            j_best, cands = self._longest(tokens, joins, i)
+            if cands is None:
+                i += 1
+                continue
+            mention, j_end = self._resolve(text, tokens, joins, i, j_best, cands)
+            if mention is None:
+                i += 1 if j_best == i else j_best + 1  # never fall back to a part of the name
+                continue
+            out.append(mention)
+            i = j_end + 1
+        return out
+
+    def _longest(self, tokens: list[_Token], joins: list[bool], i: int):
+        key: tuple[str, ...] = ()
+        best_j, best = i, None
+        j = i
+        while j < len(tokens):
+            if j > i and not joins[j - 1]:
+                break
+            norm = tokens[j].norm
+            if norm.endswith("'s") and key + (norm,) not in self._prefixes:
+                # possessive on the last word: "the ogre's club"
+                cands = self._keys.get(key + (norm[:-2],))
+                if cands:
+                    best_j, best = j, cands
+                break
+            key = key + (norm,)
+            if key not in self._prefixes:
+                break
+            cands = self._keys.get(key)
+            if cands:
+                best_j, best = j, cands
+            j += 1
+        return best_j, best
+
+    def _resolve(self, text, tokens, joins, i, j, cands):
+        start, end = tokens[i].start, tokens[j].end
+        first = tokens[i]
+        nxt = tokens[j + 1] if j + 1 < len(tokens) and joins[j] else None
+        emphasis = _emphasised(text, start, end)
+        # which kind of entry the context asks for
+        want = None
+        if nxt is not None and nxt.norm in CONTEXT_TYPES and text[end:nxt.start].strip() == "":
+            want = CONTEXT_TYPES[nxt.norm]
+        elif emphasis == "*":
+            want = _ITALIC_TYPE
+        # a value after the name: "frightened 2", "deadly d10", "reach 10 ft", "versatile P"
+        value, j_end = None, j
+        if nxt is not None and text[end:nxt.start].strip() == "":
+            cond = next((c for c in cands if c.type == "condition"), None)
+            trait = next((c for c in cands if c.type == "trait"
+                          and c.node_id.rsplit(":", 1)[1] in self._valued_traits), None)
+            if cond and _NUMBER_RE.match(nxt.norm):
+                want, value, j_end = "condition", int(nxt.norm), j + 1
+            elif trait and (_DIE_RE.match(nxt.norm) or _NUMBER_RE.match(nxt.norm)):
+                want, j_end = "trait", j + 1
+                value = int(_DIE_RE.match(nxt.norm).group(1)) if nxt.norm.startswith("d") else int(nxt.norm)
+                after = tokens[j + 2] if j + 2 < len(tokens) and joins[j + 1] else None
+                if after is not None and after.norm in ("ft", "feet", "foot") and \
+                        text[tokens[j + 1].end:after.start].strip() == "":
+                    j_end = j + 2
+            elif trait and len(nxt.norm) == 1 and text[nxt.start].isupper() and nxt.norm in "bps":
+                want, j_end = "trait", j + 1
+        chosen = next((c for c in cands if c.type == want), None) if want else None
+        chosen = chosen or cands[0]
+        # plain English guard for single common words
+        common = first.norm in COMMON_WORDS or first.norm[:-1] in COMMON_WORDS  # "ropes"
+        if j == i and value is None and common and not emphasis and want is None:
+            if not first.upper or _at_sentence_start(text, start):
+                return None, j
+        # backgrounds, archetypes and single-word feats read as plain nouns in lowercase
+        if not first.upper and want is None and not emphasis and (
+            chosen.type in ("background", "archetype")
+            or (j == i and chosen.type in ("feat", "class-feature"))
+        ):
+            return None, j
+        if j == i and chosen.type == "trait" and value is None and want != "trait" \
+                and common:
+            return None, j
+        # a capitalised name glued to other capitalised words is part of an unknown proper name
+        if first.upper and chosen.type not in ("action", "condition") and not emphasis and want is None:
+            if _glued_capital(text, tokens, joins, i, j):
+                return None, j
+        stop = tokens[j_end].end
+        if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
+            stop += 1
+        return Mention(
+            start=start, end=stop, text=text[start:stop], node_id=chosen.node_id, name=chosen.name,
+            value=value, legacy_name=chosen.legacy_name,
+        ), j_end
+
+
+def _tokens(text: str) -> list[_Token]:
+    skips = [(m.start(), m.end()) for m in _SKIP.finditer(text)]
+    out: list[_Token] = []
+    s = 0
+    for m in _TOKEN.finditer(text):
+        while s < len(skips) and skips[s][1] <= m.start():
+            s += 1
+        if s < len(skips) and skips[s][0] < m.end():
+            continue
+        tok = m.group()
+        out.append(_Token(m.start(), m.end(), normalize_token(tok), tok.lstrip("+")[:1].isupper()))
+    return out
+
+
+def _emphasised(text: str, start: int, end: int) -> str | None:
+    """'*' or '_' when the span is wrapped in single emphasis markers, '**' for bold,
+    '[[' for a wiki link, else None."""
+    before, after = text[max(0, start - 2):start], text[end:end + 2]
+    if before.endswith("[[") or before.endswith("["):
+        return "["
+    if before == "**" and after == "**":
+        return "**"
+    if before[-1:] in ("*", "_") and after[:1] == before[-1:]:
+        return "*"
+    return None
+
+
+def _at_sentence_start(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    return _SENTENCE_START.search(text[line_start:start]) is not None
+
+
+def _glued_capital(text: str, tokens: list[_Token], joins: list[bool], i: int, j: int) -> bool:
+    nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+    if nxt is not None and nxt.upper and text[tokens[j].end:nxt.start] == " " and nxt.norm not in CONTEXT_TYPES:
+        return True
+    prev = tokens[i - 1] if i > 0 else None
+    if prev is not None and prev.upper and text[prev.end:tokens[i].start] == " " \
+            and not prev.norm.endswith("'s") and prev.norm not in _STOP_BEFORE \
+            and not _at_sentence_start(text, prev.start):
+        return True
+    return False

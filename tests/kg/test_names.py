@@ -1,0 +1,150 @@
+"""The name index and the legacy-name table, against the real bundled corpus."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from gmprep.ingest.corpus import load_corpus
+from gmprep.kg.legacy import LEGACY_NAMES, LEGACY_SPELLINGS, find_legacy, legacy_target
+from gmprep.kg.names import NameIndex, name_key
+
+NOTES = Path("/work/shared/eval/notes-dev")
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return [n for n in load_corpus().nodes if n.kind == "entry"]
+
+
+@pytest.fixture(scope="module")
+def index(entries):
+    return NameIndex.build(entries)
+
+
+def _one(index, text):
+    found = index.find_mentions(text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_legacy_targets_exist_and_legacy_names_are_not_current(entries):
+    ids = {n.node_id for n in entries}
+    current = {name_key(n.name) for n in entries}
+    for legacy, target in LEGACY_NAMES.items():
+        assert target in ids, f"{legacy} -> {target} is not a corpus entry"
+        assert name_key(legacy) not in current, f"legacy name {legacy!r} is a current entry name"
+    for spelling, legacy in LEGACY_SPELLINGS.items():
+        assert legacy in LEGACY_NAMES
+        assert name_key(spelling) not in current
+
+
+def test_legacy_lookup_and_find():
+    assert legacy_target("Flat Footed") == "pf2e:condition:off-guard"
+    assert legacy_target("Magic Missile") == "pf2e:spell:force-barrage"
+    assert legacy_target("fireball") is None
+    found = find_legacy("Does an attack of opportunity make him flat-footed?")
+    assert ("attack of opportunity", "pf2e:action:reactive-strike") in found
+    assert ("flat-footed", "pf2e:condition:off-guard") in found
+
+
+def test_build_is_fast(entries):
+    t = time.perf_counter()
+    NameIndex.build(entries)
+    assert time.perf_counter() - t < 5  # generous for a shared CI box; ~0.5 s measured
+
+
+def test_lookup_exact_names_aliases_and_legacy(index):
+    assert index.lookup("Frightened") == "pf2e:condition:frightened"
+    assert index.lookup("  off-guard ") == "pf2e:condition:off-guard"
+    assert index.lookup("flat-footed") == "pf2e:condition:off-guard"
+    assert index.lookup("minor healing potion") == "pf2e:equipment:healing-potion-minor"
+    assert index.lookup("Trip") == "pf2e:action:trip"
+    assert index.lookup("Leshy") == "pf2e:ancestry:leshy"
+    assert index.lookup("Reactive Strike") == "pf2e:action:reactive-strike"
+    assert index.lookup("owlbear") is None
+    assert index.lookup("fire ball") is None
+    assert set(index.candidates("Trip")) == {"pf2e:action:trip", "pf2e:trait:trip"}
+
+
+@pytest.mark.parametrize(
+    ("text", "node_id", "value", "span"),
+    [
+        ("he is frightened 2 now", "pf2e:condition:frightened", 2, "frightened 2"),
+        ("Aldo at wounded 1 after", "pf2e:condition:wounded", 1, "wounded 1"),
+        ("a hook has deadly d10 here", "pf2e:trait:deadly", 10, "deadly d10"),
+        ("it has reach 10 ft; nice", "pf2e:trait:reach", 10, "reach 10 ft"),
+        ("4 goblin warriors hide", "pf2e:creature:goblin-warrior", None, "goblin warriors"),
+        ("buy a minor healing potion today", "pf2e:equipment:healing-potion-minor", None, "minor healing potion"),
+        ("| Healing Potion (Minor) | 4 gp |", "pf2e:equipment:healing-potion-minor", None, "Healing Potion (Minor)"),
+        ("etch Weapon Potency (+1) now", "pf2e:equipment:weapon-potency-1", None, "Weapon Potency (+1)"),
+        ("and a striking rune for 65 gp", "pf2e:equipment:striking", None, "striking rune"),
+        ("takes 1 persistent fire damage", "pf2e:condition:persistent-damage", None, "persistent fire damage"),
+        ("hand out 1 hero point each", "pf2e:rule:gm-screen--hero-points", None, "hero point"),
+        ("Cost of Living comfortable", "pf2e:rule:gm-screen--cost-of-living", None, "Cost of Living"),
+        ("it has the flourish trait", "pf2e:trait:flourish", None, "flourish"),
+        ("Aldo prepared *shield* today", "pf2e:spell:shield", None, "shield"),
+        ("she's flat-footed until", "pf2e:condition:off-guard", None, "flat-footed"),
+    ],
+)
+def test_find_mentions_forms(index, text, node_id, value, span):
+    m = _one(index, text)
+    assert (m.node_id, m.value, m.text) == (node_id, value, span)
+    assert text[m.start:m.end] == span
+
+
+def test_legacy_mentions_carry_their_legacy_name(index):
+    m = _one(index, "He casts Magic Missile twice.")
+    assert m.node_id == "pf2e:spell:force-barrage"
+    assert m.legacy_name == "magic missile"
+    assert m.name == "Force Barrage"
+
+
+def test_ambiguous_names_follow_context(index):
+    assert _one(index, "it likes to Trip people").node_id == "pf2e:action:trip"
+    assert _one(index, "a weapon with the trip trait").node_id == "pf2e:trait:trip"
+    leshy, druid = index.find_mentions("Mirelle (Leshy druid)")
+    assert (leshy.node_id, druid.node_id) == ("pf2e:ancestry:leshy", "pf2e:class:druid")
+    assert _one(index, "Tovan has Reactive Strike: move").node_id == "pf2e:action:reactive-strike"
+
+
+def test_no_partial_or_plain_english_hovers(index):
+    # an entry name glued to an unknown capitalised word is an unknown proper name
+    assert index.find_mentions("A crate of Phoenix Down she swears by") == []
+    assert index.find_mentions("players will assume an owlbear here") == []
+    assert index.find_mentions("dragon-blood brandy") == []
+    # common words need a sign they are rules
+    assert index.find_mentions("turn on the light and seek shelter in the hidden room") == []
+    # code and URLs are never read
+    assert index.find_mentions("`frightened 2` and https://example.com/fireball") == []
+    assert index.find_mentions("```\nfrightened 2\n```\n") == []
+    # names do not run across table cells or sentence punctuation
+    assert [m.text for m in index.find_mentions("| Holy | Water |")] == []
+
+
+def test_longest_match_wins_and_mentions_do_not_overlap(index):
+    found = index.find_mentions("Tovan can Raise a Shield; remember Shield Block.")
+    assert [m.node_id for m in found] == ["pf2e:action:raise-a-shield", "pf2e:feat:shield-block"]
+    spans = [(m.start, m.end) for m in found]
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+
+
+@pytest.mark.skipif(not NOTES.is_dir(), reason="shared eval notes not present")
+def test_dev_notes_mentions(index):
+    """Every labelled mention resolves to its gold id, and no null mention gets a hover."""
+    wrong = []
+    for note in sorted(NOTES.glob("*.md")):
+        text = note.read_text(encoding="utf-8")
+        starts = [0]
+        for line in text.split("\n"):
+            starts.append(starts[-1] + len(line) + 1)
+        found = index.find_mentions(text)
+        for gold in json.loads(note.with_name(note.name + ".json").read_text())["mentions"]:
+            pos = starts[gold["line"]] + gold["character"]
+            hit = next((m.node_id for m in found if m.start <= pos < m.end), None)
+            if hit != gold["gold"]:
+                wrong.append((note.name, gold["text"], gold["gold"], hit))
+    assert wrong == []
