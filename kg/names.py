@@ -62,6 +62,8 @@ visual wand water wood zone falling traits attitudes unfriendly controlled track
 mounted ingested inhaled injury virtual whetstone sweep scatter range shove trip disarm grapple
 minion dragon bomb scroll oil fungus snare wounded dying darkness electricity acid sonic mirror torch
 rope shield knock track gossip level mark note lock chain bell map book candle ladder hammer net club
+status message request perform mount travel craft discover stop pick lie shatter wish web protection
+striking keen sack harm unholy hallucination manifestation sustain repair borrow subsist coerce
 """.split())
 _ITALIC_TYPE = "spell"  # *fireball*: italics mark a spell name in prep notes (as in the books)
 _NUMBER_RE = re.compile(r"^\d+$")
