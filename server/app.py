@@ -1,0 +1,393 @@
+"""The gmprep language server: a pygls ``LanguageServer`` and its handler registrations.
+
+Handlers stay thin: they translate LSP to calls into ``gmprep.server.*`` feature modules, which in
+turn read the knowledge graph (kg) and the core services. Startup is staged (see state.py):
+name index from the bundled corpus first, then the store check/build in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from gmprep import __version__
+from gmprep.server import actions, requests
+from gmprep.server.ask import Worker
+from gmprep.server.completion import complete
+from gmprep.server.definition import definition
+from gmprep.server.diagnostics import legacy_diagnostics
+from gmprep.server.documents import DocumentMentions
+from gmprep.server.entries import EntryFiles
+from gmprep.server.hover import hover
+from gmprep.server.indexing import IndexRunner
+from gmprep.server.protocol import GmprepProtocol
+from gmprep.server.state import IndexStatus, ServerState
+from gmprep.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+CONFIG_SECTION = "gmprep"
+
+
+class GmprepServer(LanguageServer):
+    """The language server with its state, background index runner and answer worker."""
+
+    def __init__(self, settings: Settings | None = None, build_index: bool = True):
+        super().__init__(
+            "gmprep", __version__, protocol_cls=GmprepProtocol,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+        )
+        self.base_settings = settings
+        self.auto_build = build_index
+        self.state = ServerState(settings or Settings())
+        self.entries = EntryFiles(self.state)
+        self.indexer = IndexRunner(self, self.state)
+        self.worker = Worker()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.init_options: dict = {}
+        self._render_stop = threading.Event()
+        self._warm = False
+        self.state.on_status = self._status_changed
+
+    # ---- lifecycle --------------------------------------------------------------------------
+    def configure(self, root: Path | None, options: dict | None) -> None:
+        """Settings from the workspace TOML files, then the client's options."""
+        self.state.workspace_root = root
+        base = load_settings(root, None)
+        if self.base_settings is not None:
+            base = base.merged(self.base_settings.model_dump(exclude_defaults=True, mode="json"))
+        settings = base.merged(options or None)
+        if root is not None and not Path(settings.store_dir).is_absolute():
+            settings = settings.merged({"store_dir": str(root / settings.store_dir)})
+        self.state.settings = settings
+
+    def start_index(self, force: bool = False) -> bool:
+        """Check (and if needed build) the index in the background."""
+        self.entries.invalidate()
+        return self.indexer.start(force=force)
+
+    def _status_changed(self, status: IndexStatus) -> None:
+        payload = {"state": status.state, "message": status.message, "percentage": status.percentage}
+        self.call_soon(lambda: self.protocol.notify("gmprep/indexState", payload))
+        if status.names_ready and not self._warm:
+            self._warm = True
+            self.call_soon(self.warm_up)
+        if status.state == "ready":
+            self._render_stop.clear()
+            threading.Thread(target=self._render_entries, name="gmprep-render", daemon=True).start()
+
+    def _render_entries(self) -> None:
+        try:
+            n = self.entries.render_all(self._render_stop)
+            log.info("wrote %d entry files", n)
+        except Exception:
+            log.exception("writing entry files failed")
+
+    def warm_up(self) -> None:
+        """Serialize one of each result type once: cattrs builds its (un)structure functions on first
+        use, which would otherwise land on the user's first hover (tens of milliseconds)."""
+        book = self.state.book
+        if book is None:
+            return
+        from gmprep.server.documents import scan
+
+        doc = scan("untitled:warm-up", 0, "The troll is frightened 2 and flat-footed.", book.names)
+        pos = lsp.Position(line=0, character=15)
+        samples = [
+            hover(self.state, self.entries, doc, pos),
+            complete(book, doc, lsp.Position(line=0, character=9)),
+            actions.code_actions(
+                self.state, doc,
+                lsp.CodeActionParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=doc.uri), range=lsp.Range(start=pos, end=pos),
+                    context=lsp.CodeActionContext(diagnostics=legacy_diagnostics(doc)),
+                ),
+            ),
+            lsp.Location(uri=doc.uri, range=lsp.Range(start=pos, end=pos)),
+            lsp.PublishDiagnosticsParams(uri=doc.uri, diagnostics=legacy_diagnostics(doc)),
+        ]
+        converter = self.protocol._converter
+        for sample in samples:
+            converter.unstructure(sample)
+
+    def call_soon(self, fn) -> None:
+        """Run ``fn`` on the server's event loop (from any thread)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(_guard(fn))
+
+    # ---- documents --------------------------------------------------------------------------
+    def document(self, uri: str) -> DocumentMentions:
+        """The mentions of the current version of an open (or on-disk) document."""
+        names = self.state.names
+        if names is None:
+            book = self.state.wait_book()
+            names = book.names if book else None
+        doc = self.workspace.get_text_document(uri)
+        return self.state.docs.get(uri, doc.version, doc.source, names)
+
+    def publish(self, uri: str) -> None:
+        """Recompute mentions and publish the legacy-name hints of a document."""
+        try:
+            doc = self.document(uri)
+        except Exception:
+            log.exception("scanning %s failed", uri)
+            return
+        if doc.skipped:
+            log.info("%s: not scanned (%s)", uri, doc.skipped)
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=legacy_diagnostics(doc))
+        )
+
+
+def _guard(fn):
+    def run() -> None:
+        try:
+            fn()
+        except Exception:
+            log.exception("callback failed")
+
+    return run
+
+
+def _root_of(params: lsp.InitializeParams) -> Path | None:
+    uri = None
+    if params.workspace_folders:
+        uri = params.workspace_folders[0].uri
+    uri = uri or params.root_uri
+    if uri:
+        fs = to_fs_path(uri)
+        return Path(fs) if fs else None
+    return Path(params.root_path) if params.root_path else None
+
+
+def create_server(settings: Settings | None = None, build_index: bool = True) -> GmprepServer:
+    """A server with every handler registered."""
+    server = GmprepServer(settings, build_index)
+
+    @server.feature(lsp.INITIALIZE)
+    def on_initialize(ls: GmprepServer, params: lsp.InitializeParams) -> None:
+        ls.loop = asyncio.get_running_loop() if _loop_running() else asyncio.get_event_loop()
+        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        ls.init_options = options
+        try:
+            ls.configure(_root_of(params), options)
+        except Exception as exc:  # a bad option must not keep the editor from starting
+            log.exception("bad settings")
+            ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"gmprep settings: {exc}"))
+            ls.configure(_root_of(params), None)
+        threading.Thread(target=ls.state.load_book, name="gmprep-names", daemon=True).start()
+
+    @server.feature(lsp.INITIALIZED)
+    async def on_initialized(ls: GmprepServer, params: lsp.InitializedParams) -> None:
+        await _pull_configuration(ls)
+        if ls.auto_build:
+            ls.start_index()
+
+    @server.feature(lsp.SHUTDOWN)
+    def on_shutdown(ls: GmprepServer, params: Any) -> None:
+        ls._render_stop.set()
+        ls.worker.stop()
+        ls.state.shutdown()
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_config(ls: GmprepServer, params: lsp.DidChangeConfigurationParams) -> None:
+        settings = params.settings.get(CONFIG_SECTION) if isinstance(params.settings, dict) else None
+        if settings:
+            _apply_settings(ls, settings)
+        else:
+            await _pull_configuration(ls)
+
+    # ---- documents ------------------------------------------------------------------------
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: GmprepServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.publish(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: GmprepServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.publish(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: GmprepServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.state.docs.drop(params.text_document.uri)
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=False))
+    def did_save(ls: GmprepServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        fs = to_fs_path(params.text_document.uri)
+        if fs:
+            ls.indexer.index_saved_note(Path(fs))
+
+    @server.feature(
+        lsp.WORKSPACE_DID_RENAME_FILES,
+        lsp.FileOperationRegistrationOptions(
+            filters=[lsp.FileOperationFilter(pattern=lsp.FileOperationPattern(glob="**/*"))]
+        ),
+    )
+    def did_rename(ls: GmprepServer, params: lsp.RenameFilesParams) -> None:
+        store = ls.state.conversations()
+        for f in params.files:
+            moved = store.rename_path(ls.state.relpath(f.old_uri), ls.state.relpath(f.new_uri))
+            if moved:
+                log.info("moved %d conversations from %s to %s", moved, f.old_uri, f.new_uri)
+
+    # ---- language features ----------------------------------------------------------------
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        return hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
+    def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        doc = ls.document(params.text_document.uri)
+        return complete(ls.state.book, doc, params.position)
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite, lsp.CodeActionKind.Empty]
+        ),
+    )
+    def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+        return definition(ls.entries, ls.document(params.text_document.uri), params.position)
+
+    # ---- commands -------------------------------------------------------------------------
+    @server.command(actions.INSERT_RULE_TEXT)
+    async def cmd_insert(ls: GmprepServer, uri: str, line: int, character: int) -> dict:
+        doc = ls.document(uri)
+        mention = doc.at(lsp.Position(line=int(line), character=int(character)))
+        if mention is None:
+            raise requests.failed("no rules entry is named at that position")
+        edit = actions.insert_rule_edit(ls.state, doc, mention)
+        if edit is None:
+            raise requests.failed(f"entry {mention.node_id} is not available")
+        result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Insert rule text"))
+        return {"applied": bool(result and result.applied)}
+
+    @server.command(actions.REPLACE_LEGACY_NAME)
+    async def cmd_replace(ls: GmprepServer, uri: str, rng: lsp.Range, new_name: str) -> dict:
+        doc = ls.document(uri)
+        edit = actions.replace_legacy_edit(doc, rng, new_name)
+        result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Replace legacy name"))
+        return {"applied": bool(result and result.applied)}
+
+    @server.command(actions.REBUILD_INDEX)
+    def cmd_rebuild(ls: GmprepServer, *args) -> dict:
+        return {"started": ls.start_index(force=True)}
+
+    # ---- custom requests --------------------------------------------------------------------
+    simple = {
+        "gmprep/status": requests.status,
+        "gmprep/entry": requests.entry,
+        "gmprep/conversations": requests.conversations,
+        "gmprep/conversation": requests.conversation,
+        "gmprep/conversation/new": requests.conversation_new,
+        "gmprep/conversation/delete": requests.conversation_delete,
+        "gmprep/conversation/export": requests.conversation_export,
+        "gmprep/trace": requests.trace,
+        "gmprep/index/rebuild": requests.rebuild,
+    }
+    for method, fn in simple.items():
+        server.feature(method)(_sync_request(fn))
+    server.feature("gmprep/search")(_async_request(requests.search))
+    server.feature("gmprep/ask")(_async_request(requests.ask))
+    return server
+
+
+def _sync_request(fn):
+    def handler(ls: GmprepServer, params: Any):
+        try:
+            return fn(ls, params)
+        except JsonRpcException:
+            raise
+        except Exception as exc:
+            log.exception("%s failed", fn.__name__)
+            raise requests.failed(f"{fn.__name__} failed: {exc}") from None
+
+    handler.__name__ = fn.__name__
+    return handler
+
+
+def _async_request(fn):
+    async def handler(ls: GmprepServer, params: Any):
+        try:
+            return await fn(ls, params)
+        except (JsonRpcException, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            log.exception("%s failed", fn.__name__)
+            raise requests.failed(f"{fn.__name__} failed: {exc}") from None
+
+    handler.__name__ = fn.__name__
+    return handler
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        return False
+
+
+def _apply_settings(ls: GmprepServer, options: dict) -> None:
+    old = ls.state.settings
+    merged = {**ls.init_options, **options}
+    try:
+        ls.configure(ls.state.workspace_root, merged)
+    except Exception as exc:
+        log.warning("ignored bad settings: %s", exc)
+        ls.state.settings = old
+        return
+    if Path(ls.state.settings.store_dir) != Path(old.store_dir):
+        ls.state.close_store()
+        ls.state.set_status(state="empty", message="store folder changed", percentage=None)
+        if ls.auto_build:
+            ls.start_index()
+
+
+async def _pull_configuration(ls: GmprepServer) -> None:
+    caps = ls.client_capabilities
+    if not (caps and caps.workspace and caps.workspace.configuration):
+        return
+    try:
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=CONFIG_SECTION)])
+            ),
+            timeout=5,
+        )
+    except Exception as exc:
+        log.info("workspace/configuration unavailable: %s", exc)
+        return
+    options = result[0] if result else None
+    if isinstance(options, dict) and options:
+        _apply_settings(ls, options)
+    elif options is not None and hasattr(options, "_asdict"):
+        _apply_settings(ls, _plain(options))
+
+
+def _plain(obj):
+    if hasattr(obj, "_asdict"):
+        return {k: _plain(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, list):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def main() -> int:
+    """Serve LSP on stdin/stdout until the client exits."""
+    server = create_server()
+    server.start_io()
+    return 0

@@ -1,0 +1,195 @@
+"""Keeping the index current from the editor: check on start, build in the background with
+work-done progress, re-index a saved note. The work itself is ``gmprep.ingest.pipeline``."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from pathlib import Path
+
+from lsprotocol import types as lsp
+
+from gmprep.server.state import ServerState
+
+log = logging.getLogger(__name__)
+
+_STAGE_WORDS = {"corpus": "ingesting the rules", "notes": "ingesting notes", "embed": "embedding"}
+
+
+def check_store(state: ServerState) -> bool:
+    """Look at the store on disk: True (and state ``ready``) when it can be used as it is."""
+    from gmprep.ingest.corpus import corpus_digest, corpus_dir
+    from gmprep.kg.embedder import EMBEDDER_DIM, EMBEDDER_NAME
+    from gmprep.kg.store import DB_NAME, Store
+
+    if not (state.store_dir / DB_NAME).exists():
+        state.set_status(state="empty", message=f"no index in {state.store_dir}")
+        return False
+    try:
+        store = Store.open(state.store_dir, create=False)
+        try:
+            health = store.health(EMBEDDER_NAME, EMBEDDER_DIM, corpus_digest(corpus_dir()))
+            entries, embedded = store.entry_count(), store.has_embeddings()
+            complete = store.meta.get("build_state") == "complete"
+        finally:
+            store.close()
+    except Exception as exc:  # a corrupt file is rebuilt by the pipeline
+        state.set_status(state="empty", message=f"the index cannot be opened ({exc})")
+        return False
+    if health.problems or not embedded or not complete or not entries:
+        why = "; ".join(health.problems) or "the index is incomplete"
+        state.set_status(state="empty", message=why, entries=entries, embeddings=embedded)
+        return False
+    state.set_status(state="ready", message=f"{entries} entries", entries=entries, embeddings=True, percentage=None)
+    return True
+
+
+class IndexRunner:
+    """Runs index builds one at a time in a background thread, reporting ``$/progress``."""
+
+    def __init__(self, server, state: ServerState):
+        self.server = server
+        self.state = state
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, force: bool = False) -> bool:
+        """Check the store and build it if needed (always with ``force``); False if a build runs."""
+        with self._lock:
+            if self.running:
+                return False
+            self._thread = threading.Thread(target=self._run, args=(force,), name="gmprep-index", daemon=True)
+            self._thread.start()
+            return True
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the current build (tests, shutdown)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self, force: bool) -> None:
+        state = self.state
+        try:
+            if not force and check_store(state):
+                return
+            self._build()
+        except Exception as exc:
+            log.exception("index build failed")
+            state.set_status(state="error", message=f"index build failed: {exc}", percentage=None)
+
+    def _build(self) -> None:
+        from gmprep.ingest.pipeline import build_index
+
+        state = self.state
+        state.close_store()
+        state.set_status(state="building", message="building the rules index", percentage=0)
+        progress = _Progress(self.server)
+        progress.begin("gmprep: building the rules index")
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            pct = int(100 * done / total) if total else 0
+            # ingest is quick, embedding is most of the time: show it as 10..100
+            overall = pct // 10 if stage != "embed" else 10 + int(0.9 * pct)
+            msg = f"{_STAGE_WORDS.get(stage, stage)} {done}/{total}"
+            state.set_status(state="building", message=msg, percentage=overall)
+            progress.report(msg, overall)
+
+        try:
+            report = build_index(state.settings, notes_dir=state.notes_root(), progress=on_progress)
+        except Exception:
+            progress.end("index build failed")
+            raise
+        progress.end(f"{report.entries} entries indexed")
+        state.set_status(
+            state="ready", message=f"{report.entries} entries", entries=report.entries, embeddings=True, percentage=None
+        )
+
+    def index_saved_note(self, path: Path) -> bool:
+        """Re-index one saved note inside the notes folder (in the background); False if not a note."""
+        state = self.state
+        root = state.notes_root()
+        if root is None or path.suffix.lower() != ".md":
+            return False
+        try:
+            path.resolve().relative_to(root.resolve())
+        except ValueError:
+            return False
+        if state.status.state != "ready" or self.running:
+            return False
+
+        def run() -> None:
+            from gmprep.ingest.pipeline import index_note
+
+            try:
+                report = index_note(state.settings, path.resolve(), root.resolve())
+                for msg in report.messages:
+                    log.warning(msg)
+                state.set_status(entries=report.entries)
+            except Exception:
+                log.exception("re-indexing %s failed", path)
+
+        with self._lock:
+            if self.running:
+                return False
+            self._thread = threading.Thread(target=run, name="gmprep-note", daemon=True)
+            self._thread.start()
+        return True
+
+
+class _Progress:
+    """Work-done progress from a worker thread: every message goes through the event loop."""
+
+    def __init__(self, server):
+        self.server = server
+        self.token = f"gmprep-index-{uuid.uuid4().hex[:8]}"
+        self.ok = False
+        self.begun = False  # the client accepted the token: reports may flow
+        self.ended = False
+
+    def _call(self, fn, *args) -> None:
+        loop = getattr(self.server, "loop", None)
+        if loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(lambda: _safe(fn, *args))
+
+    def begin(self, title: str) -> None:
+        caps = getattr(self.server, "client_capabilities", None)
+        window = getattr(caps, "window", None) if caps else None
+        self.ok = bool(window and window.work_done_progress)
+        if not self.ok:
+            return
+        wdp = self.server.work_done_progress
+
+        def created(*_args) -> None:
+            wdp.begin(self.token, lsp.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False))
+            self.begun = True
+            if self.ended:  # the build finished before the client answered
+                wdp.end(self.token, lsp.WorkDoneProgressEnd(message=self.ended))
+
+        self._call(lambda: wdp.create(self.token, callback=created))
+
+    def report(self, message: str, percentage: int) -> None:
+        if self.ok and self.begun:
+            wdp = self.server.work_done_progress
+            self._call(wdp.report, self.token, lsp.WorkDoneProgressReport(message=message, percentage=percentage))
+
+    def end(self, message: str) -> None:
+        if not self.ok:
+            return
+        if self.begun:
+            wdp = self.server.work_done_progress
+            self._call(wdp.end, self.token, lsp.WorkDoneProgressEnd(message=message))
+        else:
+            self.ended = message
+
+
+def _safe(fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception:
+        log.exception("progress report failed")

@@ -1,0 +1,219 @@
+"""The custom ``gmprep/*`` requests of docs/protocol.md: validate params, call kg/core, shape results."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from gmprep.errors import GmprepError
+from gmprep.kg.models import Citation, SearchFilters
+from gmprep.server.ask import AnswerRun
+from gmprep.server.markdown import meta_line, readable, where
+from gmprep.server.models import (
+    AskParams,
+    CitationOut,
+    ConversationOut,
+    EntryParams,
+    HitOut,
+    IdParams,
+    MessageOut,
+    NewConversationParams,
+    SearchParams,
+    TraceParams,
+    TraceStepOut,
+    UriParams,
+)
+
+if TYPE_CHECKING:
+    from gmprep.server.app import GmprepServer
+
+log = logging.getLogger(__name__)
+
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+T = TypeVar("T", bound=BaseModel)
+
+
+def parse(model: type[T], params: Any) -> T:
+    """Validate request params into ``model``; bad params become an InvalidParams error."""
+    try:
+        return model.model_validate(params if params is not None else {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where_ = ".".join(str(p) for p in first.get("loc", ())) or "params"
+        raise JsonRpcInvalidParams(f"invalid params: {where_}: {first.get('msg')}") from None
+
+
+def failed(message: str) -> JsonRpcException:
+    """A RequestFailed error with a message for the user."""
+    return JsonRpcException(message=message, code=REQUEST_FAILED)
+
+
+def status(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/status``."""
+    s = ls.state.status
+    return {
+        "state": s.state, "message": s.message, "entries": s.entries, "embeddings": s.embeddings,
+        "namesReady": s.names_ready, "percentage": s.percentage,
+    }
+
+
+async def search(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/search``: hybrid search over the index."""
+    p = parse(SearchParams, params)
+    state = ls.state
+    filters = SearchFilters(books=p.books or list(state.settings.books), types=p.types)
+    try:
+        searcher = await asyncio.to_thread(state.searcher)
+        hits = await asyncio.to_thread(searcher.search, p.query, p.k, filters)
+    except GmprepError as exc:
+        raise failed(str(exc)) from None
+    return {"hits": [HitOut.of_hit(h).wire() for h in hits]}
+
+
+def entry(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/entry``: the full entry as markdown (with its ancestors) and its citation."""
+    p = parse(EntryParams, params)
+    node = ls.state.node(p.id)
+    if node is None:
+        raise failed(f"no entry {p.id!r}")
+    markdown = None
+    try:
+        markdown = ls.entries.render(p.id)
+    except Exception:
+        log.exception("render_entry(%s) failed", p.id)
+    if markdown is None:  # index still building: the bundled text, without the graph context
+        markdown = f"# {node.name}\n\n*{meta_line(node)}* — {where(node)} · `{node.source_id}`\n\n{readable(node.text)}\n"
+    return {"id": node.node_id, "markdown": markdown, "citation": CitationOut.of(Citation.from_node(node)).wire()}
+
+
+def _conversation_out(ls: GmprepServer, conv) -> dict:
+    return ConversationOut.of(conv, ls.state.uri_of(conv.path)).wire()
+
+
+def _message_out(m) -> dict:
+    return MessageOut.of(m, has_trace=m.role == "assistant").wire()
+
+
+def conversations(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/conversations``: the conversations of one prep file, newest first."""
+    p = parse(UriParams, params)
+    convs = ls.state.conversations().list_for(ls.state.relpath(p.uri))
+    return {"conversations": [_conversation_out(ls, c) for c in convs]}
+
+
+def conversation(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/conversation``: one conversation with its messages."""
+    p = parse(IdParams, params)
+    store = ls.state.conversations()
+    conv = store.get(p.id)
+    if conv is None:
+        raise failed(f"no conversation {p.id!r}")
+    return {"conversation": _conversation_out(ls, conv), "messages": [_message_out(m) for m in store.messages(p.id)]}
+
+
+def conversation_new(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/conversation/new``."""
+    p = parse(NewConversationParams, params)
+    conv = ls.state.conversations().create(ls.state.relpath(p.uri), p.title)
+    return {"conversation": _conversation_out(ls, conv)}
+
+
+def conversation_delete(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/conversation/delete``."""
+    p = parse(IdParams, params)
+    return {"deleted": ls.state.conversations().delete(p.id)}
+
+
+def conversation_export(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/conversation/export``: the conversation as markdown."""
+    p = parse(IdParams, params)
+    try:
+        return {"markdown": ls.state.conversations().export_markdown(p.id)}
+    except KeyError:
+        raise failed(f"no conversation {p.id!r}") from None
+
+
+def trace(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/trace``: the steps behind one answer (empty when none were recorded)."""
+    p = parse(TraceParams, params)
+    try:
+        from gmprep.core.traces import TraceStore
+    except ModuleNotFoundError:
+        return {"steps": []}
+    steps = TraceStore(ls.state.conversations().db_path).load(p.message_id) or []
+    out = []
+    for step in steps:
+        d = step.model_dump() if isinstance(step, BaseModel) else dict(step)
+        tokens = d.get("tokens")
+        if tokens is None and ("tokens_in" in d or "tokens_out" in d):
+            tokens = (d.get("tokens_in") or 0) + (d.get("tokens_out") or 0)
+        out.append(
+            TraceStepOut(
+                name=str(d.get("name", "")), input=d.get("input"), output=d.get("output"), ms=d.get("ms"),
+                tokens=tokens, retrieved=list(d.get("retrieved") or []),
+            ).wire()
+        )
+    return {"steps": out}
+
+
+def rebuild(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/index/rebuild``: start a full rebuild in the background."""
+    return {"started": ls.start_index(force=True)}
+
+
+async def ask(ls: GmprepServer, params: Any) -> dict:
+    """``gmprep/ask``: answer a question in a prep file's conversation, streaming
+    ``gmprep/answerDelta``; a cancelled ask saves and returns the partial answer (outcome ``cancelled``)."""
+    p = parse(AskParams, params)
+    state = ls.state
+    request_id = ls.protocol.msg_id
+    try:
+        from gmprep.core.answer import ChatTurn
+    except ModuleNotFoundError as exc:
+        raise failed(f"the answer engine is not installed ({exc.name})") from None
+    try:
+        searcher = await asyncio.to_thread(state.searcher)
+    except GmprepError as exc:
+        raise failed(str(exc)) from None
+    convs = state.conversations()
+    conv = convs.get(p.conversation_id) if p.conversation_id else None
+    if p.conversation_id and conv is None:
+        raise failed(f"no conversation {p.conversation_id!r}")
+    if conv is None:
+        conv = convs.create(state.relpath(p.uri))
+    history = [ChatTurn(role=m.role, content=m.text) for m in convs.messages(conv.id)]
+    user_msg = convs.add_message(conv.id, "user", p.question)
+    loop = asyncio.get_running_loop()
+
+    def on_delta(text: str) -> None:
+        payload = {"conversationId": conv.id, "requestId": request_id, "delta": text}
+        loop.call_soon_threadsafe(ls.protocol.notify, "gmprep/answerDelta", payload)
+
+    run = AnswerRun(ls.worker)
+    answer, error = None, None
+    try:
+        answer = await run.run(p.question, history, searcher, state.settings, on_delta)
+    except Exception as exc:  # the engine failed: keep what streamed, say so
+        log.exception("answer_question failed")
+        error = exc
+    if answer is not None:
+        text, citations = answer.text, list(answer.citations)
+        outcome = "cancelled" if run.cancelled else answer.outcome
+    else:
+        text, citations = "".join(run.deltas), []
+        outcome = "cancelled" if run.cancelled else "model_error"
+        if error is not None and not text:
+            text = f"The answer engine failed: {error}"
+    saved = convs.add_message(conv.id, "assistant", text, citations, outcome)
+    if answer is not None and getattr(answer, "steps", None):
+        try:
+            from gmprep.core.traces import TraceStore
+
+            TraceStore(convs.db_path).save(saved.id, answer.steps)
+        except Exception:
+            log.exception("could not save the trace of %s", saved.id)
+    return {"conversationId": conv.id, "userMessage": _message_out(user_msg), "answer": _message_out(saved)}

@@ -1,0 +1,232 @@
+"""What one language-server process holds: settings, the name index, the store, conversations,
+the index state, and the per-document mention cache.
+
+Loading is staged so that the editor is useful at once: the name index and the entry texts come
+from the bundled corpus (two seconds, no model), hovers and completion work from them; the store
+(graph, BM25, vectors) is opened once built, and the search models load on the first search.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from gmprep.core.conversations import ConversationStore
+from gmprep.errors import GmprepError
+from gmprep.kg.models import Node
+from gmprep.kg.names import NameIndex
+from gmprep.server.documents import DocumentCache
+from gmprep.settings import Settings
+
+log = logging.getLogger(__name__)
+
+IndexState = Literal["empty", "building", "ready", "error"]
+
+
+class IndexStatus(BaseModel):
+    """The index state reported by ``gmprep/status`` and ``gmprep/indexState``."""
+
+    state: IndexState = "empty"
+    message: str = "not started"
+    entries: int = 0
+    embeddings: bool = False
+    names_ready: bool = False
+    percentage: int | None = None
+
+
+class RulesBook:
+    """Corpus entries in memory: names, texts and reference edges, for hovers and completion
+    before (and without) the store."""
+
+    def __init__(self, nodes: list[Node], refs: dict[str, list[str]]):
+        self.nodes = {n.node_id: n for n in nodes}
+        self.refs = refs
+        self.names = NameIndex.build(nodes)
+        # completion: names sorted once, lowercased for prefix search
+        self.sorted_names = sorted(((n.name.lower(), n.node_id) for n in nodes), key=lambda t: t[0])
+
+    @classmethod
+    def from_corpus(cls) -> RulesBook:
+        """Load the bundled corpus (no store, no model)."""
+        from gmprep.ingest.corpus import load_corpus
+
+        load = load_corpus()
+        entries = [n for n in load.nodes if n.kind == "entry"]
+        refs: dict[str, list[str]] = {}
+        for e in load.edges:
+            if e.kind == "ref":
+                refs.setdefault(e.src, []).append(e.dst)
+        return cls(entries, refs)
+
+
+class ServerState:
+    """Shared state of the server; every attribute is safe to read from handlers."""
+
+    def __init__(self, settings: Settings | None = None, workspace_root: Path | None = None):
+        self.settings = settings or Settings()
+        self.workspace_root = workspace_root
+        self.status = IndexStatus()
+        self.docs = DocumentCache()
+        self.book: RulesBook | None = None
+        self._book_ready = threading.Event()
+        self._store = None
+        self._searcher = None
+        self._conversations: ConversationStore | None = None
+        self._lock = threading.RLock()
+        self._build_thread: threading.Thread | None = None
+        self.on_status: Callable[[IndexStatus], None] | None = None  # set by the server: notify the client
+        self.rendered: set[str] = set()
+
+    # ---- the in-memory rules book -------------------------------------------------------
+    def load_book(self) -> None:
+        """Load the corpus name index (call from a worker thread)."""
+        try:
+            t0 = time.perf_counter()
+            self.book = RulesBook.from_corpus()
+            log.info("name index ready in %.2fs (%d keys)", time.perf_counter() - t0, len(self.book.names))
+        except Exception:  # the server stays up without hovers, and says why
+            log.exception("could not load the bundled corpus")
+        finally:
+            self._book_ready.set()
+            self.set_status(names_ready=self.book is not None)
+            self.docs.clear()
+
+    def wait_book(self, timeout: float = 20.0) -> RulesBook | None:
+        """The rules book, waiting for it while it loads at startup."""
+        self._book_ready.wait(timeout)
+        return self.book
+
+    @property
+    def names(self) -> NameIndex | None:
+        """The name index, once loaded."""
+        return self.book.names if self.book else None
+
+    # ---- status ---------------------------------------------------------------------------
+    def set_status(self, **changes) -> IndexStatus:
+        """Update the index status and tell the client."""
+        with self._lock:
+            self.status = self.status.model_copy(update=changes)
+            status = self.status
+        if self.on_status:
+            try:
+                self.on_status(status)
+            except Exception:
+                log.exception("could not report the index status")
+        return status
+
+    # ---- store, search, conversations ---------------------------------------------------
+    @property
+    def store_dir(self) -> Path:
+        return Path(self.settings.store_dir)
+
+    def store(self):
+        """The opened store when the index is ready, else None."""
+        with self._lock:
+            if self._store is None and self.status.state == "ready":
+                from gmprep.kg.store import Store
+
+                self._store = Store.open(self.store_dir, create=False)
+            return self._store
+
+    def require_store(self):
+        """The store, or a clear error while it is missing or building."""
+        store = self.store()
+        if store is None:
+            raise GmprepError(f"the rules index is {self.status.state}: {self.status.message}")
+        return store
+
+    def searcher(self):
+        """The hybrid searcher over the store (models load on first use)."""
+        with self._lock:
+            if self._searcher is None:
+                from gmprep.kg.search import Searcher
+
+                self._searcher = Searcher(self.require_store(), settings=self.settings.search)
+            return self._searcher
+
+    def conversations(self) -> ConversationStore:
+        """The conversations database in the store folder."""
+        with self._lock:
+            if self._conversations is None:
+                self._conversations = ConversationStore.in_store(self.store_dir)
+            return self._conversations
+
+    def close_store(self) -> None:
+        """Drop the store and searcher (before a rebuild replaces files, or on shutdown)."""
+        with self._lock:
+            if self._store is not None:
+                try:
+                    self._store.close()
+                except Exception:
+                    log.exception("closing the store")
+            self._store = None
+            self._searcher = None
+
+    def shutdown(self) -> None:
+        """Close everything."""
+        self.close_store()
+        with self._lock:
+            if self._conversations is not None:
+                self._conversations.close()
+                self._conversations = None
+
+    # ---- nodes ------------------------------------------------------------------------------
+    def node(self, node_id: str) -> Node | None:
+        """An entry by id: from memory for corpus entries, else from the store."""
+        if self.book and node_id in self.book.nodes:
+            return self.book.nodes[node_id]
+        store = self.store()
+        return store.get(node_id) if store else None
+
+    def related(self, node_id: str, limit: int = 8) -> list[Node]:
+        """Entries this one references (its ``ref`` edges), best known first."""
+        ids: list[str] = []
+        store = self.store()
+        if store is not None:
+            ids = [other for other, kind in store.neighbors(node_id, kinds=("ref",)) if kind == "ref"]
+        elif self.book:
+            ids = list(self.book.refs.get(node_id, []))
+        out: list[Node] = []
+        for other in dict.fromkeys(ids):
+            node = self.node(other)
+            if node is not None and node.kind == "entry":
+                out.append(node)
+            if len(out) >= limit:
+                break
+        return out
+
+    # ---- paths ------------------------------------------------------------------------------
+    def relpath(self, uri: str) -> str:
+        """Workspace-relative path of a document URI (the absolute path outside the workspace)."""
+        from pygls.uris import to_fs_path
+
+        fs = to_fs_path(uri) or uri
+        path = Path(fs)
+        if self.workspace_root is not None:
+            try:
+                return path.resolve().relative_to(self.workspace_root.resolve()).as_posix()
+            except ValueError:
+                pass
+        return path.as_posix()
+
+    def uri_of(self, relpath: str) -> str:
+        """The document URI of a workspace-relative path."""
+        path = Path(relpath)
+        if not path.is_absolute() and self.workspace_root is not None:
+            path = self.workspace_root / path
+        return path.resolve().as_uri() if path.is_absolute() else path.as_posix()
+
+    def notes_root(self) -> Path | None:
+        """The configured notes folder (absolute), if any."""
+        if not self.settings.notes_dir:
+            return None
+        root = Path(self.settings.notes_dir)
+        if not root.is_absolute() and self.workspace_root is not None:
+            root = self.workspace_root / root
+        return root
