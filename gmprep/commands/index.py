@@ -1,0 +1,67 @@
+"""``gmprep index build|status``: build or inspect the knowledge-graph store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from gmprep.commands import settings_from_args
+from gmprep.errors import GmprepError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``index`` command group."""
+    p = sub.add_parser("index", help="build or inspect the index (graph, BM25, vectors)")
+    isub = p.add_subparsers(dest="index_cmd", metavar="ACTION")
+    b = isub.add_parser("build", help="ingest the bundled corpus (and notes) and embed what is new")
+    b.add_argument("--notes", type=Path, help="folder of markdown notes/homebrew to index too")
+    b.add_argument("--no-embed", action="store_true", help="graph and BM25 only, no vectors")
+    b.add_argument("--json", action="store_true", help="print the build report as JSON")
+    b.set_defaults(func=run_build)
+    s = isub.add_parser("status", help="what the store holds and whether it is healthy")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run_status)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """Build or update the store; problems found on the way are printed, then repaired."""
+    from gmprep.ingest.pipeline import build_index
+
+    settings = settings_from_args(args)
+    if args.notes is not None and not args.notes.is_dir():
+        raise GmprepError(f"notes folder {args.notes} does not exist")
+    report = build_index(settings, notes_dir=args.notes, progress=not args.json, embed=not args.no_embed)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    for msg in report.messages:
+        print(f"note: {msg}")
+    print(
+        f"index ready in {report.store_dir}: {report.entries} entries, {report.nodes_embedded} nodes embedded, "
+        f"{len(report.notes_indexed)} notes indexed, {len(report.notes_removed)} removed ({report.seconds}s)"
+    )
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Print what the store holds and its health."""
+    from gmprep.ingest.corpus import corpus_digest, corpus_dir
+    from gmprep.kg.embedder import EMBEDDER_DIM, EMBEDDER_NAME
+    from gmprep.kg.store import Store
+
+    settings = settings_from_args(args)
+    store = Store.open(settings.store_dir, create=False)
+    try:
+        health = store.health(EMBEDDER_NAME, EMBEDDER_DIM, corpus_digest(corpus_dir()))
+        info = {
+            "store_dir": str(settings.store_dir),
+            "entries": store.entry_count(),
+            "embedded": store.has_embeddings(),
+            "meta": store.meta,
+            "problems": health.problems,
+        }
+    finally:
+        store.close()
+    print(json.dumps(info, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in info.items()))
+    return 0 if not health.problems else 1
