@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gmprep.ingest.corpus import corpus_dir, corpus_digest, load_corpus
+from gmprep.ingest.corpus import corpus_digest, corpus_dir, load_corpus
 from gmprep.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
