@@ -177,13 +177,16 @@ def embed_pending(store: Store, settings: Settings, progress_fn: ProgressFn | No
     if not pending:
         return 0
     embedder = shared_embedder(settings.device)
+    # Similar lengths batch together: far less padding, so a full build embeds ~2x faster on a CPU.
+    texts = {rowid: contextual_text(node) for rowid, node in pending}
+    pending.sort(key=lambda item: len(texts[item[0]]))
     total = len(pending)
     done = 0
     if progress_fn:
         progress_fn("embed", 0, total)
     for start in range(0, total, batch):
         chunk = pending[start : start + batch]
-        vecs = embedder.encode([contextual_text(n) for _, n in chunk])
+        vecs = embedder.encode([texts[r] for r, _ in chunk])
         store.add_vectors([r for r, _ in chunk], vecs)
         done += len(chunk)
         if progress_fn:

@@ -51,6 +51,7 @@ def store_dir() -> Path:
         (tmp / "READY").write_text(report.model_dump_json())
         shutil.rmtree(target, ignore_errors=True)
         tmp.replace(target)
+    (cache / "LATEST").write_text(str(target))  # scripts/test hands this store to the editor e2e
     return target
 
 
