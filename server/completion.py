@@ -44,21 +44,35 @@ def _prefix_matches(book: RulesBook, prefix: str, limit: int) -> list[str]:
 
 
 def _fuzzy_matches(book: RulesBook, query: str, limit: int, seen: set[str]) -> list[str]:
-    """Names with a word starting with ``query``, then names holding its letters in order."""
-    word_start, subseq = [], []
+    """Names with a later word starting with ``query`` ("warrior" -> Goblin Warrior), then names
+    with the same initial holding the query's letters in order ("frgtnd" -> Frightened)."""
+    out: list[str] = []
+    words = book.sorted_words
+    i = bisect.bisect_left(words, (query,))
+    while i < len(words) and words[i][0].startswith(query) and len(out) < limit:
+        node_id = words[i][1]
+        if node_id not in seen:
+            seen.add(node_id)
+            out.append(node_id)
+        i += 1
+    if len(out) >= limit or len(query) < 3:
+        return out
     pattern = re.compile(".*?".join(map(re.escape, query)))
-    needle = " " + query
-    for lower, node_id in book.sorted_names:
-        if node_id in seen:
-            continue
-        if needle in lower or ("(" + query) in lower:
-            word_start.append(node_id)
-        elif len(query) >= 3 and pattern.search(lower):
-            subseq.append((len(lower), node_id))
-        if len(word_start) >= limit:
-            break
-    subseq.sort()
-    return (word_start + [nid for _, nid in subseq])[:limit]
+    found = [
+        (len(lower), node_id)
+        for lower, node_id in book.by_initial.get(query[:1], ())
+        if node_id not in seen and pattern.match(lower)
+    ]
+    found.sort()
+    out += [nid for _, nid in found[: limit - len(out)]]
+    return out
+
+
+def _doc(book: RulesBook, node) -> str:
+    doc = book.completion_docs.get(node.node_id)
+    if doc is None:
+        doc = book.completion_docs[node.node_id] = completion_doc(node)
+    return doc
 
 
 def complete(book: RulesBook | None, doc: DocumentMentions, pos: lsp.Position) -> lsp.CompletionList:
@@ -98,7 +112,7 @@ def complete(book: RulesBook | None, doc: DocumentMentions, pos: lsp.Position) -
                 label=node.name,
                 kind=_KIND.get(node.type, lsp.CompletionItemKind.Text),
                 detail=completion_detail(node),
-                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=completion_doc(node)),
+                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=_doc(book, node)),
                 sort_text=f"{rank:04d}",
                 filter_text=node.name if node.name.lower().startswith(typed.lower()) else typed,
                 text_edit=lsp.TextEdit(range=rng, new_text=node.name),

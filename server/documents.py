@@ -8,7 +8,9 @@ instead of a scan. Positions are LSP positions in UTF-16 code units, converted p
 from __future__ import annotations
 
 import bisect
+import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
@@ -17,6 +19,11 @@ from gmprep.kg.names import Mention, NameIndex
 
 # Larger documents are not scanned: a 10 MB log pasted into the editor gets no hovers, quickly.
 MAX_SCAN_CHARS = 2_000_000
+SEGMENT_CACHE = 20_000  # paragraphs whose mentions are remembered across edits
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+# Cut points: blank lines, and line breaks before list items, table rows, headings and quotes
+# (a name may wrap onto the next line of a paragraph, never into a new list item or row).
+_CUT = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|\||#|>))")
 
 
 def utf16_len(text: str) -> int:
@@ -115,12 +122,60 @@ class DocumentMentions:
         return [m for m in self.mentions if m.start < b and m.end > a]
 
 
+def segments(text: str) -> list[tuple[int, int]]:
+    """Paragraph spans of ``text``: cut at blank lines and before list items, rows, headings and
+    quotes, except inside fenced code blocks. No name spans such a cut, so the pieces can be
+    scanned (and cached) independently."""
+    fences: list[int] = [m.start() for m in _FENCE.finditer(text)]
+    inside: list[tuple[int, int]] = []
+    for a, b in zip(fences[0::2], fences[1::2] + [len(text)] * (len(fences) % 2), strict=False):
+        inside.append((a, b))
+    cuts = [0]
+    k = 0
+    for m in _CUT.finditer(text):
+        pos = m.start() + 1
+        while k < len(inside) and inside[k][1] < pos:
+            k += 1
+        if k < len(inside) and inside[k][0] <= pos <= inside[k][1]:
+            continue
+        cuts.append(pos)
+    cuts.append(len(text))
+    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+
+
 class DocumentCache:
-    """Mentions per open document, recomputed only when the version changes."""
+    """Mentions per open document, recomputed only when the version changes; after an edit only
+    the paragraphs whose text changed are scanned again."""
 
     def __init__(self) -> None:
         self._docs: dict[str, DocumentMentions] = {}
         self._lock = threading.Lock()
+        self._segments: OrderedDict[str, list[Mention]] = OrderedDict()
+        self._names_id: int | None = None
+
+    def _find(self, text: str, names: NameIndex) -> list[Mention]:
+        with self._lock:
+            if self._names_id != id(names):  # another name index: forget what it found
+                self._segments.clear()
+                self._names_id = id(names)
+        out: list[Mention] = []
+        for a, b in segments(text):
+            seg = text[a:b]
+            with self._lock:
+                found = self._segments.get(seg)
+                if found is not None:
+                    self._segments.move_to_end(seg)
+            if found is None:
+                found = names.find_mentions(seg)
+                with self._lock:
+                    self._segments[seg] = found
+                    if len(self._segments) > SEGMENT_CACHE:
+                        self._segments.popitem(last=False)
+            if a == 0:
+                out.extend(found)
+            else:
+                out.extend(m.model_copy(update={"start": m.start + a, "end": m.end + a}) for m in found)
+        return out
 
     def get(self, uri: str, version: int | None, text: str, names: NameIndex | None) -> DocumentMentions:
         """The mentions of this version of the document (computed now if not cached)."""
@@ -129,7 +184,7 @@ class DocumentCache:
         # the version decides; comparing the text too (a memcmp) guards against clients that reuse versions
         if cached is not None and cached.version == version and (cached.text is text or cached.text == text):
             return cached
-        doc = scan(uri, version, text, names)
+        doc = scan(uri, version, text, names, self._find)
         if names is not None:  # don't cache the empty result computed before the names were ready
             with self._lock:
                 self._docs[uri] = doc
@@ -146,12 +201,14 @@ class DocumentCache:
             self._docs.clear()
 
 
-def scan(uri: str, version: int | None, text: str, names: NameIndex | None) -> DocumentMentions:
-    """Find the mentions of one document version; huge or binary documents are not scanned."""
+def scan(uri: str, version: int | None, text: str, names: NameIndex | None, find=None) -> DocumentMentions:
+    """Find the mentions of one document version (with ``find(text, names)`` when given, e.g. the
+    paragraph cache); huge or binary documents are not scanned."""
     if names is None:
         return DocumentMentions(uri, version, text, [], skipped="the rules index is still loading")
     if len(text) > MAX_SCAN_CHARS:
         return DocumentMentions(uri, version, text, [], skipped=f"document too large ({len(text)} characters)")
     if "\x00" in text:
         return DocumentMentions(uri, version, text, [], skipped="binary document")
-    return DocumentMentions(uri, version, text, names.find_mentions(text))
+    mentions = find(text, names) if find is not None else names.find_mentions(text)
+    return DocumentMentions(uri, version, text, mentions)

@@ -149,7 +149,7 @@ class _Progress:
         self.token = f"gmprep-index-{uuid.uuid4().hex[:8]}"
         self.ok = False
         self.begun = False  # the client accepted the token: reports may flow
-        self.ended = False
+        self.ended: str | None = None  # end message waiting for the client to accept the token
 
     def _call(self, fn, *args) -> None:
         loop = getattr(self.server, "loop", None)
@@ -168,7 +168,7 @@ class _Progress:
         def created(*_args) -> None:
             wdp.begin(self.token, lsp.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False))
             self.begun = True
-            if self.ended:  # the build finished before the client answered
+            if self.ended is not None:  # the build finished before the client answered
                 wdp.end(self.token, lsp.WorkDoneProgressEnd(message=self.ended))
 
         self._call(lambda: wdp.create(self.token, callback=created))

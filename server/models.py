@@ -122,6 +122,8 @@ class ConversationOut(Wire):
 
 class TraceStepOut(Wire):
     name: str
+    status: str = "ok"
+    error: str | None = None
     input: Any = None
     output: Any = None
     ms: float | None = None

@@ -94,8 +94,9 @@ def _conversation_out(ls: GmprepServer, conv) -> dict:
     return ConversationOut.of(conv, ls.state.uri_of(conv.path)).wire()
 
 
-def _message_out(m) -> dict:
-    return MessageOut.of(m, has_trace=m.role == "assistant").wire()
+def _message_out(ls: GmprepServer, m) -> dict:
+    traces = ls.state.traces() if m.role == "assistant" else None
+    return MessageOut.of(m, has_trace=bool(traces and traces.load(m.id))).wire()
 
 
 def conversations(ls: GmprepServer, params: Any) -> dict:
@@ -112,7 +113,7 @@ def conversation(ls: GmprepServer, params: Any) -> dict:
     conv = store.get(p.id)
     if conv is None:
         raise failed(f"no conversation {p.id!r}")
-    return {"conversation": _conversation_out(ls, conv), "messages": [_message_out(m) for m in store.messages(p.id)]}
+    return {"conversation": _conversation_out(ls, conv), "messages": [_message_out(ls, m) for m in store.messages(p.id)]}
 
 
 def conversation_new(ls: GmprepServer, params: Any) -> dict:
@@ -125,7 +126,11 @@ def conversation_new(ls: GmprepServer, params: Any) -> dict:
 def conversation_delete(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/conversation/delete``."""
     p = parse(IdParams, params)
-    return {"deleted": ls.state.conversations().delete(p.id)}
+    store, traces = ls.state.conversations(), ls.state.traces()
+    if traces is not None:
+        for m in store.messages(p.id):
+            traces.delete(m.id)
+    return {"deleted": store.delete(p.id)}
 
 
 def conversation_export(ls: GmprepServer, params: Any) -> dict:
@@ -140,21 +145,14 @@ def conversation_export(ls: GmprepServer, params: Any) -> dict:
 def trace(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/trace``: the steps behind one answer (empty when none were recorded)."""
     p = parse(TraceParams, params)
-    try:
-        from gmprep.core.traces import TraceStore
-    except ModuleNotFoundError:
-        return {"steps": []}
-    steps = TraceStore(ls.state.conversations().db_path).load(p.message_id) or []
+    traces = ls.state.traces()
+    steps = traces.load(p.message_id) if traces is not None else []
     out = []
     for step in steps:
-        d = step.model_dump() if isinstance(step, BaseModel) else dict(step)
-        tokens = d.get("tokens")
-        if tokens is None and ("tokens_in" in d or "tokens_out" in d):
-            tokens = (d.get("tokens_in") or 0) + (d.get("tokens_out") or 0)
         out.append(
             TraceStepOut(
-                name=str(d.get("name", "")), input=d.get("input"), output=d.get("output"), ms=d.get("ms"),
-                tokens=tokens, retrieved=list(d.get("retrieved") or []),
+                name=step.name, status=step.status, input=step.input, output=step.output, ms=step.ms,
+                tokens=step.tokens, retrieved=list(step.retrieved), error=step.error,
             ).wire()
         )
     return {"steps": out}
@@ -209,11 +207,10 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         if error is not None and not text:
             text = f"The answer engine failed: {error}"
     saved = convs.add_message(conv.id, "assistant", text, citations, outcome)
-    if answer is not None and getattr(answer, "steps", None):
+    traces = state.traces()
+    if answer is not None and answer.steps and traces is not None:
         try:
-            from gmprep.core.traces import TraceStore
-
-            TraceStore(convs.db_path).save(saved.id, answer.steps)
+            traces.save(saved.id, answer.steps)
         except Exception:
             log.exception("could not save the trace of %s", saved.id)
-    return {"conversationId": conv.id, "userMessage": _message_out(user_msg), "answer": _message_out(saved)}
+    return {"conversationId": conv.id, "userMessage": _message_out(ls, user_msg), "answer": _message_out(ls, saved)}

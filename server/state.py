@@ -9,6 +9,7 @@ from the bundled corpus (two seconds, no model), hovers and completion work from
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -48,8 +49,17 @@ class RulesBook:
         self.nodes = {n.node_id: n for n in nodes}
         self.refs = refs
         self.names = NameIndex.build(nodes)
-        # completion: names sorted once, lowercased for prefix search
+        # completion: names sorted once (lowercased) for prefix search, every word of every name
+        # for word-start search, and names grouped by first letter for the fuzzy pass
         self.sorted_names = sorted(((n.name.lower(), n.node_id) for n in nodes), key=lambda t: t[0])
+        words: set[tuple[str, str]] = set()
+        self.by_initial: dict[str, list[tuple[str, str]]] = {}
+        for lower, node_id in self.sorted_names:
+            for w in re.findall(r"[a-z0-9'+]+", lower)[1:]:
+                words.add((w, node_id))
+            self.by_initial.setdefault(lower[:1], []).append((lower, node_id))
+        self.sorted_words = sorted(words)
+        self.completion_docs: dict[str, str] = {}  # node_id -> documentation, filled on use
 
     @classmethod
     def from_corpus(cls) -> RulesBook:
@@ -78,6 +88,7 @@ class ServerState:
         self._store = None
         self._searcher = None
         self._conversations: ConversationStore | None = None
+        self._traces = None
         self._lock = threading.RLock()
         self._build_thread: threading.Thread | None = None
         self.on_status: Callable[[IndexStatus], None] | None = None  # set by the server: notify the client
@@ -157,6 +168,18 @@ class ServerState:
                 self._conversations = ConversationStore.in_store(self.store_dir)
             return self._conversations
 
+    def traces(self):
+        """The answer-trace table (``gmprep.core.traces``) of the conversations database, or None
+        when the agents package is not installed."""
+        with self._lock:
+            if self._traces is None:
+                try:
+                    from gmprep.core.traces import TraceStore
+                except ModuleNotFoundError:
+                    return None
+                self._traces = TraceStore(self.conversations().db_path)
+            return self._traces
+
     def close_store(self) -> None:
         """Drop the store and searcher (before a rebuild replaces files, or on shutdown)."""
         with self._lock:
@@ -172,6 +195,9 @@ class ServerState:
         """Close everything."""
         self.close_store()
         with self._lock:
+            if self._traces is not None:
+                self._traces.close()
+                self._traces = None
             if self._conversations is not None:
                 self._conversations.close()
                 self._conversations = None

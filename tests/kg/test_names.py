@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
 from gmprep.ingest.corpus import load_corpus
 from gmprep.kg.legacy import LEGACY_NAMES, LEGACY_SPELLINGS, find_legacy, legacy_target
 from gmprep.kg.names import NameIndex, name_key
-
-NOTES = Path("/work/shared/eval/notes-dev")
 
 
 @pytest.fixture(scope="module")
@@ -132,11 +129,10 @@ def test_longest_match_wins_and_mentions_do_not_overlap(index):
     assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
 
 
-@pytest.mark.skipif(not NOTES.is_dir(), reason="shared eval notes not present")
-def test_dev_notes_mentions(index):
+def test_dev_notes_mentions(index, eval_dir):
     """Every labelled mention resolves to its gold id, and no null mention gets a hover."""
     wrong = []
-    for note in sorted(NOTES.glob("*.md")):
+    for note in sorted((eval_dir / "notes-dev").glob("*.md")):
         text = note.read_text(encoding="utf-8")
         starts = [0]
         for line in text.split("\n"):

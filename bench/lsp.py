@@ -1,0 +1,168 @@
+"""Language-server latency and memory, measured through a real ``gmprep lsp`` over stdio.
+
+    python bench/lsp.py [--store DIR] [--lines 300] [--rounds 3] [--json]
+
+Generates a 300-line prep note from corpus names (deterministic), opens it, warms the server up,
+then times hovers (on names and on plain words), completions (on partial names) and, as the
+baseline of the same run, a trivial request round trip (``gmprep/status``). Reports p50/p95 in ms
+and the server's resident memory (VmRSS) before any model is loaded, and after one search when a
+store is given (the search models load then). Targets: hover p95 < 10 ms, completion p95 < 20 ms,
+RSS without an LLM < 1.2 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+TEMPLATES = [
+    "- {a} and {b} wait by the gate; if the party is loud, they get {c}.",
+    "Tovan uses {a} on round 2, then {b}. Remember {c} for the boss.",
+    "| {a} | {b} | ask the players about {c} |",
+    "The shop sells {a} ({b}); Mirelle wants {c} before the next session.",
+    "Plain prose line with no rules at all, just the weather and a long road home.",
+]
+
+
+def make_note(lines: int, seed: int = 0) -> tuple[str, list[tuple[int, int, int]]]:
+    """A prep note and the (line, character, length) of every name placed in it."""
+    from gmprep.ingest.corpus import load_corpus
+
+    names = sorted({n.name for n in load_corpus().nodes if n.kind == "entry" and "(" not in n.name and len(n.name) > 4})
+    rng = random.Random(seed)
+    out, spots = [], []
+    for i in range(lines):
+        tpl = TEMPLATES[i % len(TEMPLATES)]
+        picks = {k: rng.choice(names) for k in "abc"}
+        line = tpl.format(**picks)
+        for k in "abc":
+            col = line.find(picks[k])
+            if col >= 0 and "{" + k + "}" in tpl:
+                spots.append((i, col, len(picks[k])))
+        out.append(line)
+    return "\n".join(out) + "\n", spots
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return round(s[min(len(s) - 1, int(round(q * (len(s) - 1))))], 3)
+
+
+def summary(values: list[float]) -> dict:
+    return {"n": len(values), "p50_ms": round(statistics.median(values), 3), "p95_ms": pct(values, 0.95),
+            "max_ms": round(max(values), 3)}
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+async def timed(coro) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    result = await coro
+    return (time.perf_counter() - t0) * 1000, result
+
+
+async def bench(args) -> dict:
+    text, spots = make_note(args.lines)
+    workdir = Path(args.workdir or ".").resolve()
+    note = workdir / "bench-note.md"
+    client = LanguageClient("gmprep-bench", "1")
+    cmd = [sys.executable, "-m", "gmprep", "lsp", "--no-build", "--stdio"]
+    await client.start_io(*cmd)
+    pid = client._server.pid
+    options = {"storeDir": str(args.store)} if args.store else {}
+    await client.initialize_async(
+        lsp.InitializeParams(process_id=None, capabilities=lsp.ClientCapabilities(), root_uri=workdir.as_uri(),
+                             initialization_options=options)
+    )
+    client.initialized(lsp.InitializedParams())
+    while not getattr(await client.protocol.send_request_async("gmprep/status", {}), "namesReady", False):
+        await asyncio.sleep(0.1)
+    uri = note.as_uri()
+    ident = lsp.TextDocumentIdentifier(uri=uri)
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text))
+    )
+    first_ms, _ = await timed(client.text_document_hover_async(lsp.HoverParams(text_document=ident, position=lsp.Position(line=0, character=3))))
+    rng = random.Random(1)
+    plain = [(i, rng.randrange(0, 40)) for i in range(0, args.lines, 5)]
+    hover_ms, completion_ms, baseline_ms = [], [], []
+    hits = 0
+    for _round in range(args.rounds + 1):  # round 0 warms up and is not counted
+        h, c, b = [], [], []
+        for line, col, length in spots:
+            ms, res = await timed(client.text_document_hover_async(
+                lsp.HoverParams(text_document=ident, position=lsp.Position(line=line, character=col + length // 2))))
+            h.append(ms)
+            hits += res is not None and _round == 1
+            ms, _ = await timed(client.text_document_completion_async(
+                lsp.CompletionParams(text_document=ident, position=lsp.Position(line=line, character=col + min(3, length)))))
+            c.append(ms)
+            ms, _ = await timed(client.protocol.send_request_async("gmprep/status", {}))
+            b.append(ms)
+        for line, col in plain:
+            ms, _ = await timed(client.text_document_hover_async(
+                lsp.HoverParams(text_document=ident, position=lsp.Position(line=line, character=col))))
+            h.append(ms)
+        if _round:
+            hover_ms += h
+            completion_ms += c
+            baseline_ms += b
+    report = {
+        "note_lines": args.lines,
+        "names_in_note": len(spots),
+        "hovers_with_result_per_round": hits,
+        "first_hover_after_open_ms": round(first_ms, 3),
+        "hover": summary(hover_ms),
+        "completion": summary(completion_ms),
+        "baseline_status_roundtrip": summary(baseline_ms),
+        "rss_mb": {"names_loaded_no_models": rss_mb(pid)},
+    }
+    if args.store:
+        ms, res = await timed(client.protocol.send_request_async("gmprep/search", {"query": "how long does frightened last", "k": 5}))
+        report["first_search_ms"] = round(ms, 1)
+        report["rss_mb"]["after_search_models_no_llm"] = rss_mb(pid)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return report
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--store", type=Path, help="a built store (enables the search RSS figure)")
+    p.add_argument("--lines", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--workdir", type=Path, help="folder for the generated note (not written; URI only)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args()
+    report = asyncio.run(bench(args))
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(json.dumps(report, indent=2))
+    ok = report["hover"]["p95_ms"] < 10 and report["completion"]["p95_ms"] < 20
+    rss = max(v for v in report["rss_mb"].values() if v is not None)
+    print(f"targets: hover p95 < 10 ms, completion p95 < 20 ms, RSS < 1200 MB -> "
+          f"{'met' if ok and rss < 1200 else 'NOT met'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
