@@ -1,0 +1,343 @@
+"""The typed step pipeline that answers with a model, from retrieved passages only.
+
+    select_history -> rewrite -> other-systems guard -> plan (DAG of sub-questions)
+      -> per node, dependencies first, independent nodes concurrently:
+           route -> retrieve -> answer -> check  (not answered: next source, remembering what was tried)
+      -> collate -> coverage check -> summarize (streamed) -> citation check
+
+Every model step is a ``Step`` (pydantic schema + YAML pattern, one retry, then ``StepFailed``).
+Failures degrade where a safe default exists (a failed plan is one node; a failed route tries the
+sources in default order; a failed check keeps the answer's own status); a failed answer step makes
+its node a model error. The outcome is computed, never asked of the model: all nodes answered ->
+answered, some -> partial, none and nothing relevant -> not_in_books, all failed -> model_error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from gmprep.core.agents.schemas import (
+    Check,
+    HistorySelection,
+    NodeAnswer,
+    Plan,
+    PlanNode,
+    Rewrite,
+    Route,
+    topological_order,
+)
+from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
+from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
+from gmprep.core.llm.base import LLMBackend
+from gmprep.core.sources import KnowledgeSource, SourceResult
+from gmprep.core.traces import TraceStep
+from gmprep.kg.models import Citation, Hit
+from gmprep.kg.text import clean_markdown
+
+PASSAGES = 4  # passages shown to the answer step
+PASSAGE_CHARS = 700
+HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
+_CITE = re.compile(r"\[([a-z0-9]+:[^\]\s]+)\]")
+
+NodeStatus = Literal["answered", "partial", "not_found", "not_in_books", "model_error"]
+
+
+class NodeResult(BaseModel):
+    """What one plan node ended with."""
+
+    node: PlanNode
+    status: NodeStatus
+    answer: str = ""
+    citations: list[str] = Field(default_factory=list)
+    sources: list[Citation] = Field(default_factory=list)  # the cited passages, for the final citations
+    tried: list[str] = Field(default_factory=list)  # sources tried, in order
+    note: str = ""
+
+
+def render_passages(hits: list[Hit]) -> str:
+    """Passages for the answer step: ``[id] Name (type)`` then the cleaned text, cut."""
+    blocks = []
+    for h in hits[:PASSAGES]:
+        body = clean_markdown(h.text)[:PASSAGE_CHARS]
+        blocks.append(f"[{h.source_id}] {h.name} ({h.type})\n{body}")
+    return "\n".join(blocks)
+
+
+def render_history(history: list[ChatTurn], numbered: bool) -> str:
+    """The history as lines ``[i ]role: text`` (texts cut to HISTORY_CHARS)."""
+    lines = []
+    for i, turn in enumerate(history):
+        text = " ".join(turn.content.split())[:HISTORY_CHARS]
+        lines.append(f"{i} {turn.role}: {text}" if numbered else f"{turn.role}: {text}")
+    return "\n".join(lines)
+
+
+class AgentPipeline:
+    """Runs the steps for one question against one backend."""
+
+    def __init__(self, llm: LLMBackend, ctx: AnswerContext):
+        self.llm = llm
+        self.ctx = ctx
+        self.select_history = Step("select_history", HistorySelection)
+        self.rewrite = Step("rewrite", Rewrite)
+        self.plan = Step("plan", Plan)
+        self.route = Step("route", Route)
+        self.answer_step = Step("answer", NodeAnswer)
+        self.check = Step("check", Check)
+        self.summarize = TextStep("summarize")
+
+    async def run(
+        self,
+        question: str,
+        history: list[ChatTurn],
+        *,
+        on_delta: Callable[[str], None] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> Answer:
+        """Answer ``question``; never raises for model failures or cancellation (see Answer.outcome)."""
+        trace: list[TraceStep] = []
+        standalone = question
+        streamed: list[str] = []
+
+        def delta(piece: str) -> None:
+            streamed.append(piece)
+            if on_delta:
+                on_delta(piece)
+
+        try:
+            standalone = await self._standalone(question, history, trace, cancel)
+            declined = self._guard(standalone, trace)
+            if declined is not None:
+                return self._emit(declined, delta)
+            plan = await self._plan(standalone, trace, cancel)
+            results = await self._run_plan(plan, trace, cancel)
+            return await self._compose(standalone, results, trace, delta, cancel)
+        except StepCancelled as exc:
+            trace.extend(exc.trace)
+            text = "".join(streamed) or exc.partial
+            return Answer(text=text, outcome="cancelled", steps=trace, question=standalone, backend=self.llm.name)
+
+    # ---- conversation ---------------------------------------------------------------------
+    async def _standalone(self, question: str, history: list[ChatTurn], trace: list[TraceStep], cancel) -> str:
+        if not history:
+            return question
+        if len(history) <= 2:
+            selected = list(history)
+            trace.append(TraceStep(name="select_history", status="skipped", input={"messages": len(history)},
+                                   output={"relevant": list(range(len(history)))}))
+        else:
+            try:
+                sel, steps = await self.select_history.run(
+                    self.llm, {"history": render_history(history, True), "question": question}, cancel=cancel
+                )
+                trace.extend(steps)
+                picked = sorted({i for i in sel.relevant if 0 <= i < len(history)})
+                selected = [history[i] for i in picked] or history[-2:]
+            except StepFailed as exc:
+                trace.extend(exc.trace)
+                selected = history[-2:]  # the last exchange is the usual referent
+        try:
+            out, steps = await self.rewrite.run(
+                self.llm, {"history": render_history(selected, False), "question": question}, cancel=cancel
+            )
+            trace.extend(steps)
+            return out.standalone
+        except StepFailed as exc:
+            trace.extend(exc.trace)
+            users = [t.content for t in selected if t.role == "user"]
+            return f"{users[-1]} {question}" if users else question
+
+    def _guard(self, question: str, trace: list[TraceStep]) -> Answer | None:
+        t0 = time.perf_counter()
+        result = self.ctx.other_systems.retrieve(question)
+        trace.append(TraceStep(name="other_systems", input={"query": question},
+                               output=result.model_dump(include={"verdict", "note"}), ms=(time.perf_counter() - t0) * 1000))
+        if result.verdict != "not_in_books":
+            return None
+        return Answer(text=f"{NOT_IN_BOOKS} {result.note}.", outcome="not_in_books", steps=trace, question=question,
+                      backend=self.llm.name)
+
+    # ---- plan -----------------------------------------------------------------------------
+    async def _plan(self, question: str, trace: list[TraceStep], cancel) -> Plan:
+        try:
+            plan, steps = await self.plan.run(self.llm, {"question": question}, cancel=cancel)
+            trace.extend(steps)
+            return plan
+        except StepFailed as exc:
+            trace.extend(exc.trace)
+            return Plan(nodes=[PlanNode(id="q1", question=question)])
+
+    async def _run_plan(self, plan: Plan, trace: list[TraceStep], cancel) -> list[NodeResult]:
+        """Run every node once its dependencies are done; independent nodes run concurrently."""
+        order = topological_order(plan)
+        futures: dict[str, asyncio.Future] = {n.id: asyncio.get_running_loop().create_future() for n in order}
+        node_traces: dict[str, list[TraceStep]] = {n.id: [] for n in order}
+
+        async def run_node(node: PlanNode) -> NodeResult:
+            deps = [await futures[d] for d in node.depends_on]
+            try:
+                result = await self._node(node, deps, node_traces[node.id], cancel)
+            except BaseException as exc:
+                futures[node.id].set_exception(exc)
+                futures[node.id].exception()  # retrieved here; dependents re-raise it
+                raise
+            futures[node.id].set_result(result)
+            return result
+
+        tasks = [asyncio.ensure_future(run_node(n)) for n in order]
+        try:
+            results = await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for n in order:
+                trace.extend(node_traces[n.id])
+            raise
+        for n in order:
+            trace.extend(node_traces[n.id])
+        return list(results)
+
+    async def _node(self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel) -> NodeResult:
+        context = " ".join(d.answer for d in deps if d.status in ("answered", "partial"))
+        query = f"{node.question} {context}".strip()[:400]
+        sources = await self._route(node, trace, cancel)
+        tried: list[str] = []
+        best: NodeResult | None = None
+        attempts = errors = 0
+        for source in sources:
+            tried.append(source.name)
+            result = await self._retrieve(source, query, node, trace)
+            if result.verdict != "found":
+                continue
+            question = node.question if not context else f"{node.question} (Known so far: {context[:300]})"
+            attempts += 1
+            try:
+                ans, steps = await self.answer_step.run(
+                    self.llm, {"passages": render_passages(result.hits), "question": question}, cancel=cancel, node=node.id
+                )
+                trace.extend(steps)
+            except StepFailed as exc:
+                trace.extend(exc.trace)
+                errors += 1
+                continue
+            shown = {h.source_id for h in result.hits[:PASSAGES]}
+            cited = [c for c in dict.fromkeys(ans.citations) if c in shown]
+            status = ans.status
+            if status != "not_found" and not cited:
+                status = "partial"  # an answer that cites none of its passages is not grounded enough
+                cited = [result.hits[0].source_id]
+            if status == "not_found":
+                continue
+            by_id = {h.source_id: h for h in result.hits}
+            found = dict(answer=ans.answer, citations=cited, sources=[Citation.from_hit(by_id[c]) for c in cited])
+            confirmed = await self._check(node, ans.answer, trace, cancel)
+            if status == "answered" and confirmed is not False:
+                return NodeResult(node=node, status="answered", tried=tried, **found)
+            best = best or NodeResult(node=node, status="partial", **found)
+        if best is not None:
+            best.tried = tried
+            return best
+        if errors and errors == attempts:
+            return NodeResult(node=node, status="model_error", tried=tried, note="the answer step failed")
+        return NodeResult(node=node, status="not_found", tried=tried, note="no relevant passage")
+
+    async def _route(self, node: PlanNode, trace: list[TraceStep], cancel) -> list[KnowledgeSource]:
+        """The sources for a node, the routed one first; the others follow as fallbacks."""
+        sources = self.ctx.search_sources()
+        if len(sources) <= 1:
+            trace.append(TraceStep(name="route", status="skipped", node=node.id,
+                                   output={"source": sources[0].name if sources else None, "reason": "one source"}))
+            return sources
+        names = tuple(s.name for s in sources)
+        narrowed = create_model("Route", __base__=Route, source=(Literal[names], ...))  # type: ignore[valid-type]
+        listing = "\n".join(f"{s.name}: {s.description}" for s in sources)
+        try:
+            out, steps = await self.route.run(
+                self.llm, {"sources": listing, "question": node.question}, schema=narrowed, cancel=cancel, node=node.id
+            )
+            trace.extend(steps)
+            first = next(s for s in sources if s.name == out.source)
+        except StepFailed as exc:
+            trace.extend(exc.trace)
+            first = sources[0]
+        return [first, *[s for s in sources if s is not first]]
+
+    async def _retrieve(self, source: KnowledgeSource, query: str, node: PlanNode, trace: list[TraceStep]) -> SourceResult:
+        t0 = time.perf_counter()
+        result = await asyncio.to_thread(source.retrieve, query, PASSAGES + 2)
+        trace.append(TraceStep(name="retrieve", node=node.id, input={"source": source.name, "query": query},
+                               output={"verdict": result.verdict, "relevance": round(result.relevance, 4)},
+                               retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
+        return result
+
+    async def _check(self, node: PlanNode, answer: str, trace: list[TraceStep], cancel) -> bool | None:
+        """The checker's verdict, or None when the checker itself failed (the answer's status stands)."""
+        try:
+            out, steps = await self.check.run(self.llm, {"question": node.question, "answer": answer}, cancel=cancel,
+                                              node=node.id)
+            trace.extend(steps)
+            return out.answered
+        except StepFailed as exc:
+            trace.extend(exc.trace)
+            return None
+
+    # ---- compose --------------------------------------------------------------------------
+    async def _compose(self, question: str, results: list[NodeResult], trace: list[TraceStep], delta, cancel) -> Answer:
+        trace.append(TraceStep(name="collate", output=[r.model_dump(include={"status", "answer", "citations", "tried"})
+                                                       for r in results]))
+        statuses = [r.status for r in results]
+        if all(s == "model_error" for s in statuses):
+            outcome = "model_error"
+        elif all(s == "answered" for s in statuses):
+            outcome = "answered"
+        elif any(s in ("answered", "partial") for s in statuses):
+            outcome = "partial"
+        else:
+            outcome = "not_in_books"
+        trace.append(TraceStep(name="check_coverage", output={"outcome": outcome, "nodes": statuses}))
+        if outcome in ("not_in_books", "model_error"):
+            text = NOT_IN_BOOKS if outcome == "not_in_books" else (
+                "The local model failed to produce a valid answer; try again or use the extractive backend.")
+            return self._emit(Answer(text=text, outcome=outcome, steps=trace, question=question,
+                                     backend=self.llm.name), delta)
+        findings = "\n".join(
+            f"- {r.node.question} " + (f"{r.answer} " + " ".join(f"[{c}]" for c in r.citations)
+                                       if r.status in ("answered", "partial") else "The books do not say.")
+            for r in results
+        )
+        try:
+            text, steps = await self.summarize.run(self.llm, {"question": question, "findings": findings},
+                                                   on_token=delta, cancel=cancel)
+            trace.extend(steps)
+        except StepFailed as exc:
+            trace.extend(exc.trace)
+            text = findings
+            delta(text)
+        allowed = [c for r in results for c in r.citations]
+        text, cited = self._verify_citations(text, allowed, trace)
+        by_id = {c.source_id: c for r in results for c in r.sources}
+        return Answer(text=text, outcome=outcome, citations=[by_id[c] for c in cited if c in by_id], steps=trace, question=question, backend=self.llm.name)
+
+    @staticmethod
+    def _verify_citations(text: str, allowed: list[str], trace: list[TraceStep]) -> tuple[str, list[str]]:
+        """Drop bracketed ids the findings did not cite; cite every finding's ids (text order first)."""
+        allowed_set = set(allowed)
+        used = [m.group(1) for m in _CITE.finditer(text)]
+        unknown = sorted({u for u in used if u not in allowed_set})
+        for u in unknown:
+            text = text.replace(f"[{u}]", "")
+        cited = list(dict.fromkeys([u for u in used if u in allowed_set] + allowed))
+        trace.append(TraceStep(name="check_citations", output={"cited": cited, "removed": unknown}))
+        return text, cited
+
+    @staticmethod
+    def _emit(answer: Answer, delta) -> Answer:
+        delta(answer.text)
+        return answer

@@ -1,0 +1,112 @@
+"""The no-model answer: the best passages quoted verbatim with citations, or a plain decline.
+
+The fallback when no model is installed or the machine is too small. Nothing is generated, so
+nothing can be invented; what it must still get right is *when to say nothing*. It declines when
+- the question is about another system's rules (``OtherSystemsSource``: "bonus action", "BAB"...), or
+- nothing retrieved is on topic (``RelevanceJudge``: calibrated semantic + lexical relevance).
+A follow-up question is searched together with the previous user message (there is no model to
+rewrite it), which is the concatenated-history baseline of the answer eval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
+from gmprep.core.traces import TraceStep
+from gmprep.kg.models import Citation, Hit
+from gmprep.kg.text import excerpt
+
+QUOTES = 5  # passages quoted (and cited); the answer eval reads citation recall at 5
+FIRST_CHARS = 600  # the best passage is quoted at length, the others shorter
+OTHER_CHARS = 260
+_CHUNK = 80  # characters per streamed delta (the text exists at once; stream it like a model would)
+
+
+def followup_query(question: str, history: list[ChatTurn]) -> str:
+    """The search query for ``question``: with history, the last user message is prepended."""
+    previous = [t.content for t in history if t.role == "user"]
+    return f"{previous[-1]} {question}" if previous else question
+
+
+def _where(hit: Hit) -> str:
+    where = hit.book or (hit.origin.split(":", 1)[-1] if hit.origin.startswith("notes:") else "")
+    if hit.page:
+        where += f", p. {hit.page}"
+    return where
+
+
+def render_quotes(hits: list[Hit]) -> str:
+    """Markdown: each passage's name, type, book and id, then the quoted excerpt."""
+    parts = ["From the books (the closest passages, quoted):"]
+    for i, hit in enumerate(hits):
+        quote = excerpt(hit.text, FIRST_CHARS if i == 0 else OTHER_CHARS)
+        parts.append(f"**{hit.name}** ({hit.type}; {_where(hit)}) [{hit.source_id}]\n> {quote}")
+    return "\n\n".join(parts)
+
+
+class ExtractiveAnswerer:
+    """Answers by quoting; declines when the books do not cover the question."""
+
+    name = "extractive"
+
+    def __init__(self, ctx: AnswerContext, k: int = QUOTES):
+        self.ctx = ctx
+        self.k = k
+
+    async def answer(
+        self,
+        question: str,
+        history: list[ChatTurn],
+        *,
+        on_delta: Callable[[str], None] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> Answer:
+        """Quote the best passages for ``question`` or decline."""
+        steps: list[TraceStep] = []
+        query = followup_query(question, history)
+        if query != question:
+            steps.append(TraceStep(name="rewrite", input={"question": question}, output={"standalone": query},
+                                   status="ok", error=None))
+        t0 = time.perf_counter()
+        foreign = self.ctx.other_systems.retrieve(query)
+        steps.append(TraceStep(name="other_systems", input={"query": query}, output=foreign.model_dump(include={"verdict", "note"}),
+                               ms=(time.perf_counter() - t0) * 1000))
+        if foreign.verdict == "not_in_books":
+            return self._emit(Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps,
+                                     question=query), on_delta)
+        sources = self.ctx.search_sources()
+        best = None
+        for source in sources:
+            if cancel is not None and cancel.is_set():
+                return Answer(text="", outcome="cancelled", steps=steps, question=query)
+            t0 = time.perf_counter()
+            result = await asyncio.to_thread(source.retrieve, query, self.k)
+            steps.append(TraceStep(name="retrieve", input={"source": source.name, "query": query},
+                                   output={"verdict": result.verdict, "relevance": round(result.relevance, 4)},
+                                   retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
+            if result.verdict == "found" and (best is None or result.relevance > best.relevance):
+                best = result
+        if best is None:
+            return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
+        hits = best.hits[: self.k]
+        text = render_quotes(hits)
+        steps.append(TraceStep(name="quote", input={"source": best.source}, output={"quoted": len(hits)},
+                               retrieved=[h.source_id for h in hits]))
+        answer = Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,
+                        question=query)
+        return self._emit(answer, on_delta, cancel)
+
+    @staticmethod
+    def _emit(answer: Answer, on_delta, cancel: asyncio.Event | None = None) -> Answer:
+        if on_delta is None:
+            return answer
+        for i in range(0, len(answer.text), _CHUNK):
+            if cancel is not None and cancel.is_set():
+                answer.text = answer.text[:i]
+                answer.outcome = "cancelled"
+                break
+            on_delta(answer.text[i : i + _CHUNK])
+        return answer

@@ -1,0 +1,193 @@
+"""Knowledge sources an answer can draw on, behind one interface.
+
+- ``SearchSource``: the hybrid index, filtered by origin: the core books (``corpus:``) or the
+  user's notes / homebrew (``notes:``), same store. Each result carries a calibrated relevance
+  (``RelevanceJudge``) so "nothing relevant" is a verdict, not an empty guess.
+- ``OtherSystemsSource``: a glossary of other game systems' and other books' terms. It never
+  answers; it recognises questions whose subject the indexed books do not cover ("bonus action",
+  "base attack bonus", "kingdom turn") and says which system the term comes from.
+Later sources (web rules sites, other indexes) implement ``KnowledgeSource`` and are routed the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from abc import ABC, abstractmethod
+from importlib import resources
+from typing import Literal, Protocol
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from gmprep.core.agents.relevance import RelevanceJudge
+from gmprep.kg.legacy import LEGACY_NAMES
+from gmprep.kg.models import Hit, SearchFilters
+
+log = logging.getLogger(__name__)
+
+Verdict = Literal["found", "nothing_relevant", "not_in_books"]
+
+
+class Searcher(Protocol):
+    """What sources need from ``gmprep.kg.search.Searcher``."""
+
+    store: object
+
+    def search(self, query: str, k: int = 10, filters: SearchFilters | None = None) -> list[Hit]: ...
+
+
+class SourceResult(BaseModel):
+    """What one source returned for one query."""
+
+    source: str
+    query: str
+    verdict: Verdict
+    hits: list[Hit] = Field(default_factory=list)
+    relevance: float = 0.0  # calibrated: >= the judge's threshold means "on topic"
+    note: str = ""
+
+
+class KnowledgeSource(ABC):
+    """A place answers can come from. ``description`` is shown to the routing step."""
+
+    name: str
+    description: str
+
+    def available(self) -> bool:
+        """Whether the source holds anything at all (an empty notes folder is not worth a route)."""
+        return True
+
+    @abstractmethod
+    def retrieve(self, query: str, k: int = 6) -> SourceResult:
+        """The best passages for ``query``, with a verdict."""
+
+
+class SearchSource(KnowledgeSource):
+    """Hybrid search over one family of origins in the store."""
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        searcher: Searcher,
+        judge: RelevanceJudge,
+        origins: list[str],
+        books: list[str] | None = None,
+    ):
+        self.name = name
+        self.description = description
+        self.searcher = searcher
+        self.judge = judge
+        self.filters = SearchFilters(origins=origins, books=books or [])
+        self._available: bool | None = None
+
+    def available(self) -> bool:
+        if self._available is None:
+            store = self.searcher.store
+            prefix = self.filters.origins[0] if self.filters.origins else None
+            self._available = next(iter(store.iter_nodes(("entry",), origin_prefix=prefix)), None) is not None
+        return self._available
+
+    def retrieve(self, query: str, k: int = 6) -> SourceResult:
+        hits = self.searcher.search(query, k=k, filters=self.filters)
+        relevance = self.judge.relevance(query, hits)
+        verdict: Verdict = "found" if hits and relevance >= self.judge.threshold else "nothing_relevant"
+        return SourceResult(source=self.name, query=query, verdict=verdict, hits=hits, relevance=relevance)
+
+
+class OtherSystemTerm(BaseModel):
+    """A term from another game system or another book."""
+
+    model_config = ConfigDict(frozen=True)
+
+    term: str
+    system: str = ""
+    note: str = ""
+    case_sensitive: bool = False
+
+
+def load_other_system_terms() -> list[OtherSystemTerm]:
+    """Every glossary term (``core/agents/patterns/other-systems.yaml``), unfiltered."""
+    ref = resources.files("gmprep.core.agents") / "patterns" / "other-systems.yaml"
+    data = yaml.safe_load(ref.read_text(encoding="utf-8"))
+    terms = []
+    for block in data["systems"]:
+        for t in block["terms"]:
+            terms.append(OtherSystemTerm(system=block["system"], **t))
+    return terms
+
+
+def _term_regex(term: OtherSystemTerm) -> re.Pattern:
+    flags = 0 if term.case_sensitive else re.IGNORECASE
+    return re.compile(r"(?<![\w-])" + re.escape(term.term) + r"(?![\w-])", flags)
+
+
+class OtherSystemsSource(KnowledgeSource):
+    """Recognises questions about other systems' rules; its only verdicts are not_in_books / nothing."""
+
+    name = "other-systems"
+    description = "terms from other game systems (D&D 5e, Pathfinder 1e) and books gmprep does not hold"
+
+    def __init__(self, store, terms: list[OtherSystemTerm] | None = None):
+        self.store = store
+        self._all = terms if terms is not None else load_other_system_terms()
+        self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
+        self._lock = threading.Lock()
+
+    def terms(self) -> list[OtherSystemTerm]:
+        """The active terms: those the indexed books (and notes) never use outside the trait glossary."""
+        with self._lock:
+            if self._terms is None:
+                self._terms = _active_terms(self.store, tuple(self._all))
+        return [t for t, _ in self._terms]
+
+    def match(self, text: str) -> list[OtherSystemTerm]:
+        """Active terms found in ``text`` (longest first)."""
+        self.terms()
+        found = [t for t, rx in self._terms or [] if rx.search(text)]
+        return sorted(found, key=lambda t: -len(t.term))
+
+    def retrieve(self, query: str, k: int = 6) -> SourceResult:
+        found = self.match(query)
+        if not found:
+            return SourceResult(source=self.name, query=query, verdict="nothing_relevant")
+        t = found[0]
+        note = f"“{t.term}” is {t.system} terminology" + (f" ({t.note})" if t.note else "")
+        return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note)
+
+
+_ACTIVE_CACHE: dict[tuple[str, str], list[tuple[OtherSystemTerm, re.Pattern]]] = {}
+
+
+def _active_terms(store, terms: tuple[OtherSystemTerm, ...]) -> list[tuple[OtherSystemTerm, re.Pattern]]:
+    """Drop legacy PF2e names and every term the store uses outside the trait glossary (cached per store)."""
+    # the notes' digests change when the user edits a note: the scan must then run again
+    digests = sorted(store.source_digests().items()) if hasattr(store, "source_digests") else []
+    key = (str(getattr(store, "root", id(store))), f"{store.entry_count()}:{hash(terms)}:{digests}")
+    if key in _ACTIVE_CACHE:
+        return _ACTIVE_CACHE[key]
+    legacy = {name.lower() for name in LEGACY_NAMES}
+    candidates = [t for t in terms if t.term.lower() not in legacy]
+    by_lower: dict[str, list[OtherSystemTerm]] = {}
+    for t in candidates:
+        by_lower.setdefault(t.term.lower(), []).append(t)
+    # One pass over the store with one alternation: a term the books use outside the trait glossary
+    # (Foundry's trait list names classes from every book) is the books' own word, not a foreign one.
+    combined = re.compile(
+        r"(?<![\w-])(?:" + "|".join(re.escape(k) for k in sorted(by_lower, key=len, reverse=True)) + r")(?![\w-])",
+        re.IGNORECASE,
+    )
+    used: set[str] = set()
+    for node in store.iter_nodes(("entry",)):
+        if node.type == "trait":
+            continue
+        for m in combined.finditer(f"{node.name}\n{node.text}"):
+            for t in by_lower.get(m.group(0).lower(), ()):
+                if not t.case_sensitive or m.group(0) == t.term:
+                    used.add(t.term)
+    active = [(t, _term_regex(t)) for t in candidates if t.term not in used]
+    log.debug("other-systems glossary: %d of %d terms active", len(active), len(candidates))
+    _ACTIVE_CACHE[key] = active
+    return active

@@ -1,0 +1,231 @@
+"""``gmprep eval answers``: run labelled questions through ``answer_question`` and score the answers.
+
+Per question: outcome, cited ids, citation recall at 5 against the gold ids (``any``: one gold id in
+the first five citations; ``all``: every gold id), whether an unanswerable question was declined,
+latency and tokens. ``--rewrite-vs-concat`` measures, for the follow-up questions only, retrieval
+recall@5 of the model's rewritten question against the concatenated-history baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from gmprep.errors import GmprepError
+
+K = 5
+
+
+class Question(BaseModel):
+    """One labelled question (``questions-dev.jsonl`` format)."""
+
+    id: str
+    kind: str
+    question: str
+    history: list[dict] = Field(default_factory=list)
+    gold: list[str] = Field(default_factory=list)
+    gold_mode: str = "any"
+
+
+class QuestionResult(BaseModel):
+    """How one question went."""
+
+    id: str
+    kind: str
+    outcome: str
+    cited: list[str]
+    declined: bool
+    recall_at_5: float | None  # None for unanswerable questions
+    ms: float
+    tokens_in: int
+    tokens_out: int
+    standalone: str = ""
+
+
+def load_questions(path: Path, kinds: list[str] | None = None, limit: int | None = None,
+                   sample: int | None = None) -> list[Question]:
+    """Questions from a JSONL file, filtered by kind, then evenly sampled and/or cut to ``limit``."""
+    if not path.is_file():
+        raise GmprepError(f"questions file not found: {path}")
+    qs = [Question.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if kinds:
+        qs = [q for q in qs if q.kind in kinds]
+    if sample and sample < len(qs):
+        # evenly spaced: the file is grouped by kind, so every kind keeps its share
+        qs = [qs[int(i * len(qs) / sample)] for i in range(sample)]
+    return qs[:limit] if limit else qs
+
+
+def recall_hit(ranked: list[str], gold: list[str], mode: str, k: int = K) -> float:
+    """1.0 when the top ``k`` of ``ranked`` hold the gold (any / all), else 0.0."""
+    top = set(ranked[:k])
+    ok = all(g in top for g in gold) if mode == "all" else any(g in top for g in gold)
+    return 1.0 if ok else 0.0
+
+
+def _history(q: Question):
+    from gmprep.core.answer import ChatTurn
+
+    return [ChatTurn(role=t["role"], content=t["content"]) for t in q.history]
+
+
+async def evaluate(questions: list[Question], searcher, settings, progress: bool = True) -> list[QuestionResult]:
+    """Answer every question in turn (one at a time: latency is per answer)."""
+    from gmprep.core.answer import answer_question
+
+    out: list[QuestionResult] = []
+    for i, q in enumerate(questions, 1):
+        t0 = time.perf_counter()
+        ans = await answer_question(q.question, history=_history(q), searcher=searcher, settings=settings)
+        ms = (time.perf_counter() - t0) * 1000
+        cited = [c.source_id for c in ans.citations]
+        answerable = q.kind != "unanswerable"
+        res = QuestionResult(
+            id=q.id, kind=q.kind, outcome=ans.outcome, cited=cited, declined=ans.outcome == "not_in_books",
+            recall_at_5=recall_hit(cited, q.gold, q.gold_mode) if answerable else None,
+            ms=ms, tokens_in=ans.tokens_in, tokens_out=ans.tokens_out, standalone=ans.question,
+        )
+        out.append(res)
+        if progress:
+            mark = "declined" if res.declined else (f"r@5={res.recall_at_5:.0f}" if answerable else "ANSWERED")
+            print(f"[{i}/{len(questions)}] {q.id} {q.kind:<12} {res.outcome:<12} {mark:<9} {ms / 1000:6.1f}s",
+                  file=sys.stderr, flush=True)
+    return out
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))]
+
+
+def summarize(results: list[QuestionResult], backend: str) -> dict:
+    """Totals: answerable citation recall@5 and false declines, unanswerable declines, by kind, latency."""
+    ans = [r for r in results if r.kind != "unanswerable"]
+    una = [r for r in results if r.kind == "unanswerable"]
+    by_kind: dict[str, dict] = {}
+    for kind in sorted({r.kind for r in results}):
+        rs = [r for r in results if r.kind == kind]
+        entry: dict = {"n": len(rs)}
+        if kind == "unanswerable":
+            entry["declined"] = round(sum(r.declined for r in rs) / len(rs), 4)
+        else:
+            entry["citation_recall_at_5"] = round(statistics.fmean(r.recall_at_5 or 0.0 for r in rs), 4)
+            entry["false_declines"] = sum(r.declined for r in rs)
+        by_kind[kind] = entry
+    outcomes: dict[str, int] = {}
+    for r in results:
+        outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
+    ms = [r.ms for r in results]
+    return {
+        "n": len(results),
+        "backend": backend,
+        "answerable": {
+            "n": len(ans),
+            "citation_recall_at_5": round(statistics.fmean(r.recall_at_5 or 0.0 for r in ans), 4) if ans else None,
+            "false_decline_rate": round(sum(r.declined for r in ans) / len(ans), 4) if ans else None,
+        },
+        "unanswerable": {"n": len(una), "declined": round(sum(r.declined for r in una) / len(una), 4) if una else None},
+        "by_kind": by_kind,
+        "outcomes": outcomes,
+        "latency_ms": {"p50": round(_pct(ms, 50), 1), "p95": round(_pct(ms, 95), 1)},
+        "tokens": {"in": sum(r.tokens_in for r in results), "out": sum(r.tokens_out for r in results)},
+    }
+
+
+async def rewrite_vs_concat(questions: list[Question], searcher, settings) -> dict:
+    """Follow-up questions: retrieval recall@5 of the model's rewrite vs the concatenated-history query."""
+    from gmprep.core.agents.pipeline import AgentPipeline
+    from gmprep.core.answer import context_for
+    from gmprep.core.llm.extractive import followup_query
+    from gmprep.core.llm.factory import backend_for
+    from gmprep.kg.models import SearchFilters
+
+    llm = backend_for(settings.llm, settings.device)
+    if llm is None:
+        raise GmprepError("--rewrite-vs-concat needs a model backend (--backend llamacpp|transformers|openai)")
+    pipeline = AgentPipeline(llm, context_for(searcher, settings))
+    filters = SearchFilters(origins=["corpus:"])
+    rows = []
+    for q in [q for q in questions if q.history]:
+        hist = _history(q)
+        concat = followup_query(q.question, hist)
+        t0 = time.perf_counter()
+        trace: list = []
+        standalone = await pipeline._standalone(q.question, hist, trace, None)
+        ms = (time.perf_counter() - t0) * 1000
+        r_concat = recall_hit([h.source_id for h in searcher.search(concat, k=K, filters=filters)], q.gold, q.gold_mode)
+        r_rewrite = recall_hit([h.source_id for h in searcher.search(standalone, k=K, filters=filters)], q.gold, q.gold_mode)
+        rows.append({"id": q.id, "concat": concat, "rewrite": standalone, "recall_concat": r_concat,
+                     "recall_rewrite": r_rewrite, "rewrite_ms": round(ms, 1)})
+        print(f"{q.id} concat={r_concat:.0f} rewrite={r_rewrite:.0f} {ms / 1000:5.1f}s  {standalone!r}",
+              file=sys.stderr, flush=True)
+    n = len(rows) or 1
+    return {
+        "n": len(rows),
+        "backend": settings.llm.backend,
+        "recall_at_5": {"concat_history": round(sum(r["recall_concat"] for r in rows) / n, 4),
+                        "rewrite_step": round(sum(r["recall_rewrite"] for r in rows) / n, 4)},
+        "rewrite_ms_p50": round(_pct([r["rewrite_ms"] for r in rows], 50), 1),
+        "questions": rows,
+    }
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``gmprep eval answers``."""
+    from gmprep.commands.ask import add_backend_arguments
+
+    p.add_argument("--questions", required=True, help="questions JSONL (e.g. ../shared/eval/questions-dev.jsonl)")
+    p.add_argument("--json", action="store_true", help="print the totals as JSON")
+    p.add_argument("--limit", type=int, help="first N questions (after --kinds / --sample)")
+    p.add_argument("--sample", type=int, help="N evenly spaced questions (keeps each kind's share)")
+    p.add_argument("--kinds", nargs="+", help="only these kinds (lookup, named, multi-hop, followup, unanswerable, legacy)")
+    p.add_argument("--out", help="write per-question results (JSONL) here")
+    p.add_argument("--run-out", help="write a score.py run file ({id, ranked, declined} per line) here")
+    p.add_argument("--rewrite-vs-concat", action="store_true",
+                   help="follow-ups only: retrieval recall@5 of the rewrite step vs the concatenated history")
+    add_backend_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``gmprep eval answers``."""
+    from gmprep.commands.ask import open_searcher, settings_with_backend
+
+    settings = settings_with_backend(args)
+    questions = load_questions(Path(args.questions), args.kinds, args.limit, args.sample)
+    store, searcher = open_searcher(settings)
+    try:
+        if args.rewrite_vs_concat:
+            report = asyncio.run(rewrite_vs_concat(questions, searcher, settings))
+            print(json.dumps(report, indent=2))
+            return 0
+        results = asyncio.run(evaluate(questions, searcher, settings))
+    finally:
+        store.close()
+    totals = summarize(results, settings.llm.backend)
+    if args.out:
+        Path(args.out).write_text("".join(r.model_dump_json() + "\n" for r in results), encoding="utf-8")
+    if args.run_out:
+        Path(args.run_out).write_text(
+            "".join(json.dumps({"id": r.id, "ranked": r.cited, "declined": r.declined}) + "\n" for r in results),
+            encoding="utf-8",
+        )
+    if args.json:
+        print(json.dumps(totals, indent=2))
+    else:
+        a, u = totals["answerable"], totals["unanswerable"]
+        print(f"backend {totals['backend']}: {totals['n']} questions")
+        print(f"  answerable   n={a['n']} citation recall@5={a['citation_recall_at_5']} false declines={a['false_decline_rate']}")
+        print(f"  unanswerable n={u['n']} declined={u['declined']}")
+        for kind, e in totals["by_kind"].items():
+            print(f"  {kind:<13} {e}")
+        print(f"  latency p50={totals['latency_ms']['p50'] / 1000:.1f}s p95={totals['latency_ms']['p95'] / 1000:.1f}s")
+    return 0

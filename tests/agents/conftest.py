@@ -1,0 +1,64 @@
+"""Fixtures of the agent tests: a real searcher over the session store, and a store with notes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gmprep.settings import LLMSettings, SearchSettings, Settings
+
+HOUSE_RULES = """# House rules
+
+## Hero points at our table
+
+Every PC starts each session with 2 hero points instead of 1. A player can spend all of them to
+avoid death; a bonus action is what our table calls the free Interact granted after a critical hit.
+"""
+
+
+def _searcher(store_dir: Path):
+    from gmprep.kg.search import Searcher
+    from gmprep.kg.store import Store
+
+    store = Store.open(store_dir, create=False)
+    # rerank off: the control-flow tests need real retrieval, not the best ranking
+    return Searcher(store, settings=SearchSettings(rerank=False))
+
+
+@pytest.fixture(scope="session")
+def searcher(store_dir: Path):
+    """A real Searcher over the session store (corpus only)."""
+    s = _searcher(store_dir)
+    yield s
+    s.store.close()
+
+
+@pytest.fixture(scope="session")
+def settings(store_dir: Path) -> Settings:
+    """Settings for the pipeline tests (backend chosen by the test)."""
+    return Settings(store_dir=store_dir, llm=LLMSettings(backend="llamacpp"))
+
+
+@pytest.fixture(scope="session")
+def notes_store(store_dir: Path, tmp_path_factory) -> Path:
+    """A copy of the session store with one house-rules note indexed (origin ``notes:``)."""
+    from gmprep.ingest.pipeline import build_index
+
+    root = tmp_path_factory.mktemp("notes-store")
+    dst = root / "store"
+    shutil.copytree(store_dir, dst, ignore=shutil.ignore_patterns("READY", "*-wal", "*-shm"))
+    notes = root / "notes"
+    notes.mkdir()
+    (notes / "house-rules.md").write_text(HOUSE_RULES, encoding="utf-8")
+    build_index(Settings(store_dir=dst), notes_dir=notes, progress=False)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def notes_searcher(notes_store: Path):
+    """A real Searcher over the store with notes."""
+    s = _searcher(notes_store)
+    yield s
+    s.store.close()

@@ -1,0 +1,79 @@
+"""The no-model answer and the knowledge sources on the real session store: quotes with citations,
+declines for other systems' rules and off-topic questions, and the glossary's general filter."""
+
+from __future__ import annotations
+
+import pytest
+
+from gmprep.core.answer import AnswerContext, ChatTurn, answer_question
+from gmprep.core.llm.extractive import followup_query
+from gmprep.core.sources import OtherSystemsSource, OtherSystemTerm, load_other_system_terms
+from gmprep.kg.legacy import LEGACY_NAMES
+from gmprep.settings import LLMSettings, Settings
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def extractive(store_dir) -> Settings:
+    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
+
+
+async def test_quotes_the_passage_that_answers(searcher, extractive):
+    deltas: list[str] = []
+    ans = await answer_question("How much does the frightened condition lower checks and DCs?", history=[],
+                                searcher=searcher, settings=extractive, on_delta=deltas.append)
+    assert ans.outcome == "answered"
+    ids = [c.source_id for c in ans.citations]
+    assert "pf2e:condition:frightened" in ids[:5]
+    assert "[pf2e:condition:frightened]" in ans.text and "> " in ans.text
+    assert "".join(deltas) == ans.text
+    assert ans.backend == "extractive" and ans.tokens_in == 0
+
+
+async def test_declines_other_systems_rules(searcher, extractive):
+    ans = await answer_question("How many Hit Dice does a dwarf fighter recover on a long rest?", history=[],
+                                searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_books" and not ans.citations
+    assert "Dungeons & Dragons" in ans.text
+
+
+async def test_declines_off_topic_questions(searcher, extractive):
+    ans = await answer_question("What is a good banana bread recipe for a rainy afternoon?", history=[],
+                                searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_books" and not ans.citations
+
+
+async def test_followup_searches_with_the_previous_question(searcher, extractive):
+    history = [ChatTurn(role="user", content="What does the Shove action do?"),
+               ChatTurn(role="assistant", content="Shove pushes a creature 5 feet.")]
+    assert followup_query("And on a critical failure?", history).startswith("What does the Shove action do?")
+    ans = await answer_question("And on a critical failure?", history=history, searcher=searcher, settings=extractive)
+    assert "pf2e:action:shove" in [c.source_id for c in ans.citations]
+
+
+def test_glossary_never_lists_a_legacy_pathfinder_name():
+    legacy = {n.lower() for n in LEGACY_NAMES}
+    assert not [t.term for t in load_other_system_terms() if t.term.lower() in legacy]
+
+
+def test_terms_the_books_use_are_not_foreign(searcher):
+    # "spell slot" and "saving throw" are Pathfinder 2e words too: listed on purpose, the store filter drops them
+    terms = [OtherSystemTerm(term="spell slot", system="test"), OtherSystemTerm(term="saving throw", system="test"),
+             OtherSystemTerm(term="bonus action", system="test")]
+    source = OtherSystemsSource(searcher.store, terms)
+    assert [t.term for t in source.terms()] == ["bonus action"]
+    assert source.retrieve("Which spell slot does it use?").verdict == "nothing_relevant"
+    assert source.retrieve("Can I Stride as a bonus action?").verdict == "not_in_books"
+
+
+def test_a_homebrew_note_that_uses_a_term_makes_it_answerable(notes_searcher):
+    # the house-rules note in the notes store defines "bonus action" for that table
+    source = OtherSystemsSource(notes_searcher.store)
+    assert "bonus action" not in [t.term for t in source.terms()]
+    assert "short rest" in [t.term for t in source.terms()]
+
+
+def test_sources_report_availability(searcher, notes_searcher, extractive):
+    assert [s.name for s in AnswerContext(searcher, extractive).search_sources()] == ["books"]
+    assert [s.name for s in AnswerContext(notes_searcher, extractive).search_sources()] == ["books", "notes"]
