@@ -40,9 +40,12 @@ def replace_legacy_edit(doc: DocumentMentions, rng: lsp.Range, new_name: str) ->
     return lsp.WorkspaceEdit(changes={doc.uri: [lsp.TextEdit(range=rng, new_text=new_name)]})
 
 
-def code_actions(state: ServerState, doc: DocumentMentions, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-    """The actions for the mentions in the requested range (and "Ask" for any selection)."""
-    out: list[lsp.CodeAction] = []
+def code_actions(
+    state: ServerState, doc: DocumentMentions, params: lsp.CodeActionParams
+) -> list[lsp.CodeAction | lsp.Command]:
+    """The actions for the mentions in the requested range, and "Ask" for any selection. "Ask" is
+    a bare Command (no edit): some clients take any result carrying a ``command`` for one anyway."""
+    out: list[lsp.CodeAction | lsp.Command] = []
     mentions = doc.in_range(params.range)[:MAX_MENTIONS]
     only = params.context.only if params.context else None
     for m in mentions:
@@ -67,18 +70,12 @@ def code_actions(state: ServerState, doc: DocumentMentions, params: lsp.CodeActi
             out.append(
                 lsp.CodeAction(title=f"Insert rule text: {m.name}", kind=lsp.CodeActionKind.RefactorRewrite, edit=edit)
             )
-    selected = _selected_text(doc, params.range)
-    text = selected or (mentions[0].text if mentions else "")
-    if text.strip():
-        out.append(
-            lsp.CodeAction(
-                title="Ask gmprep about this",
-                kind=lsp.CodeActionKind.Empty,
-                command=lsp.Command(title="Ask gmprep about this", command=ASK_ABOUT_SELECTION, arguments=[text, doc.uri]),
-            )
-        )
     if only:
         out = [a for a in out if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+    selected = _selected_text(doc, params.range)
+    text = selected or (mentions[0].text if mentions else "")
+    if text.strip() and not only:
+        out.append(lsp.Command(title="Ask gmprep about this", command=ASK_ABOUT_SELECTION, arguments=[text, doc.uri]))
     return out
 
 

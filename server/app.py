@@ -54,6 +54,7 @@ class GmprepServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
         self._render_stop = threading.Event()
+        self._render_thread: threading.Thread | None = None
         self._warm = False
         self.state.on_status = self._status_changed
 
@@ -70,9 +71,9 @@ class GmprepServer(LanguageServer):
         self.state.settings = settings
 
     def start_index(self, force: bool = False) -> bool:
-        """Check (and if needed build) the index in the background."""
+        """Check (and if needed and allowed, build) the index in the background."""
         self.entries.invalidate()
-        return self.indexer.start(force=force)
+        return self.indexer.start(force=force, build=self.auto_build)
 
     def _status_changed(self, status: IndexStatus) -> None:
         payload = {"state": status.state, "message": status.message, "percentage": status.percentage}
@@ -80,16 +81,18 @@ class GmprepServer(LanguageServer):
         if status.names_ready and not self._warm:
             self._warm = True
             self.call_soon(self.warm_up)
-        if status.state == "ready":
+        if status.state == "ready" and not (self._render_thread and self._render_thread.is_alive()):
             self._render_stop.clear()
-            threading.Thread(target=self._render_entries, name="gmprep-render", daemon=True).start()
+            self._render_thread = threading.Thread(target=self._render_entries, name="gmprep-render", daemon=True)
+            self._render_thread.start()
 
     def _render_entries(self) -> None:
         try:
             n = self.entries.render_all(self._render_stop)
             log.info("wrote %d entry files", n)
         except Exception:
-            log.exception("writing entry files failed")
+            if not self._render_stop.is_set():
+                log.exception("writing entry files failed")
 
     def warm_up(self) -> None:
         """Serialize one of each result type once: cattrs builds its (un)structure functions on first
@@ -189,12 +192,13 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     @server.feature(lsp.INITIALIZED)
     async def on_initialized(ls: GmprepServer, params: lsp.InitializedParams) -> None:
         await _pull_configuration(ls)
-        if ls.auto_build:
-            ls.start_index()
+        ls.start_index()
 
     @server.feature(lsp.SHUTDOWN)
     def on_shutdown(ls: GmprepServer, params: Any) -> None:
         ls._render_stop.set()
+        if ls._render_thread is not None:
+            ls._render_thread.join(timeout=5)
         ls.worker.stop()
         ls.state.shutdown()
 
@@ -252,10 +256,10 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(
-            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite, lsp.CodeActionKind.Empty]
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
         ),
     )
-    def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
         return actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -353,8 +357,7 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):
         ls.state.close_store()
         ls.state.set_status(state="empty", message="store folder changed", percentage=None)
-        if ls.auto_build:
-            ls.start_index()
+        ls.start_index()
 
 
 async def _pull_configuration(ls: GmprepServer) -> None:

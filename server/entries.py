@@ -36,6 +36,7 @@ class EntryFiles:
     def __init__(self, state: ServerState):
         self.state = state
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()  # render_all and Go to Definition may write the same file
         self._known: set[str] = set()
         self._stamp: str | None = None
 
@@ -65,8 +66,10 @@ class EntryFiles:
         markdown = self.render(node_id)
         if markdown is None:
             return None
-        _write_read_only(path, markdown)
-        self._known.add(node_id)
+        with self._write_lock:
+            if node_id not in self._known or not path.exists():
+                _write_read_only(path, markdown)
+                self._known.add(node_id)
         return path
 
     def render(self, node_id: str) -> str | None:
@@ -121,6 +124,8 @@ class EntryFiles:
                 if self.ensure(node.node_id):
                     done += 1
             except Exception:
+                if stop is not None and stop.is_set():
+                    break  # shutting down: the store was closed under us
                 log.exception("rendering %s failed", node.node_id)
         return done
 

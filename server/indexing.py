@@ -58,12 +58,13 @@ class IndexRunner:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self, force: bool = False) -> bool:
-        """Check the store and build it if needed (always with ``force``); False if a build runs."""
+    def start(self, force: bool = False, build: bool = True) -> bool:
+        """Check the store and build it if needed (always with ``force``; never without ``build``);
+        False if a build already runs."""
         with self._lock:
             if self.running:
                 return False
-            self._thread = threading.Thread(target=self._run, args=(force,), name="gmprep-index", daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(force, build), name="gmprep-index", daemon=True)
             self._thread.start()
             return True
 
@@ -72,12 +73,14 @@ class IndexRunner:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _run(self, force: bool) -> None:
+    def _run(self, force: bool, build: bool = True) -> None:
         state = self.state
         try:
             if not force and check_store(state):
+                self._sync_notes()
                 return
-            self._build()
+            if build or force:
+                self._build()
         except Exception as exc:
             log.exception("index build failed")
             state.set_status(state="error", message=f"index build failed: {exc}", percentage=None)
@@ -108,6 +111,21 @@ class IndexRunner:
         state.set_status(
             state="ready", message=f"{report.entries} entries", entries=report.entries, embeddings=True, percentage=None
         )
+
+    def _sync_notes(self) -> None:
+        """The store is usable: bring the notes folder up to date (notes edited while the editor was
+        closed), quietly; only changed notes are re-read and only their new nodes embedded."""
+        from gmprep.ingest.pipeline import build_index
+
+        root = self.state.notes_root()
+        if root is None or not root.is_dir():
+            return
+        report = build_index(self.state.settings, notes_dir=root, progress=False)
+        for msg in report.messages:
+            log.warning(msg)
+        if report.notes_indexed or report.notes_removed:
+            log.info("notes synced: %d indexed, %d removed", len(report.notes_indexed), len(report.notes_removed))
+            self.state.set_status(entries=report.entries)
 
     def index_saved_note(self, path: Path) -> bool:
         """Re-index one saved note inside the notes folder (in the background); False if not a note."""

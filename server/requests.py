@@ -173,10 +173,17 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         from gmprep.core.answer import ChatTurn
     except ModuleNotFoundError as exc:
         raise failed(f"the answer engine is not installed ({exc.name})") from None
+    cancelled_early = False
     try:
         searcher = await asyncio.to_thread(state.searcher)
     except GmprepError as exc:
         raise failed(str(exc)) from None
+    except asyncio.CancelledError:
+        # cancelled while the search models loaded: still record the question, answer "cancelled"
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        searcher, cancelled_early = None, True
     convs = state.conversations()
     conv = convs.get(p.conversation_id) if p.conversation_id else None
     if p.conversation_id and conv is None:
@@ -193,11 +200,14 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
 
     run = AnswerRun(ls.worker)
     answer, error = None, None
-    try:
-        answer = await run.run(p.question, history, searcher, state.settings, on_delta)
-    except Exception as exc:  # the engine failed: keep what streamed, say so
-        log.exception("answer_question failed")
-        error = exc
+    if cancelled_early:
+        run.cancelled = True
+    else:
+        try:
+            answer = await run.run(p.question, history, searcher, state.settings, on_delta)
+        except Exception as exc:  # the engine failed: keep what streamed, say so
+            log.exception("answer_question failed")
+            error = exc
     if answer is not None:
         text, citations = answer.text, list(answer.citations)
         outcome = "cancelled" if run.cancelled else answer.outcome
