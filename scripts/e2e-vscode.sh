@@ -38,6 +38,7 @@ done
 cache="${GMPREP_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gmprep-e2e}"
 artifacts="${GMPREP_E2E_ARTIFACTS:-$repo/artifacts/e2e}"
 mkdir -p "$cache" "$artifacts"
+rm -f "$artifacts"/*.png "$artifacts"/*.log "$artifacts"/*.json "$artifacts"/*.tap
 
 t0=$(date +%s)
 log() { printf '[e2e %3ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
@@ -118,6 +119,8 @@ store=$(cd "$store" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmprep-e2e.XXXXXX")
 cs_pid=""
 cleanup() {
+  # The extension's output channel (server stderr included) is the first thing to read when a step fails.
+  find "$tmp/data/logs" -name 'gmprep.log' -path '*gmprep.gmprep-vscode*' -exec cat {} + >"$artifacts/server.log" 2>/dev/null || true
   if [ -n "$cs_pid" ]; then
     # code-server runs in its own process group (setsid): end it and its children (extension host, gmprep lsp).
     kill -TERM -- "-$cs_pid" 2>/dev/null || true
@@ -137,6 +140,11 @@ bind-addr: 127.0.0.1:$port
 auth: none
 cert: false
 EOF
+# The server keeps conversations (and rendered entry files) in the store folder: run on a copy of the index
+# files so every run starts without conversations and the caller's store stays untouched.
+mkdir -p "$tmp/store"
+find "$store" -maxdepth 1 -type f ! -name 'conversations.db*' -exec cp {} "$tmp/store/" \;
+store="$tmp/store"
 node - "$tmp/data/User/settings.json" "$python" "$store" <<'EOF'
 const [file, python, store] = process.argv.slice(2);
 const settings = {

@@ -58,20 +58,19 @@ export class EntryDocuments implements vscode.TextDocumentContentProvider {
   }
 
   /**
-   * Insert an entry as a rule quote into `editor`: at the cursor's line when that line is empty, else on
-   * the line below it (the same place the server's "Insert rule text" puts a quote).
+   * Insert an entry as a rule quote into `editor`, kept a block of its own by blank lines: at the cursor's
+   * line when that line is empty, else below it (where the server's "Insert rule text" puts a quote).
    */
   async insertInto(editor: vscode.TextEditor, sourceId: string): Promise<boolean> {
-    const result = await this.entry(sourceId);
-    const quote = formatRuleQuote(result);
+    const quote = formatRuleQuote(await this.entry(sourceId));
     const doc = editor.document;
     const line = doc.lineAt(editor.selection.active.line);
     if (line.isEmptyOrWhitespace) {
-      return editor.edit((edit) => edit.insert(line.range.start, quote));
+      return editor.edit((edit) => edit.insert(line.range.start, `${quote}\n`));
     }
     if (line.lineNumber + 1 < doc.lineCount) {
-      return editor.edit((edit) => edit.insert(new vscode.Position(line.lineNumber + 1, 0), quote));
+      return editor.edit((edit) => edit.insert(new vscode.Position(line.lineNumber + 1, 0), `\n${quote}\n`));
     }
-    return editor.edit((edit) => edit.insert(line.range.end, `\n${quote.replace(/\n$/, "")}`));
+    return editor.edit((edit) => edit.insert(line.range.end, `\n\n${quote}`));
   }
 }

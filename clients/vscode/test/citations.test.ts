@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { citationLabel, formatRuleQuote, quoteHeader, slug } from "../src/shared/citations.js";
+import { citationLabel, entryBody, formatRuleQuote, quoteHeader, slug } from "../src/shared/citations.js";
 import type { Citation } from "../src/shared/protocol.js";
 
 const frightened: Citation = {
@@ -22,22 +22,31 @@ describe("citations", () => {
     assert.equal(quoteHeader(frightened), "> **Frightened** (condition) — Pathfinder Player Core [pf2e:condition:frightened]");
   });
 
-  it("quotes an entry, dropping a heading that repeats its name", () => {
+  it("quotes an entry's rule text without the card around it", () => {
+    const markdown =
+      "Pathfinder Player Core > Actions\n\n# Demoralize\n\n*action* · traits: auditory, fear\n" +
+      "**Source:** Pathfinder Player Core · `pf2e:action:demoralize`\n\n**Actions** 1 action\n\n" +
+      "With a sudden shout, you shake an enemy's resolve.\n- **Critical Success** The target becomes Frightened 2.\n\n" +
+      "**Related:** Frightened (`pf2e:condition:frightened`)\n";
     const quote = formatRuleQuote({
-      id: frightened.sourceId,
-      citation: frightened,
-      markdown: "\n# Frightened 1+\n\nYou're gripped by fear.\n\n- You can't reduce it below 0.\n\n",
+      id: "pf2e:action:demoralize",
+      citation: { ...frightened, sourceId: "pf2e:action:demoralize", name: "Demoralize", type: "action" },
+      markdown,
     });
     assert.equal(
       quote,
-      "> **Frightened** (condition) — Pathfinder Player Core [pf2e:condition:frightened]\n" +
-        "> You're gripped by fear.\n>\n> - You can't reduce it below 0.\n",
+      "> **Demoralize** (action) — Pathfinder Player Core [pf2e:action:demoralize]\n>\n" +
+        "> **Actions** 1 action\n>\n> With a sudden shout, you shake an enemy's resolve.\n" +
+        "> - **Critical Success** The target becomes Frightened 2.\n",
     );
   });
 
-  it("keeps a first heading that is not the entry's name", () => {
-    const quote = formatRuleQuote({ id: "x", citation: frightened, markdown: "## Conditions\nText" });
-    assert.match(quote, /\n> ## Conditions\n> Text\n$/);
+  it("quotes plain markdown without a card as it is", () => {
+    assert.deepEqual(entryBody("Text one.\n\nText two.\n"), ["Text one.", "", "Text two."]);
+  });
+
+  it("writes just the header for an entry without text", () => {
+    assert.equal(formatRuleQuote({ id: "x", citation: frightened, markdown: "# Frightened\n" }), `${quoteHeader(frightened)}\n`);
   });
 
   it("slugs titles for file names", () => {

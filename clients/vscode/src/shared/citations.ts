@@ -19,20 +19,28 @@ export function quoteHeader(c: Citation): string {
 }
 
 /**
- * A block quote of an entry for a prep note: the header, then the entry's own text.
- * A leading heading that only repeats the entry's name is dropped: the header already names it.
+ * The rule text of an entry's markdown (gmprep/entry), without the card around it: the breadcrumb and
+ * heading above, the italic meta line and **Source:** line under the heading, the **Related:** line at the end.
+ */
+export function entryBody(markdown: string): string[] {
+  let lines = markdown.replace(/\r\n?/g, "\n").split("\n");
+  const heading = lines.findIndex((l) => /^#{1,6}\s/.test(l));
+  if (heading >= 0) lines = lines.slice(heading + 1);
+  const isMeta = (l: string): boolean => /^\s*$/.test(l) || /^\*[^*].*\*(\s·.*)?$/.test(l.trim()) || /^\*\*Source:\*\*/.test(l.trim());
+  while (lines.length > 0 && isMeta(lines[0] ?? "")) lines.shift();
+  const related = lines.findIndex((l) => /^\*\*Related:\*\*/.test(l.trim()));
+  if (related >= 0) lines = lines.slice(0, related);
+  while (lines.length > 0 && (lines[lines.length - 1] ?? "").trim() === "") lines.pop();
+  return lines;
+}
+
+/**
+ * An entry as a rule quote for a prep note, the shape the server's "Insert rule text" writes: the header,
+ * an empty quote line, then the rule text.
  */
 export function formatRuleQuote(entry: EntryResult): string {
-  const lines = entry.markdown.replace(/\r\n?/g, "\n").split("\n");
-  const name = entry.citation.name.trim().toLowerCase();
-  while (lines.length > 0 && (lines[0] ?? "").trim() === "") lines.shift();
-  const first = (lines[0] ?? "").trim();
-  const heading = /^#{1,6}\s+(.*?)\s*#*$/.exec(first);
-  if (heading && (heading[1] ?? "").replace(/[*_]/g, "").trim().toLowerCase().startsWith(name)) lines.shift();
-  while (lines.length > 0 && (lines[0] ?? "").trim() === "") lines.shift();
-  while (lines.length > 0 && (lines[lines.length - 1] ?? "").trim() === "") lines.pop();
-  const body = lines.map((l) => (l.trim() === "" ? ">" : `> ${l}`));
-  return [quoteHeader(entry.citation), ...body].join("\n") + "\n";
+  const body = entryBody(entry.markdown).map((l) => (l.trim() === "" ? ">" : `> ${l}`.trimEnd()));
+  return [quoteHeader(entry.citation), ...(body.length > 0 ? [">", ...body] : [])].join("\n") + "\n";
 }
 
 /** A file-name-safe slug for exports and virtual documents. */

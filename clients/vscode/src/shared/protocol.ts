@@ -66,6 +66,8 @@ export interface ConversationResult {
 
 export interface TraceStep {
   name: string;
+  status?: string | null;
+  error?: string | null;
   input?: unknown;
   output?: unknown;
   ms?: number | null;

@@ -62,10 +62,15 @@ const btnNew = el("button", { class: "tool", title: "New conversation", "data-te
 const btnHistory = el("button", { class: "tool", title: "Conversations for this note", "data-testid": "history" }, "History");
 const btnExport = el("button", { class: "tool", title: "Export this conversation to markdown", "data-testid": "export" }, "Export");
 const btnDelete = el("button", { class: "tool danger", title: "Delete this conversation", "data-testid": "delete" }, "Delete");
-const toolbar = el("div", { class: "toolbar" }, noteLabel, el("span", { class: "spacer" }), btnNew, btnHistory, btnExport, btnDelete);
+const convTitle = el("span", { class: "conv-title", "data-testid": "conversation-title" });
+const toolbar = el(
+  "div",
+  { class: "toolbar" },
+  el("div", { class: "note-row" }, noteLabel),
+  el("div", { class: "actions-row" }, convTitle, btnNew, btnHistory, btnExport, btnDelete),
+);
 const statusLine = el("div", { class: "status", "data-testid": "status", hidden: "" });
 const historyPanel = el("section", { class: "history", "data-testid": "history-list", "aria-label": "Conversations" });
-const convTitle = el("div", { class: "conv-title", "data-testid": "conversation-title" });
 const log = el("section", { class: "messages", "data-testid": "messages", "aria-label": "Conversation" });
 const errorLine = el("div", { class: "error", role: "alert", "data-testid": "error", hidden: "" });
 const input = el("textarea", {
@@ -78,7 +83,7 @@ const input = el("textarea", {
 const btnAsk = el("button", { class: "primary", type: "submit", "data-testid": "ask" }, "Ask");
 const btnStop = el("button", { class: "secondary", type: "button", "data-testid": "stop", hidden: "" }, "Stop");
 const composer = el("form", { class: "composer" }, input, el("div", { class: "composer-buttons" }, btnStop, btnAsk));
-app.append(toolbar, statusLine, historyPanel, convTitle, log, errorLine, composer);
+app.append(toolbar, statusLine, historyPanel, log, errorLine, composer);
 input.value = saved.draft ?? "";
 
 // ---- rendering -----------------------------------------------------------------------------------
@@ -119,7 +124,13 @@ function renderHistory(): void {
 }
 
 function chip(c: Citation): HTMLElement {
-  const open = el("button", { class: "chip-open", title: `Open ${c.sourceId}`, "data-testid": "citation" }, citationLabel(c));
+  const where = [c.type, c.book ? `${c.book}${c.page ? ` p. ${c.page}` : ""}` : ""].filter((x) => x).join(" · ");
+  const open = el(
+    "button",
+    { class: "chip-open", title: `${citationLabel(c)}\nOpen the full entry (${c.sourceId})`, "data-testid": "citation" },
+    el("span", { class: "chip-name" }, c.name),
+    where ? el("span", { class: "chip-where" }, where) : "",
+  );
   open.addEventListener("click", () => send({ type: "openEntry", sourceId: c.sourceId }));
   const insert = el("button", { class: "chip-insert", title: "Insert the rule text into the note at the cursor", "data-testid": "citation-insert" }, "Insert");
   insert.addEventListener("click", () => send({ type: "insertEntry", sourceId: c.sourceId }));
@@ -139,13 +150,18 @@ function traceView(messageId: string): HTMLElement {
   }
   const ol = el("ol", {});
   for (const s of steps) {
-    const facts = [s.ms !== undefined && s.ms !== null ? `${Math.round(s.ms)} ms` : "", s.tokens ? `${s.tokens} tokens` : ""]
+    const facts = [
+      s.status && s.status !== "ok" ? s.status : "",
+      s.ms !== undefined && s.ms !== null ? `${Math.round(s.ms)} ms` : "",
+      s.tokens ? `${s.tokens} tokens` : "",
+    ]
       .filter((x) => x !== "")
       .join(" · ");
     const li = el("li", {}, el("strong", {}, s.name), facts ? el("span", { class: "muted" }, ` ${facts}`) : "");
     for (const [label, value] of [
       ["in", s.input],
       ["out", s.output],
+      ["error", s.error],
     ] as const) {
       if (value === undefined || value === null || value === "") continue;
       const text = typeof value === "string" ? value : JSON.stringify(value, null, 1);
@@ -274,7 +290,9 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
     case "conversations":
       if (m.uri !== ui.note?.uri) break;
       ui.conversations = m.conversations;
-      renderHistory();
+      // The server's summary (title, counts) replaces the provisional one made when the answer arrived.
+      ui.current = m.conversations.find((c) => c.id === ui.current?.id) ?? ui.current;
+      renderAll();
       break;
     case "conversation":
       ui.current = m.conversation;
