@@ -121,7 +121,8 @@ def load_other_system_terms() -> list[OtherSystemTerm]:
 
 def _term_regex(term: OtherSystemTerm) -> re.Pattern:
     flags = 0 if term.case_sensitive else re.IGNORECASE
-    return re.compile(r"(?<![\w-])" + re.escape(term.term) + r"(?![\w-])", flags)
+    # "<term> trait" asks about a trait entry of the glossary the books do hold
+    return re.compile(r"(?<![\w-])" + re.escape(term.term) + r"(?![\w-])(?!\s+traits?\b)", flags)
 
 
 class OtherSystemsSource(KnowledgeSource):
@@ -134,6 +135,7 @@ class OtherSystemsSource(KnowledgeSource):
         self.store = store
         self._all = terms if terms is not None else load_other_system_terms()
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
+        self._classes: list[tuple[str, re.Pattern]] | None = None
         self._lock = threading.Lock()
 
     def terms(self) -> list[OtherSystemTerm]:
@@ -143,11 +145,25 @@ class OtherSystemsSource(KnowledgeSource):
                 self._terms = _active_terms(self.store, tuple(self._all))
         return [t for t, _ in self._terms]
 
+    def missing_classes(self) -> list[str]:
+        """Classes the trait glossary names ("abilities from the magus class") that no entry describes."""
+        with self._lock:
+            if self._classes is None:
+                self._classes = _missing_classes(self.store)
+        return [name for name, _ in self._classes]
+
     def match(self, text: str) -> list[OtherSystemTerm]:
-        """Active terms found in ``text`` (longest first)."""
+        """Active terms and missing classes used as classes in ``text`` (longest first)."""
         self.terms()
+        self.missing_classes()
         found = [t for t, rx in self._terms or [] if rx.search(text)]
-        return sorted(found, key=lambda t: -len(t.term))
+        found += [
+            OtherSystemTerm(term=name, system="a class from a Pathfinder 2e book gmprep does not hold",
+                            note="the trait glossary names the class, but its rules are not in these books")
+            for name, rx in self._classes or [] if rx.search(text)
+        ]
+        unique = {t.term.lower(): t for t in found}
+        return sorted(unique.values(), key=lambda t: -len(t.term))
 
     def retrieve(self, query: str, k: int = 6) -> SourceResult:
         found = self.match(query)
@@ -156,6 +172,32 @@ class OtherSystemsSource(KnowledgeSource):
         t = found[0]
         note = f"“{t.term}” is {t.system} terminology" + (f" ({t.note})" if t.note else "")
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note)
+
+
+_CLASS_TRAIT = re.compile(r"abilities from the ([A-Za-z][A-Za-z -]{1,30}?) class", re.IGNORECASE)
+
+
+def _class_usage(name: str) -> re.Pattern:
+    """``name`` used as a character class: "my magus", "a 3rd-level magus", "the magus's", "magus class"."""
+    n = re.escape(name)
+    before = r"(?:\b(?:my|our|your|his|her|their|a|an|the|level[- ]\d+|\d+(?:st|nd|rd|th)[- ]level)\s+)"
+    after = r"(?:'s|s\b|\s+(?:class|dedication|archetype|feats?|level|levels)\b)"
+    # "the kineticist trait" asks about the trait entry, which the books' glossary does hold
+    return re.compile(rf"{before}{n}(?![\w-])(?!\s+traits?\b)|(?<![\w-]){n}{after}", re.IGNORECASE)
+
+
+def _missing_classes(store) -> list[tuple[str, re.Pattern]]:
+    """Classes named by trait entries (Foundry's glossary lists every book's classes) with no entry of their own."""
+    names: set[str] = set()
+    described: set[str] = set()
+    for node in store.iter_nodes(("entry",)):
+        if node.type == "trait":
+            m = _CLASS_TRAIT.search(node.text or "")
+            if m:
+                names.add(m.group(1).strip().lower())
+        else:
+            described.add(node.name.strip().lower())
+    return [(n, _class_usage(n)) for n in sorted(names - described)]
 
 
 _ACTIVE_CACHE: dict[tuple[str, str], list[tuple[OtherSystemTerm, re.Pattern]]] = {}

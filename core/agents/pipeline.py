@@ -22,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import (
     Check,
     HistorySelection,
@@ -38,10 +39,9 @@ from gmprep.core.llm.base import LLMBackend
 from gmprep.core.sources import KnowledgeSource, SourceResult
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
-from gmprep.kg.text import clean_markdown
 
 PASSAGES = 4  # passages shown to the answer step
-PASSAGE_CHARS = 700
+PASSAGE_CHARS = (900, 900, 600, 600)  # per rank: the best two at length, the rest shorter
 HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
 _CITE = re.compile(r"\[([a-z0-9]+:[^\]\s]+)\]")
 
@@ -60,11 +60,11 @@ class NodeResult(BaseModel):
     note: str = ""
 
 
-def render_passages(hits: list[Hit]) -> str:
-    """Passages for the answer step: ``[id] Name (type)`` then the cleaned text, cut."""
+def render_passages(hits: list[Hit], query: str) -> str:
+    """Passages for the answer step: ``[id] Name (type)`` then the part of the text about ``query``."""
     blocks = []
-    for h in hits[:PASSAGES]:
-        body = clean_markdown(h.text)[:PASSAGE_CHARS]
+    for h, chars in zip(hits[:PASSAGES], PASSAGE_CHARS, strict=False):
+        body = focused_excerpt(h.text, query, chars)
         blocks.append(f"[{h.source_id}] {h.name} ({h.type})\n{body}")
     return "\n".join(blocks)
 
@@ -220,7 +220,7 @@ class AgentPipeline:
             attempts += 1
             try:
                 ans, steps = await self.answer_step.run(
-                    self.llm, {"passages": render_passages(result.hits), "question": question}, cancel=cancel, node=node.id
+                    self.llm, {"passages": render_passages(result.hits, query), "question": question}, cancel=cancel, node=node.id
                 )
                 trace.extend(steps)
             except StepFailed as exc:

@@ -14,10 +14,10 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
-from gmprep.kg.text import excerpt
 
 QUOTES = 5  # passages quoted (and cited); the answer eval reads citation recall at 5
 FIRST_CHARS = 600  # the best passage is quoted at length, the others shorter
@@ -38,11 +38,12 @@ def _where(hit: Hit) -> str:
     return where
 
 
-def render_quotes(hits: list[Hit]) -> str:
-    """Markdown: each passage's name, type, book and id, then the quoted excerpt."""
+def render_quotes(hits: list[Hit], query: str) -> str:
+    """Markdown: each passage's name, type, book and id, then the part of its text about ``query``."""
     parts = ["From the books (the closest passages, quoted):"]
     for i, hit in enumerate(hits):
-        quote = excerpt(hit.text, FIRST_CHARS if i == 0 else OTHER_CHARS)
+        quote = focused_excerpt(hit.text, query, FIRST_CHARS if i == 0 else OTHER_CHARS)
+        quote = "\n> ".join(quote.splitlines())
         parts.append(f"**{hit.name}** ({hit.type}; {_where(hit)}) [{hit.source_id}]\n> {quote}")
     return "\n\n".join(parts)
 
@@ -68,8 +69,7 @@ class ExtractiveAnswerer:
         steps: list[TraceStep] = []
         query = followup_query(question, history)
         if query != question:
-            steps.append(TraceStep(name="rewrite", input={"question": question}, output={"standalone": query},
-                                   status="ok", error=None))
+            steps.append(TraceStep(name="rewrite", input={"question": question}, output={"standalone": query}))
         t0 = time.perf_counter()
         foreign = self.ctx.other_systems.retrieve(query)
         steps.append(TraceStep(name="other_systems", input={"query": query}, output=foreign.model_dump(include={"verdict", "note"}),
@@ -92,7 +92,7 @@ class ExtractiveAnswerer:
         if best is None:
             return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
         hits = best.hits[: self.k]
-        text = render_quotes(hits)
+        text = render_quotes(hits, query)
         steps.append(TraceStep(name="quote", input={"source": best.source}, output={"quoted": len(hits)},
                                retrieved=[h.source_id for h in hits]))
         answer = Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,

@@ -146,6 +146,7 @@ def run_ask(args: argparse.Namespace) -> int:
         for s in answer.steps:
             node = f"{s.node} " if s.node else ""
             print(f"  {node}{s.name:<15} {s.status:<8} {s.ms:8.0f} ms  {s.tokens_in:>5}+{s.tokens_out:<4} tok"
+                  f" ({s.tokens_cached:>4} cached)"
                   f"  {', '.join(s.retrieved[:5])}", file=sys.stderr)
     store.close()
     return 0 if answer.outcome != "model_error" else 1

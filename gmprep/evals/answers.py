@@ -162,18 +162,27 @@ async def rewrite_vs_concat(questions: list[Question], searcher, settings) -> di
         trace: list = []
         standalone = await pipeline._standalone(q.question, hist, trace, None)
         ms = (time.perf_counter() - t0) * 1000
-        r_concat = recall_hit([h.source_id for h in searcher.search(concat, k=K, filters=filters)], q.gold, q.gold_mode)
-        r_rewrite = recall_hit([h.source_id for h in searcher.search(standalone, k=K, filters=filters)], q.gold, q.gold_mode)
-        rows.append({"id": q.id, "concat": concat, "rewrite": standalone, "recall_concat": r_concat,
-                     "recall_rewrite": r_rewrite, "rewrite_ms": round(ms, 1)})
-        print(f"{q.id} concat={r_concat:.0f} rewrite={r_rewrite:.0f} {ms / 1000:5.1f}s  {standalone!r}",
-              file=sys.stderr, flush=True)
+        full = " ".join([t.content for t in hist] + [q.question])
+
+        def recall(query: str, q=q) -> float:
+            return recall_hit([h.source_id for h in searcher.search(query, k=K, filters=filters)], q.gold, q.gold_mode)
+
+        r_concat, r_full, r_rewrite, r_raw = recall(concat), recall(full), recall(standalone), recall(q.question)
+        rows.append({"id": q.id, "concat": concat, "rewrite": standalone, "recall_question_only": r_raw,
+                     "recall_concat": r_concat, "recall_concat_full": r_full, "recall_rewrite": r_rewrite,
+                     "rewrite_ms": round(ms, 1)})
+        print(f"{q.id} alone={r_raw:.0f} concat={r_concat:.0f} full={r_full:.0f} rewrite={r_rewrite:.0f} "
+              f"{ms / 1000:5.1f}s  {standalone!r}", file=sys.stderr, flush=True)
     n = len(rows) or 1
     return {
         "n": len(rows),
         "backend": settings.llm.backend,
-        "recall_at_5": {"concat_history": round(sum(r["recall_concat"] for r in rows) / n, 4),
-                        "rewrite_step": round(sum(r["recall_rewrite"] for r in rows) / n, 4)},
+        "recall_at_5": {
+            "question_only": round(sum(r["recall_question_only"] for r in rows) / n, 4),
+            "concat_last_user_turn": round(sum(r["recall_concat"] for r in rows) / n, 4),
+            "concat_full_history": round(sum(r["recall_concat_full"] for r in rows) / n, 4),
+            "rewrite_step": round(sum(r["recall_rewrite"] for r in rows) / n, 4),
+        },
         "rewrite_ms_p50": round(_pct([r["rewrite_ms"] for r in rows], 50), 1),
         "questions": rows,
     }

@@ -77,3 +77,13 @@ def test_a_homebrew_note_that_uses_a_term_makes_it_answerable(notes_searcher):
 def test_sources_report_availability(searcher, notes_searcher, extractive):
     assert [s.name for s in AnswerContext(searcher, extractive).search_sources()] == ["books"]
     assert [s.name for s in AnswerContext(notes_searcher, extractive).search_sources()] == ["books", "notes"]
+
+
+def test_classes_the_trait_glossary_names_without_rules_are_other_books(searcher):
+    source = OtherSystemsSource(searcher.store)
+    missing = source.missing_classes()
+    assert "kineticist" in missing and "magus" in missing
+    assert "wizard" not in missing and "swashbuckler" not in missing  # the books hold these classes
+    assert [t.term for t in source.match("Which spells suit a 2nd-level magus?")] == ["magus"]
+    assert source.match("What does the magus trait mean?") == []  # the trait entry itself is in the books
+    assert source.match("Can my wizard cast two spells in a turn?") == []
