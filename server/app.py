@@ -53,8 +53,7 @@ class GmprepServer(LanguageServer):
         self.worker = Worker()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
-        self._render_stop = threading.Event()
-        self._render_thread: threading.Thread | None = None
+        self._last_state = None
         self._warm = False
         self.state.on_status = self._status_changed
 
@@ -72,7 +71,8 @@ class GmprepServer(LanguageServer):
 
     def start_index(self, force: bool = False) -> bool:
         """Check (and if needed and allowed, build) the index in the background."""
-        self.entries.invalidate()
+        if force:
+            self.entries.stop()
         return self.indexer.start(force=force, build=self.auto_build)
 
     def _status_changed(self, status: IndexStatus) -> None:
@@ -81,18 +81,12 @@ class GmprepServer(LanguageServer):
         if status.names_ready and not self._warm:
             self._warm = True
             self.call_soon(self.warm_up)
-        if status.state == "ready" and not (self._render_thread and self._render_thread.is_alive()):
-            self._render_stop.clear()
-            self._render_thread = threading.Thread(target=self._render_entries, name="gmprep-render", daemon=True)
-            self._render_thread.start()
-
-    def _render_entries(self) -> None:
-        try:
-            n = self.entries.render_all(self._render_stop)
-            log.info("wrote %d entry files", n)
-        except Exception:
-            if not self._render_stop.is_set():
-                log.exception("writing entry files failed")
+        if status.state == "ready" and status.state != self._last_state:
+            try:
+                self.entries.start_background()
+            except OSError:
+                log.exception("could not start the entry-file writer")
+        self._last_state = status.state
 
     def warm_up(self) -> None:
         """Serialize one of each result type once: cattrs builds its (un)structure functions on first
@@ -196,9 +190,7 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
 
     @server.feature(lsp.SHUTDOWN)
     def on_shutdown(ls: GmprepServer, params: Any) -> None:
-        ls._render_stop.set()
-        if ls._render_thread is not None:
-            ls._render_thread.join(timeout=5)
+        ls.entries.stop()
         ls.worker.stop()
         ls.state.shutdown()
 

@@ -1,18 +1,25 @@
-"""Read-only markdown files of full entries, ``<store_dir>/entries/<id>.md``, that hovers link to
-and Go to Definition opens. Rendering is ``gmprep.kg.render.render_entry``; files are written
-once per store build (a stamp file records which build) and rewritten after a rebuild."""
+"""Read-only markdown files of full entries, ``<store_dir>/entries/<file>.md``, that hovers link to
+and Go to Definition opens. Rendering is ``gmprep.kg.render.render_entry``.
+
+All corpus entries are written once per store build by a low-priority child process
+(``python -m gmprep.server.entries --store DIR``): rendering five thousand entries in a server
+thread would hold the GIL and put hovers in a queue behind it. A stamp file records which build
+the files come from; after a rebuild they are rewritten. Go to Definition writes a missing file
+on the spot.
+"""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import logging
 import os
 import re
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
-
-from gmprep.server.state import ServerState
 
 log = logging.getLogger(__name__)
 
@@ -30,50 +37,86 @@ def file_name(node_id: str) -> str:
     return safe[:180] + ".md"
 
 
-class EntryFiles:
-    """Renders entries to files on demand and, in the background, all corpus entries at once."""
+def build_stamp(store) -> str:
+    """What identifies a store build: corpus digest, schema and entry count."""
+    meta = store.meta
+    return f"{meta.get('corpus_digest', '')}:{meta.get('schema_version', '')}:{store.entry_count()}"
 
-    def __init__(self, state: ServerState):
+
+def write_read_only(path: Path, text: str) -> None:
+    """Write ``text`` atomically to ``path`` and make it read-only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    os.replace(tmp, path)
+
+
+def render_all(store_dir: Path, stop: threading.Event | None = None) -> int:
+    """Write every corpus entry's file (clearing files of an older build first); returns how many
+    were written."""
+    from gmprep.kg.render import render_entry
+    from gmprep.kg.store import Store
+
+    folder = Path(store_dir) / ENTRIES_DIR
+    store = Store.open(store_dir, create=False)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = build_stamp(store)
+        stamp_file = folder / _STAMP
+        if not stamp_file.exists() or stamp_file.read_text() != stamp:
+            for p in folder.glob("*.md"):
+                _unlink(p)
+            stamp_file.write_text(stamp)
+        present = {p.name for p in folder.glob("*.md")}
+        done = 0
+        for node in store.iter_nodes(("entry",), origin_prefix="corpus:"):
+            if stop is not None and stop.is_set():
+                break
+            name = file_name(node.node_id)
+            if name in present:
+                continue
+            try:
+                write_read_only(folder / name, render_entry(store, node.node_id))
+                done += 1
+            except Exception:
+                log.exception("rendering %s failed", node.node_id)
+        return done
+    finally:
+        store.close()
+
+
+class EntryFiles:
+    """The server's view of the entry files: look up, write one now, or start the background writer."""
+
+    def __init__(self, state):
         self.state = state
-        self._lock = threading.Lock()
-        self._write_lock = threading.Lock()  # render_all and Go to Definition may write the same file
-        self._known: set[str] = set()
-        self._stamp: str | None = None
+        self._write_lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
 
     @property
     def folder(self) -> Path:
         return self.state.store_dir / ENTRIES_DIR
 
-    def _build_stamp(self, store) -> str:
-        meta = store.meta
-        return f"{meta.get('corpus_digest', '')}:{meta.get('schema_version', '')}:{store.entry_count()}"
-
     def path_if_ready(self, node_id: str) -> Path | None:
-        """The entry's file when it is already written (cheap: for hover links)."""
-        if node_id in self._known:
-            return self.folder / file_name(node_id)
-        return None
+        """The entry's file when it is already written (a stat: cheap enough for hover links)."""
+        path = self.folder / file_name(node_id)
+        return path if path.exists() else None
 
     def ensure(self, node_id: str) -> Path | None:
         """Write the entry's file now if needed; None when the store is not ready or the id unknown."""
-        store = self.state.store()
-        if store is None:
-            return None
-        self._check_stamp(store)
         path = self.folder / file_name(node_id)
-        if node_id in self._known and path.exists():
+        if path.exists():
             return path
         markdown = self.render(node_id)
         if markdown is None:
             return None
         with self._write_lock:
-            if node_id not in self._known or not path.exists():
-                _write_read_only(path, markdown)
-                self._known.add(node_id)
+            write_read_only(path, markdown)
         return path
 
     def render(self, node_id: str) -> str | None:
-        """The full entry as markdown (with its ancestors), or None if unknown."""
+        """The full entry as markdown (with its ancestors), or None if unknown or not ready."""
         store = self.state.store()
         if store is None or store.get(node_id) is None:
             return None
@@ -81,63 +124,31 @@ class EntryFiles:
 
         return render_entry(store, node_id)
 
-    def _check_stamp(self, store) -> None:
-        with self._lock:
-            if self._stamp is not None:
-                return
-            stamp = self._build_stamp(store)
-            stamp_file = self.folder / _STAMP
-            old = stamp_file.read_text() if stamp_file.exists() else None
-            self.folder.mkdir(parents=True, exist_ok=True)
-            if old == stamp:
-                self._known = self._scan_existing(store)
-            else:
-                for p in self.folder.glob("*.md"):
-                    _unlink(p)
-                stamp_file.write_text(stamp)
-                self._known = set()
-            self._stamp = stamp
+    def start_background(self) -> bool:
+        """Start the child process that writes every entry file (once per ready store)."""
+        if self._proc is not None and self._proc.poll() is None:
+            return False
+        cmd = [sys.executable, "-m", "gmprep.server.entries", "--store", str(self.state.store_dir)]
+        kwargs = {"preexec_fn": lambda: os.nice(10)} if hasattr(os, "nice") else {}
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs
+        )
+        threading.Thread(target=self._watch, args=(self._proc,), daemon=True, name="gmprep-render-watch").start()
+        return True
 
-    def _scan_existing(self, store) -> set[str]:
-        present = {p.name for p in self.folder.glob("*.md")}
-        return {n.node_id for n in store.iter_nodes(("entry",)) if file_name(n.node_id) in present}
+    def _watch(self, proc: subprocess.Popen) -> None:
+        _, err = proc.communicate()
+        if proc.returncode not in (0, -15):
+            log.warning("writing entry files failed (%s): %s", proc.returncode, err.decode(errors="replace")[-2000:])
 
-    def invalidate(self) -> None:
-        """Forget what was written (after a rebuild)."""
-        with self._lock:
-            self._stamp = None
-            self._known = set()
-
-    def render_all(self, stop: threading.Event | None = None) -> int:
-        """Write every corpus entry's file (background thread after the index is ready)."""
-        store = self.state.store()
-        if store is None:
-            return 0
-        self._check_stamp(store)
-        done = 0
-        for node in store.iter_nodes(("entry",), origin_prefix="corpus:"):
-            if stop is not None and stop.is_set():
-                break
-            if node.node_id in self._known:
-                continue
+    def stop(self) -> None:
+        """Stop the background writer (shutdown, rebuild)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
             try:
-                if self.ensure(node.node_id):
-                    done += 1
-            except Exception:
-                if stop is not None and stop.is_set():
-                    break  # shutting down: the store was closed under us
-                log.exception("rendering %s failed", node.node_id)
-        return done
-
-
-def _write_read_only(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    _unlink(tmp)
-    tmp.write_text(text, encoding="utf-8")
-    os.chmod(tmp, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-    _unlink(path)
-    os.replace(tmp, path)
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
 
 
 def _unlink(path: Path) -> None:
@@ -146,3 +157,18 @@ def _unlink(path: Path) -> None:
         path.unlink()
     except FileNotFoundError:
         pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gmprep.server.entries --store DIR``: write every entry file of a store."""
+    p = argparse.ArgumentParser(description="write the read-only entry files of a gmprep store")
+    p.add_argument("--store", type=Path, required=True)
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    n = render_all(args.store)
+    print(f"wrote {n} entry files", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -92,7 +92,6 @@ class ServerState:
         self._lock = threading.RLock()
         self._build_thread: threading.Thread | None = None
         self.on_status: Callable[[IndexStatus], None] | None = None  # set by the server: notify the client
-        self.rendered: set[str] = set()
 
     # ---- the in-memory rules book -------------------------------------------------------
     def load_book(self) -> None:
