@@ -16,7 +16,10 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-CANCEL_GRACE_S = 20.0  # how long a cancelled answer may take to wind down and hand back its partial text
+# How long a cancelled answer may take to wind down and hand back its partial text; after that the
+# user gets what streamed so far and the engine's late result is dropped (it may be inside a model
+# load or a search that cannot be interrupted).
+CANCEL_GRACE_S = 3.0
 
 
 class Worker:
@@ -52,6 +55,7 @@ class AnswerRun:
         self.worker = worker
         self.deltas: list[str] = []
         self.cancelled = False
+        self.closed = False  # the request was answered: later deltas are dropped
         self._cancel: asyncio.Event | None = None
         self._cancel_requested = False
 
@@ -77,6 +81,8 @@ class AnswerRun:
                 self._cancel.set()
 
             def delta(text: str) -> None:
+                if self.closed:
+                    return
                 self.deltas.append(text)
                 on_delta(text)
 
@@ -95,5 +101,6 @@ class AnswerRun:
             try:
                 return await asyncio.wait_for(asyncio.shield(inner), CANCEL_GRACE_S)
             except (TimeoutError, asyncio.CancelledError):
-                inner.cancel()
                 return None
+        finally:
+            self.closed = True

@@ -90,7 +90,7 @@ class ServerState:
         self._conversations: ConversationStore | None = None
         self._traces = None
         self._lock = threading.RLock()
-        self._build_thread: threading.Thread | None = None
+        self._searcher_lock = threading.Lock()
         self.on_status: Callable[[IndexStatus], None] | None = None  # set by the server: notify the client
 
     # ---- the in-memory rules book -------------------------------------------------------
@@ -152,8 +152,9 @@ class ServerState:
         return store
 
     def searcher(self):
-        """The hybrid searcher over the store (models load on first use)."""
-        with self._lock:
+        """The hybrid searcher over the store (models load on first use, under their own lock so
+        hovers and conversations never wait for a model to load)."""
+        with self._searcher_lock:
             if self._searcher is None:
                 from gmprep.kg.search import Searcher
 
