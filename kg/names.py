@@ -89,6 +89,11 @@ RULE_ALIASES = {
     "counteract check": "pf2e:rule:gm-screen--counteracting",
     "counteract rank": "pf2e:rule:gm-screen--counteracting",
     "recovery check": "pf2e:rule:gm-screen--death-dying-and-unconscious",
+    "falling damage": "pf2e:rule:gm-screen--falling",
+    "elite adjustment": "pf2e:rule:gm-screen--monster-adjustments",
+    "elite adjustments": "pf2e:rule:gm-screen--monster-adjustments",
+    "weak adjustment": "pf2e:rule:gm-screen--monster-adjustments",
+    "weak adjustments": "pf2e:rule:gm-screen--monster-adjustments",
     "bulk": "pf2e:rule:gm-screen--bulk-and-encumbered",
     "xp award": "pf2e:rule:gm-screen--xp-awards",
     "encounter budget": "pf2e:rule:gm-screen--encounter-budget",
@@ -246,6 +251,9 @@ class NameIndex:
             grade = m.group(2).strip().lower()
             if grade in _GRADES or re.fullmatch(r"\+\d", grade):
                 forms |= {f"{grade} {base}", f"{base} {grade}"}
+                base_key = name_key(base)
+                if base_key and node.type in ("equipment", "creature"):  # "minor healing potions"
+                    forms |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
         if node.type == "equipment" and "etched" in str(node.fields.get("usage", "")):
             forms |= {f"{f} rune" for f in [node.name, *forms]}
         # plurals of the last word, singular of plural multi-word names
@@ -370,9 +378,11 @@ class NameIndex:
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
         # plain English guard for single common words
-        common = first.norm in COMMON_WORDS or first.norm[:-1] in COMMON_WORDS  # "ropes"
+        common = _is_common(first.norm)
         if j == i and value is None and common and not emphasis and want is None:
-            if not first.upper or _at_sentence_start(text, start):
+            # a capital inside a sentence marks a rule; at a sentence start only an action's does
+            # ("Trip him into the pit" is the action, "Light the torches" is not the rules page)
+            if not first.upper or (_at_sentence_start(text, start) and chosen.type != "action"):
                 return None, j
         # backgrounds, archetypes and single-word feats read as plain nouns in lowercase
         if not first.upper and want is None and not emphasis and (
@@ -394,6 +404,16 @@ class NameIndex:
             start=start, end=stop, text=text[start:stop], node_id=chosen.node_id, name=chosen.name,
             value=value, legacy_name=chosen.legacy_name,
         ), j_end
+
+
+def _is_common(word: str) -> bool:
+    """Whether ``word`` or its singular ("ropes", "torches", "bodies") is a plain-English word."""
+    word = word.removesuffix("'s")
+    if word in COMMON_WORDS:
+        return True
+    if word.endswith("ies") and word[:-3] + "y" in COMMON_WORDS:
+        return True
+    return (word.endswith("es") and word[:-2] in COMMON_WORDS) or (word.endswith("s") and word[:-1] in COMMON_WORDS)
 
 
 def _tokens(text: str) -> list[_Token]:

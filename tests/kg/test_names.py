@@ -85,6 +85,12 @@ def test_lookup_exact_names_aliases_and_legacy(index):
         ("it has the flourish trait", "pf2e:trait:flourish", None, "flourish"),
         ("Aldo prepared *shield* today", "pf2e:spell:shield", None, "shield"),
         ("she's flat-footed until", "pf2e:condition:off-guard", None, "flat-footed"),
+        ("- Trip him into the pit.", "pf2e:action:trip", None, "Trip"),
+        ("he takes falling damage", "pf2e:rule:gm-screen--falling", None, "falling damage"),
+        ("two minor healing potions", "pf2e:equipment:healing-potion-minor", None, "minor healing potions"),
+        ("3 wolves circle the camp", "pf2e:creature:wolf", None, "wolves"),
+        ("is sickened 1 and", "pf2e:condition:sickened", 1, "sickened 1"),
+        ("it has thrown 20 ft,", "pf2e:trait:thrown", 20, "thrown 20 ft"),
     ],
 )
 def test_find_mentions_forms(index, text, node_id, value, span):
@@ -115,6 +121,7 @@ def test_no_partial_or_plain_english_hovers(index):
     assert index.find_mentions("dragon-blood brandy") == []
     # common words need a sign they are rules
     assert index.find_mentions("turn on the light and seek shelter in the hidden room") == []
+    assert index.find_mentions("Light the torches. Fire at will.") == []
     # code and URLs are never read
     assert index.find_mentions("`frightened 2` and https://example.com/fireball") == []
     assert index.find_mentions("```\nfrightened 2\n```\n") == []
