@@ -43,6 +43,9 @@ from gmprep.kg.models import Citation, Hit
 PASSAGES = 4  # passages shown to the answer step
 PASSAGE_CHARS = (900, 900, 600, 600)  # per rank: the best two at length, the rest shorter
 HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
+# words that point back into the conversation: a rewrite that still contains them did not stand alone
+_ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|he|she|him|her|one|ones|instead|"
+                       r"the next|the first|the same)\b", re.IGNORECASE)
 _CITE = re.compile(r"\[([a-z0-9]+:[^\]\s]+)\]")
 
 NodeStatus = Literal["answered", "partial", "not_found", "not_in_books", "model_error"]
@@ -76,6 +79,12 @@ def render_history(history: list[ChatTurn], numbered: bool) -> str:
         text = " ".join(turn.content.split())[:HISTORY_CHARS]
         lines.append(f"{i} {turn.role}: {text}" if numbered else f"{turn.role}: {text}")
     return "\n".join(lines)
+
+
+def _with_context(question: str, history: list[ChatTurn]) -> str:
+    """The question prefixed with the last earlier user message (the concatenated-history query)."""
+    users = [t.content for t in history if t.role == "user"]
+    return f"{users[-1]} {question}" if users else question
 
 
 class AgentPipeline:
@@ -147,11 +156,17 @@ class AgentPipeline:
                 self.llm, {"history": render_history(selected, False), "question": question}, cancel=cancel
             )
             trace.extend(steps)
-            return out.standalone
         except StepFailed as exc:
             trace.extend(exc.trace)
-            users = [t.content for t in selected if t.role == "user"]
-            return f"{users[-1]} {question}" if users else question
+            return _with_context(question, selected)
+        unchanged = " ".join(out.standalone.lower().split()) == " ".join(question.lower().split())
+        if unchanged and _ANAPHORA.search(question):
+            # the model left the references unresolved: keep the conversation's last question in the query
+            standalone = _with_context(question, selected)
+            trace.append(TraceStep(name="rewrite_fallback", input={"standalone": out.standalone},
+                                   output={"standalone": standalone, "reason": "references left unresolved"}))
+            return standalone
+        return out.standalone
 
     def _guard(self, question: str, trace: list[TraceStep]) -> Answer | None:
         t0 = time.perf_counter()

@@ -211,3 +211,13 @@ async def test_long_history_selects_relevant_messages_first(ctx):
     assert llm.steps_called()[:2] == ["select_history", "rewrite"]
     rewrite_prompt = llm.calls[1][1][-1].content
     assert "Shove" in rewrite_prompt and "Fireball" not in rewrite_prompt
+
+
+async def test_unresolved_rewrite_falls_back_to_the_conversation_context(ctx):
+    history = [ChatTurn(role="user", content="What does the Shove action do?"),
+               ChatTurn(role="assistant", content="Shove pushes a creature away on a success.")]
+    llm = fake(rewrite=['{"standalone": "What happens if I critically fail it?"}'],
+               plan=[one_node("What happens if I critically fail a Shove?")])
+    ans = await AgentPipeline(llm, ctx).run("What happens if I critically fail it?", history)
+    assert ans.question == "What does the Shove action do? What happens if I critically fail it?"
+    assert [s.name for s in ans.steps][:3] == ["select_history", "rewrite", "rewrite_fallback"]
