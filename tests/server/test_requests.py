@@ -100,3 +100,24 @@ async def test_saving_a_note_reindexes_it(client, workspace: Path):
             await asyncio.sleep(0.2)
     assert entry is not None, "the saved note was not indexed"
     assert "2 gp per bridge crossing" in entry["markdown"]
+
+
+async def test_configuration_change_applies_books_filter(client):
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"gmprep": {"books": ["Pathfinder Monster Core"]}})
+    )
+    try:
+        for _ in range(50):
+            hits = (await call(client, "gmprep/search", {"query": "frightened", "k": 5}))["hits"]
+            if hits and all(h["book"] == "Pathfinder Monster Core" for h in hits):
+                break
+            await asyncio.sleep(0.1)
+        assert hits and all(h["book"] == "Pathfinder Monster Core" for h in hits)
+    finally:
+        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"gmprep": {"books": []}}))
+    for _ in range(50):
+        hits = (await call(client, "gmprep/search", {"query": "frightened condition", "k": 5}))["hits"]
+        if any(h["sourceId"] == "pf2e:condition:frightened" for h in hits):
+            break
+        await asyncio.sleep(0.1)
+    assert any(h["sourceId"] == "pf2e:condition:frightened" for h in hits)
