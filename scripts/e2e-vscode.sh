@@ -118,15 +118,19 @@ store=$(cd "$store" && pwd)
 # ---- a private code-server with the extension installed -------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmprep-e2e.XXXXXX")
 cs_pid=""
-cleanup() {
-  # The extension's output channel (server stderr included) is the first thing to read when a step fails.
-  find "$tmp/data/logs" -name 'gmprep.log' -path '*gmprep.gmprep-vscode*' -exec cat {} + >"$artifacts/server.log" 2>/dev/null || true
+stop_code_server() {
   if [ -n "$cs_pid" ]; then
     # code-server runs in its own process group (setsid): end it and its children (extension host, gmprep lsp).
     kill -TERM -- "-$cs_pid" 2>/dev/null || true
     for _ in $(seq 1 20); do kill -0 "$cs_pid" 2>/dev/null || break; sleep 0.25; done
     kill -KILL -- "-$cs_pid" 2>/dev/null || true
+    cs_pid=""
   fi
+}
+cleanup() {
+  # The extension's output channel (server stderr included) is the first thing to read when a step fails.
+  find "$tmp/data/logs" -name 'gmprep.log' -path '*gmprep.gmprep-vscode*' -exec cat {} + >"$artifacts/server.log" 2>/dev/null || true
+  stop_code_server
   if [ "$keep" -eq 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -135,18 +139,15 @@ export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_DATA_HOME="$tmp/
   XDG_CACHE_HOME="$tmp/home/.cache"
 mkdir -p "$HOME" "$tmp/data/User" "$tmp/extensions" "$tmp/ws"
 port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-cat >"$tmp/config.yaml" <<EOF
-bind-addr: 127.0.0.1:$port
-auth: none
-cert: false
-EOF
+printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$tmp/config.yaml"
 # The server keeps conversations (and rendered entry files) in the store folder: run on a copy of the index
 # files so every run starts without conversations and the caller's store stays untouched.
 mkdir -p "$tmp/store"
 find "$store" -maxdepth 1 -type f ! -name 'conversations.db*' -exec cp {} "$tmp/store/" \;
 store="$tmp/store"
-node - "$tmp/data/User/settings.json" "$python" "$store" <<'EOF'
-const [file, python, store] = process.argv.slice(2);
+write_settings() { # PYTHON -> the user settings.json of the private code-server
+  node -e '
+const [file, python, store] = process.argv.slice(1);
 const settings = {
   "gmprep.server.python": python,
   "gmprep.storeDir": store,
@@ -165,25 +166,43 @@ const settings = {
   "files.autoSave": "off",
 };
 require("fs").writeFileSync(file, JSON.stringify(settings, null, 2));
-EOF
+' "$tmp/data/User/settings.json" "$1" "$store"
+}
 cp "$ext/e2e/fixtures/"*.md "$tmp/ws/"
 cs_args=(--config "$tmp/config.yaml" --user-data-dir "$tmp/data" --extensions-dir "$tmp/extensions")
 log "installing the .vsix into code-server"
 "$cs_bin" "${cs_args[@]}" --install-extension "$vsix" >"$artifacts/install.log" 2>&1 \
   || { cat "$artifacts/install.log"; die "extension install failed"; }
-log "starting code-server on 127.0.0.1:$port"
-setsid "$cs_bin" "${cs_args[@]}" --disable-telemetry --disable-update-check --disable-workspace-trust \
-  --disable-getting-started-override "$tmp/ws" >"$artifacts/code-server.log" 2>&1 &
-cs_pid=$!
-for _ in $(seq 1 120); do
-  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  kill -0 "$cs_pid" 2>/dev/null || { cat "$artifacts/code-server.log"; die "code-server exited"; }
-  sleep 0.5
-done
 
-log "driving VS Code with headless Chromium"
-GMPREP_E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" GMPREP_E2E_WS="$tmp/ws" GMPREP_E2E_ARTIFACTS="$artifacts" \
-  GMPREP_E2E_PROFILE="$tmp/chromium" CHROMIUM="$chromium_bin" \
-  node "$ext/e2e/run.mjs" && status=0 || status=$?
+start_code_server() {
+  log "starting code-server on 127.0.0.1:$port"
+  setsid "$cs_bin" "${cs_args[@]}" --disable-telemetry --disable-update-check --disable-workspace-trust \
+    --disable-getting-started-override "$tmp/ws" >>"$artifacts/code-server.log" 2>&1 &
+  cs_pid=$!
+  for _ in $(seq 1 120); do
+    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && return 0
+    kill -0 "$cs_pid" 2>/dev/null || { cat "$artifacts/code-server.log"; die "code-server exited"; }
+    sleep 0.5
+  done
+  die "code-server did not answer on port $port"
+}
+drive() { # SCENARIO (main | no-server)
+  GMPREP_E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" GMPREP_E2E_WS="$tmp/ws" GMPREP_E2E_ARTIFACTS="$artifacts" \
+    GMPREP_E2E_PROFILE="$tmp/chromium-$1" CHROMIUM="$chromium_bin" node "$ext/e2e/run.mjs" "$1"
+}
+
+status=0
+write_settings "$python"
+start_code_server
+log "driving VS Code with headless Chromium: the working extension"
+drive main || status=$?
+stop_code_server
+if [ $status -eq 0 ]; then
+  # The same VS Code, but the settings name a Python that does not exist: the user must be told what to do.
+  write_settings "/nonexistent/bin/python3"
+  start_code_server
+  log "driving VS Code with headless Chromium: a server that cannot start"
+  drive no-server || status=$?
+fi
 log "$([ $status -eq 0 ] && echo PASSED || echo FAILED) in $(( $(date +%s) - t0 ))s; screenshots in $artifacts"
 exit $status

@@ -165,6 +165,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: "context", note, selected: note ? this.selectedFor(note.uri) : null });
     this.postStatus(this.status.current);
     if (note === null || this.client.state !== "running") return;
+    this.post({ type: "error", message: "" }); // what failed before the server was up is stale now
     await this.postConversations();
     const selected = this.selectedFor(note.uri);
     if (selected !== null) await this.loadConversation(selected);
@@ -173,7 +174,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async postConversations(): Promise<void> {
     const note = this.note;
-    if (note === null) return;
+    // Without a server there is nothing to list; sync() sends the list once it is running.
+    if (note === null || this.client.state !== "running") return;
     try {
       const r = await this.client.request<{ conversations: ConversationSummary[] }>(Methods.conversations, { uri: note.uri });
       if (this.note?.uri === note.uri) this.post({ type: "conversations", uri: note.uri, conversations: r.conversations });
@@ -183,6 +185,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async loadConversation(id: string): Promise<void> {
+    if (this.client.state !== "running") return; // sync() opens the selected one once the server is up
     try {
       const r = await this.client.request<ConversationResult>(Methods.conversation, { id });
       this.post({ type: "conversation", conversation: r.conversation, messages: r.messages });

@@ -3,6 +3,7 @@
  * registered by vscode-languageclient from the server's executeCommandProvider; these wrap them with
  * the editor's cursor and with feedback.
  */
+import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView.js";
 import type { GmprepClient } from "./serverClient.js";
@@ -22,7 +23,9 @@ export const Commands = {
 
 /** Open the extension's README (install steps) as a rendered preview. */
 export async function openInstallGuide(extensionUri: vscode.Uri): Promise<void> {
-  const readme = vscode.Uri.joinPath(extensionUri, "README.md");
+  // vsce stores README.md as readme.md inside the .vsix; file names are case-sensitive on Linux.
+  const name = fs.readdirSync(extensionUri.fsPath).find((f) => f.toLowerCase() === "readme.md") ?? "README.md";
+  const readme = vscode.Uri.joinPath(extensionUri, name);
   try {
     await vscode.commands.executeCommand("markdown.showPreview", readme);
   } catch {

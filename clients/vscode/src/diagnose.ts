@@ -1,7 +1,11 @@
 /**
- * Explaining why the language server did not start, in words a GM can act on.
+ * Explaining why the language server cannot start, in words a GM can act on. Checked before the client is
+ * created (so the common cases get one clear message, not vscode-languageclient's connection errors too)
+ * and again after a failed start.
  */
 import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { ServerLaunch } from "./shared/serverConfig.js";
 
 interface ProbeResult {
@@ -38,27 +42,49 @@ function lastLine(text: string): string {
   return (lines[lines.length - 1] ?? "").trim();
 }
 
-/**
- * One sentence on why `launch` fails: a missing program, a Python without gmprep, or the server's own
- * last error line. Falls back to `fallback` (the client's error) when probing finds nothing wrong.
- */
-export async function diagnoseLaunch(launch: ServerLaunch, fallback: string): Promise<string> {
-  const version = await probe(launch.command, ["--version"], 15000);
-  if (version.error && version.error.code === "ENOENT") {
-    return `"${launch.command}" was not found. Install Python 3.11+ and gmprep, or point the setting gmprep.server.python (or gmprep.server.command) at it.`;
-  }
-  if (version.error && version.error.code === "EACCES") {
-    return `"${launch.command}" is not executable.`;
-  }
-  if (launch.python !== null) {
-    const imp = await probe(launch.python, ["-c", "import gmprep.server"], 60000);
-    if (imp.code !== 0) {
-      const why = lastLine(imp.stderr);
-      if (/No module named/.test(why)) {
-        return `gmprep is not installed in ${launch.python} (${why}). Run "${launch.python} -m pip install gmprep" or set gmprep.server.python to the Python that has it.`;
+/** Whether `command` names an executable file, directly or through PATH. */
+function isExecutable(command: string): boolean {
+  const candidates =
+    command.includes("/") || command.includes("\\")
+      ? [command]
+      : (process.env["PATH"] ?? "").split(path.delimiter).filter((d) => d !== "").map((d) => path.join(d, command));
+  const exts = process.platform === "win32" ? ["", ".exe", ".cmd", ".bat"] : [""];
+  return candidates.some((c) =>
+    exts.some((e) => {
+      try {
+        fs.accessSync(c + e, fs.constants.X_OK);
+        return fs.statSync(c + e).isFile();
+      } catch {
+        return false;
       }
-      return `${launch.python} cannot load gmprep: ${why || `exit code ${imp.code}`}`;
-    }
+    }),
+  );
+}
+
+const notFound = (command: string): string =>
+  `"${command}" was not found. Install Python 3.11+ and gmprep, or point the setting gmprep.server.python (or gmprep.server.command) at it.`;
+
+/**
+ * What keeps `launch` from running, or null when nothing is visibly wrong: a missing program, or a Python
+ * that cannot import gmprep (with its own last error line).
+ */
+export async function findLaunchProblem(launch: ServerLaunch): Promise<string | null> {
+  if (launch.python === null) return isExecutable(launch.command) ? null : notFound(launch.command);
+  const imp = await probe(launch.python, ["-c", "import gmprep.server"], 60000);
+  if (imp.error !== null) {
+    return imp.error.code === "ENOENT" ? notFound(launch.python) : `"${launch.python}" cannot run: ${imp.error.message}`;
   }
-  return fallback;
+  if (imp.code !== 0) {
+    const why = lastLine(imp.stderr);
+    if (/No module named/.test(why)) {
+      return `gmprep is not installed in ${launch.python} (${why}). Run "${launch.python} -m pip install gmprep" or set gmprep.server.python to the Python that has it.`;
+    }
+    return `${launch.python} cannot load gmprep: ${why || `exit code ${imp.code}`}`;
+  }
+  return null;
+}
+
+/** Why a start of `launch` failed: a launch problem if there is one, else `fallback` (the client's error). */
+export async function diagnoseLaunch(launch: ServerLaunch, fallback: string): Promise<string> {
+  return (await findLaunchProblem(launch)) ?? fallback;
 }

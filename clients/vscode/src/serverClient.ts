@@ -15,7 +15,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
-import { diagnoseLaunch } from "./diagnose.js";
+import { diagnoseLaunch, findLaunchProblem } from "./diagnose.js";
 import { readConfig, currentEnvironment } from "./settings.js";
 import {
   type AnswerDelta,
@@ -40,6 +40,7 @@ export class GmprepClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private stateValue: ClientState = "stopped";
   private lastFailure = "";
+  private starting: Promise<boolean> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ClientState>();
   private readonly deltaEmitter = new vscode.EventEmitter<AnswerDelta>();
   private readonly indexEmitter = new vscode.EventEmitter<IndexStateNotification>();
@@ -73,7 +74,15 @@ export class GmprepClient implements vscode.Disposable {
   }
 
   /** Start the server; on failure, explain why through `onFailure` and resolve false. */
-  async start(): Promise<boolean> {
+  start(): Promise<boolean> {
+    // One start at a time: a settings change during a start must not spawn a second server.
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<boolean> {
     if (this.client !== undefined) return this.stateValue === "running";
     const cfg = readConfig();
     const env = currentEnvironment();
@@ -85,6 +94,13 @@ export class GmprepClient implements vscode.Disposable {
       });
     }
     this.output.appendLine(`Starting: ${launch.display} --stdio`);
+    this.setState("starting");
+    const problem = await findLaunchProblem(launch);
+    if (problem !== null) {
+      this.output.appendLine(`Cannot start: ${problem}`);
+      this.fail(problem);
+      return false;
+    }
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
@@ -128,7 +144,6 @@ export class GmprepClient implements vscode.Disposable {
       else if (e.newState === 3) this.setState("starting");
       else if (this.stateValue === "running") this.setState("stopped");
     });
-    this.setState("starting");
     try {
       await client.start();
       this.lastFailure = "";
@@ -139,16 +154,20 @@ export class GmprepClient implements vscode.Disposable {
       const message = error instanceof Error ? error.message : String(error);
       this.output.appendLine(`Start failed: ${message}`);
       const reason = await diagnoseLaunch(launch, `The server command "${launch.display}" failed: ${message}`);
-      this.lastFailure = reason;
-      this.setState("failed");
       try {
         await client.dispose(2000);
       } catch {
         // Already gone: the process never came up.
       }
-      this.onFailure(reason);
+      this.fail(reason);
       return false;
     }
+  }
+
+  private fail(reason: string): void {
+    this.lastFailure = reason;
+    this.setState("failed");
+    this.onFailure(reason);
   }
 
   /** Stop and start again (new settings, a rebuilt install). */

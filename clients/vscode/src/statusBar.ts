@@ -79,7 +79,7 @@ export class IndexStatusBar implements vscode.Disposable {
       const s = await this.client.request<StatusResult>(Methods.status, {});
       this.set({
         state: s.state,
-        message: `${s.message}${s.embeddings ? "" : " (no embeddings: keyword search only)"}`,
+        message: s.state === "ready" && !s.embeddings ? `${s.message} (no embeddings: keyword search only)` : s.message,
         entries: s.entries,
         percentage: s.state === "building" ? this.view.percentage : null,
       });
