@@ -46,6 +46,7 @@ class QuestionResult(BaseModel):
     ms: float
     tokens_in: int
     tokens_out: int
+    tokens_cached: int = 0  # prompt tokens the backend reused from its prefix cache
     standalone: str = ""
 
 
@@ -90,7 +91,8 @@ async def evaluate(questions: list[Question], searcher, settings, progress: bool
         res = QuestionResult(
             id=q.id, kind=q.kind, outcome=ans.outcome, cited=cited, declined=ans.outcome == "not_in_books",
             recall_at_5=recall_hit(cited, q.gold, q.gold_mode) if answerable else None,
-            ms=ms, tokens_in=ans.tokens_in, tokens_out=ans.tokens_out, standalone=ans.question,
+            ms=ms, tokens_in=ans.tokens_in, tokens_out=ans.tokens_out,
+            tokens_cached=sum(s.tokens_cached for s in ans.steps), standalone=ans.question,
         )
         out.append(res)
         if progress:
@@ -137,7 +139,8 @@ def summarize(results: list[QuestionResult], backend: str) -> dict:
         "by_kind": by_kind,
         "outcomes": outcomes,
         "latency_ms": {"p50": round(_pct(ms, 50), 1), "p95": round(_pct(ms, 95), 1)},
-        "tokens": {"in": sum(r.tokens_in for r in results), "out": sum(r.tokens_out for r in results)},
+        "tokens": {"in": sum(r.tokens_in for r in results), "out": sum(r.tokens_out for r in results),
+                   "cached": sum(r.tokens_cached for r in results)},
     }
 
 
