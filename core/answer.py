@@ -89,6 +89,8 @@ def context_for(searcher, settings: Settings) -> AnswerContext:
     if ctx is None or ctx.searcher is not searcher:
         ctx = AnswerContext(searcher, settings)
         _CONTEXTS[key] = ctx
+        while len(_CONTEXTS) > 4:  # searchers are replaced after a rebuild: forget the oldest
+            _CONTEXTS.pop(next(iter(_CONTEXTS)))
     return ctx
 
 
