@@ -129,7 +129,7 @@ class EntryFiles:
         if self._proc is not None and self._proc.poll() is None:
             return False
         cmd = [sys.executable, "-m", "gmprep.server.entries", "--store", str(self.state.store_dir)]
-        kwargs = {"preexec_fn": lambda: os.nice(10)} if hasattr(os, "nice") else {}
+        kwargs = {"preexec_fn": _child_setup} if hasattr(os, "nice") else {}
         self._proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs
         )
@@ -149,6 +149,20 @@ class EntryFiles:
                 self._proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
+
+
+def _child_setup() -> None:
+    """In the writer process before exec: low priority, and (Linux) die with the server, even when
+    the server is killed with SIGKILL."""
+    os.nice(10)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
 
 
 def _unlink(path: Path) -> None:
