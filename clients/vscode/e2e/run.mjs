@@ -12,6 +12,7 @@ const ws = must("GMPREP_E2E_WS");
 const artifacts = must("GMPREP_E2E_ARTIFACTS");
 const profile = must("GMPREP_E2E_PROFILE");
 const NOTE = "troll-den.md";
+const OTHER_NOTE = "brassbottle-shop.md";
 const QUESTION = "What does the frightened condition do?";
 const EXTENSION_ID = "gmprep.gmprep-vscode";
 
@@ -106,13 +107,13 @@ async function runCommand(page, title) {
   await row.click();
 }
 
-async function openNote(page) {
-  const active = page.locator(".tabs-container .tab.active", { hasText: NOTE });
-  const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: NOTE }).first();
+async function openNote(page, name = NOTE, marker = "frightened 2") {
+  const active = page.locator(".tabs-container .tab.active", { hasText: name });
+  const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
   let tries = 0;
   // After a reload VS Code restores the note itself, or the side bar shows the chat instead of the explorer.
-  await until("the note open in the editor", async () => {
-    if ((await active.count()) > 0 && (await editorText(page)).includes("frightened 2")) return true;
+  await until(`${name} open in the editor`, async () => {
+    if ((await active.count()) > 0 && (await editorText(page)).includes(marker)) return true;
     if (await row.isVisible().catch(() => false)) await row.click();
     else if (tries++ % 2 === 0) await runCommand(page, "View: Show Explorer");
     else await page.keyboard.press("Control+Shift+E");
@@ -126,11 +127,10 @@ function chatFrame(page) {
 }
 
 async function openChat(page) {
-  const tab = page.locator('.activitybar .action-item a[aria-label^="gmprep"], .activitybar .action-item[aria-label^="gmprep"]').first();
-  await tab.waitFor({ state: "visible", timeout: 20000 });
   const chat = chatFrame(page);
   const question = chat.locator('[data-testid="question"]');
-  if (!(await question.isVisible().catch(() => false))) await tab.click();
+  // A command, not the activity-bar icon: clicking the icon of the view already shown hides the side bar.
+  if (!(await question.isVisible().catch(() => false))) await runCommand(page, "gmprep: Open rules chat");
   await question.waitFor({ state: "visible", timeout: 30000 });
   await widenSideBar(page);
   return chat;
@@ -285,6 +285,9 @@ async function mainScenario() {
     const chat = await openChat(page);
     await until("the chat to belong to the note after reload", async () =>
       (await chat.locator('[data-testid="note-label"]').textContent()) === NOTE, 60000);
+    // The conversation that was open before the reload is open again.
+    await chat.locator('[data-testid="assistant-message"]').first().waitFor({ state: "visible", timeout: 60000 });
+    await page.screenshot({ path: join(artifacts, `${String(stepNo).padStart(2, "0")}-reload-restored.png`) });
     await chat.locator('[data-testid="new"]').click();
     await until("an empty conversation", async () => (await chat.locator('[data-testid="assistant-message"]').count()) === 0, 10000);
     await chat.locator('[data-testid="history"]').click();
@@ -306,6 +309,55 @@ async function mainScenario() {
     const asked = await chat.locator('[data-testid="user-message"]').first().innerText();
     if (asked.trim() !== QUESTION) throw new Error(`reopened conversation starts with "${asked}"`);
     if ((await answer.locator('[data-testid="citation"]').count()) === 0) throw new Error("reopened answer lost its citations");
+  });
+
+  await step(page, "switch-notes", async () => {
+    // The chat belongs to the active note: another note has its own (empty) list; coming back restores ours.
+    await openNote(page, OTHER_NOTE, "Brassbottle");
+    const chat = await openChat(page); // opening the note from the explorer hid the chat
+    const label = chat.locator('[data-testid="note-label"]');
+    await until("the chat to switch to the other note", async () => (await label.textContent()) === OTHER_NOTE, 20000);
+    await until("no conversation for the other note", async () =>
+      (await chat.locator('[data-testid="assistant-message"]').count()) === 0, 10000);
+    await page.screenshot({ path: join(artifacts, `${String(stepNo).padStart(2, "0")}-switch-notes-other.png`) });
+    await page.locator(".tabs-container .tab", { hasText: NOTE }).first().click();
+    await until("the chat to switch back", async () => (await label.textContent()) === NOTE, 20000);
+    await chat.locator('[data-testid="assistant-message"]').first().waitFor({ state: "visible", timeout: 20000 });
+  });
+
+  await step(page, "stop-cancels", async () => {
+    const chat = chatFrame(page);
+    const before = await chat.locator('[data-testid="assistant-message"]').count();
+    await chat.locator('[data-testid="question"]').fill("How does flanking work?");
+    await chat.locator('[data-testid="ask"]').click();
+    await chat.locator('[data-testid="stop"]').click({ timeout: 5000 });
+    // The server answers a cancelled ask with what it had, saved with outcome "cancelled".
+    await until("the cancelled answer", async () => (await chat.locator('[data-testid="assistant-message"]').count()) > before, 60000);
+    const outcome = await chat.locator('[data-testid="assistant-message"]').last().locator(".outcome").innerText();
+    if (!/cancelled/i.test(outcome)) throw new Error(`expected a cancelled answer, got outcome "${outcome}"`);
+    if (!(await chat.locator('[data-testid="ask"]').isVisible())) throw new Error("the Ask button did not come back");
+  });
+
+  await step(page, "export", async () => {
+    await chatFrame(page).locator('[data-testid="export"]').click();
+    await until("the exported conversation in an editor", async () => (await editorText(page)).includes(`# ${QUESTION}`), 20000);
+    const tab = page.locator(".tabs-container .tab.active", { hasText: "Untitled" }).first();
+    await tab.waitFor({ state: "visible", timeout: 10000 });
+    await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+End"); // the cancelled exchange is at the end of the export
+    await until("the second exchange in the export", async () => (await editorText(page)).includes("How does flanking work?"), 10000);
+  });
+
+  await step(page, "delete", async () => {
+    const chat = chatFrame(page);
+    await chat.locator('[data-testid="delete"]').click();
+    const confirm = page.locator(".monaco-dialog-box .monaco-button", { hasText: "Delete" }).first();
+    await confirm.waitFor({ state: "visible", timeout: 10000 });
+    await confirm.click();
+    await until("an empty chat", async () => (await chat.locator('[data-testid="assistant-message"]').count()) === 0, 10000);
+    await chat.locator('[data-testid="history"]').click();
+    await until("an empty history", async () =>
+      (await chat.locator('[data-testid="history-list"]').innerText()).includes("No conversations for this note yet."), 10000);
   });
 
   await context.close();
@@ -344,7 +396,7 @@ async function noServerScenario() {
 
 async function main() {
   const scenario = process.argv[2] ?? "main";
-  if (scenario === "no-server") stepNo = 20; // its screenshots sort after the main run's
+  if (scenario === "no-server") stepNo = 30; // its screenshots sort after the main run's
   const pageErrors = scenario === "no-server" ? await noServerScenario() : await mainScenario();
   const total = Date.now() - started;
   writeFileSync(join(artifacts, `timings-${scenario}.json`), JSON.stringify({ totalMs: total, steps: timings, pageErrors }, null, 2));

@@ -11,6 +11,7 @@ import { STATUS_MENU_COMMAND } from "./statusBar.js";
 import { Methods, ServerCommands } from "./shared/protocol.js";
 
 export const Commands = {
+  openChat: "gmprep.openChat",
   askAboutSelection: "gmprep.askAboutSelection",
   insertRuleTextAtCursor: "gmprep.insertRuleTextAtCursor",
   rebuildIndexNow: "gmprep.rebuildIndexNow",
@@ -92,6 +93,7 @@ export function registerCommands(
       }
     }),
 
+    vscode.commands.registerCommand(Commands.openChat, () => chat.reveal()),
     vscode.commands.registerCommand(Commands.rebuildIndexNow, rebuild),
     vscode.commands.registerCommand(Commands.openConversationHistory, () => chat.showHistory()),
     vscode.commands.registerCommand(Commands.newConversation, () => chat.newConversation()),
@@ -101,7 +103,7 @@ export function registerCommands(
 
     vscode.commands.registerCommand(STATUS_MENU_COMMAND, async () => {
       const items: (vscode.QuickPickItem & { command: string })[] = [
-        { label: "$(comment-discussion) Open rules chat", command: "gmprep.chat.focus" },
+        { label: "$(comment-discussion) Open rules chat", command: Commands.openChat },
         { label: "$(sync) Rebuild index", command: Commands.rebuildIndexNow },
         { label: "$(output) Show server log", command: Commands.showServerLog },
         { label: "$(debug-restart) Restart server", command: Commands.restartServer },

@@ -187,6 +187,7 @@ function messageView(m: Message): HTMLElement {
   }
   const body = el("div", { class: "body markdown" });
   body.innerHTML = renderMarkdown(m.text); // escape-first renderer: safe by construction (see markdown.ts)
+  if (m.text.trim() === "" && m.outcome === "cancelled") body.append(el("p", { class: "muted" }, "Stopped before any answer text."));
   const node = el("div", { class: "msg assistant", "data-testid": "assistant-message" }, body);
   if (m.outcome && m.outcome !== "answered" && m.outcome !== "ok") {
     node.prepend(el("div", { class: `outcome outcome-${m.outcome.replace(/[^\w-]/g, "")}` }, m.outcome));
