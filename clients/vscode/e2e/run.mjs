@@ -360,6 +360,19 @@ async function mainScenario() {
       (await chat.locator('[data-testid="history-list"]').innerText()).includes("No conversations for this note yet."), 10000);
   });
 
+  await step(page, "rebuild-index", async () => {
+    // The status item follows the server's $/progress while the index rebuilds, then shows ready again.
+    const item = page.locator(".statusbar-item", { hasText: "gmprep" }).first();
+    await runCommand(page, "gmprep: Rebuild index");
+    const seen = await until("the status item to show the build", async () => {
+      const t = (await item.textContent()) ?? "";
+      return /indexing/.test(t) ? t : null;
+    }, 30000, 100);
+    await page.screenshot({ path: join(artifacts, `${String(stepNo).padStart(2, "0")}-rebuild-index-progress.png`) });
+    await until("the index to be ready again", async () => /rules/.test((await item.textContent()) ?? ""), 300000, 1000);
+    console.log(`       status bar while building: ${seen.trim()}`);
+  });
+
   await context.close();
   return pageErrors;
 }
