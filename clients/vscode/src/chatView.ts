@@ -18,6 +18,7 @@ import {
 } from "./shared/protocol.js";
 import { slug } from "./shared/citations.js";
 import { chatShell, makeNonce } from "./shared/webviewHtml.js";
+import { errorMessage } from "./shared/errors.js";
 
 export const CHAT_VIEW_ID = "gmprep.chat";
 const SELECTED_KEY = "gmprep.chat.selectedByNote";
@@ -33,10 +34,6 @@ interface PendingAsk {
 /** Whether a document is a prep note the chat can belong to. */
 export function isPrepNote(doc: vscode.TextDocument): boolean {
   return doc.languageId === "markdown" && (doc.uri.scheme === "file" || doc.uri.scheme === "untitled");
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -69,11 +66,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       status.onDidChange((v) => this.postStatus(v)),
     );
     this.onActiveEditor(vscode.window.activeTextEditor);
-  }
-
-  /** The prep note the chat currently belongs to. */
-  get currentNote(): NoteContext | null {
-    return this.note;
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {

@@ -9,6 +9,7 @@ import type { ChatViewProvider } from "./chatView.js";
 import type { GmprepClient } from "./serverClient.js";
 import { STATUS_MENU_COMMAND } from "./statusBar.js";
 import { Methods, ServerCommands } from "./shared/protocol.js";
+import { errorMessage } from "./shared/errors.js";
 
 export const Commands = {
   openChat: "gmprep.openChat",
@@ -32,10 +33,6 @@ export async function openInstallGuide(extensionUri: vscode.Uri): Promise<void> 
   } catch {
     await vscode.window.showTextDocument(readme);
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function registerCommands(

@@ -7,6 +7,7 @@ import { formatRuleQuote } from "./shared/citations.js";
 import type { EntryResult } from "./shared/protocol.js";
 import { Methods } from "./shared/protocol.js";
 import type { GmprepClient } from "./serverClient.js";
+import { errorMessage } from "./shared/errors.js";
 
 export const ENTRY_SCHEME = "gmprep-entry";
 
@@ -46,7 +47,7 @@ export class EntryDocuments implements vscode.TextDocumentContentProvider {
       const result = await this.entry(id);
       return result.markdown;
     } catch (error) {
-      return `# ${id}\n\nThis entry could not be loaded: ${error instanceof Error ? error.message : String(error)}\n`;
+      return `# ${id}\n\nThis entry could not be loaded: ${errorMessage(error)}\n`;
     }
   }
 

@@ -23,6 +23,7 @@ import {
   Methods,
 } from "./shared/protocol.js";
 import { buildInitializationOptions, configProblems, resolveServerLaunch } from "./shared/serverConfig.js";
+import { errorMessage } from "./shared/errors.js";
 
 export type WorkDoneProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
@@ -151,7 +152,7 @@ export class GmprepClient implements vscode.Disposable {
       return true;
     } catch (error) {
       this.client = undefined;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.output.appendLine(`Start failed: ${message}`);
       const reason = await diagnoseLaunch(launch, `The server command "${launch.display}" failed: ${message}`);
       try {
@@ -183,7 +184,7 @@ export class GmprepClient implements vscode.Disposable {
       try {
         await client.stop(5000);
       } catch (error) {
-        this.output.appendLine(`Stop: ${error instanceof Error ? error.message : String(error)}`);
+        this.output.appendLine(`Stop: ${errorMessage(error)}`);
       }
     }
     this.setState("stopped");

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import type { ClientState, GmprepClient, WorkDoneProgressValue } from "./serverClient.js";
 import { type IndexView, statusText } from "./shared/indexView.js";
 import { type IndexStateNotification, Methods, type StatusResult } from "./shared/protocol.js";
+import { errorMessage } from "./shared/errors.js";
 
 export type { IndexView };
 
@@ -84,7 +85,7 @@ export class IndexStatusBar implements vscode.Disposable {
         percentage: s.state === "building" ? this.view.percentage : null,
       });
     } catch (error) {
-      this.set({ state: "offline", message: error instanceof Error ? error.message : String(error), percentage: null });
+      this.set({ state: "offline", message: errorMessage(error), percentage: null });
     }
   }
 

@@ -324,8 +324,9 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
       ui.streaming = null;
       setBusy(false);
       if (ui.current?.id !== m.conversationId) {
-        const summary = ui.conversations.find((c) => c.id === m.conversationId);
-        ui.current = summary ?? {
+        // A new conversation (its title and counts arrive with the next conversation list).
+        ui.messages = [];
+        ui.current = ui.conversations.find((c) => c.id === m.conversationId) ?? {
           id: m.conversationId,
           title: m.userMessage.text.slice(0, 80),
           uri: ui.note?.uri ?? "",
@@ -334,7 +335,6 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
           updatedAt: m.answer.createdAt,
           messageCount: 0,
         };
-        if (summary === undefined) ui.messages = [];
       }
       ui.messages = [...ui.messages, m.userMessage, m.answer];
       renderAll();
