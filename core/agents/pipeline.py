@@ -253,7 +253,9 @@ class AgentPipeline:
             by_id = {h.source_id: h for h in result.hits}
             found = dict(answer=ans.answer, citations=cited, sources=[Citation.from_hit(by_id[c]) for c in cited])
             confirmed = await self._check(node, ans.answer, trace, cancel)
-            if status == "answered" and confirmed is not False:
+            # the checker is the arbiter (small models often label a complete answer "partial");
+            # when the checker itself failed, the answer's own status stands
+            if confirmed is True or (confirmed is None and status == "answered"):
                 return NodeResult(node=node, status="answered", tried=tried, **found)
             best = best or NodeResult(node=node, status="partial", **found)
         if best is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 from pathlib import Path
@@ -148,5 +149,7 @@ def run_ask(args: argparse.Namespace) -> int:
             print(f"  {node}{s.name:<15} {s.status:<8} {s.ms:8.0f} ms  {s.tokens_in:>5}+{s.tokens_out:<4} tok"
                   f" ({s.tokens_cached:>4} cached)"
                   f"  {', '.join(s.retrieved[:5])}", file=sys.stderr)
+            if s.output is not None and s.name not in ("summarize", "collate"):
+                print(f"      -> {json.dumps(s.output, ensure_ascii=False)[:300]}", file=sys.stderr)
     store.close()
     return 0 if answer.outcome != "model_error" else 1

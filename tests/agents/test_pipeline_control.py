@@ -221,3 +221,12 @@ async def test_unresolved_rewrite_falls_back_to_the_conversation_context(ctx):
     ans = await AgentPipeline(llm, ctx).run("What happens if I critically fail it?", history)
     assert ans.question == "What does the Shove action do? What happens if I critically fail it?"
     assert [s.name for s in ans.steps][:3] == ["select_history", "rewrite", "rewrite_fallback"]
+
+
+async def test_the_checker_confirms_an_answer_the_model_called_partial(ctx):
+    def modest(messages):
+        return json.dumps({"status": "partial", "answer": "It applies.", "citations": [first_passage_id(messages)]})
+
+    llm = fake(plan=[one_node("What does the prone condition do?")], answer=[modest])
+    ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
+    assert ans.outcome == "answered"
