@@ -106,5 +106,4 @@ export const Methods = {
 /** Server-side commands (workspace/executeCommand). */
 export const ServerCommands = {
   insertRuleText: "gmprep.insertRuleText",
-  rebuildIndex: "gmprep.rebuildIndex",
 } as const;
