@@ -34,7 +34,18 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    _accept_store_anywhere(sub)
     return parser
+
+
+def _accept_store_anywhere(sub: argparse._SubParsersAction) -> None:
+    """``gmprep index build --store DIR`` works as well as ``gmprep --store DIR index build``."""
+    for p in set(sub.choices.values()):
+        if "--store" not in p._option_string_actions:
+            p.add_argument("--store", default=argparse.SUPPRESS, help="store folder (as the global --store)")
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_store_anywhere(action)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
     except GmprepError as exc:
         print(f"gmprep: error: {exc}", file=sys.stderr)
         return 1

@@ -1,0 +1,29 @@
+"""The CLI: --store before or after the subcommand; clear errors without tracebacks."""
+
+import pytest
+
+from gmprep.cli import build_parser, main
+
+
+def test_store_option_anywhere():
+    parser = build_parser()
+    assert parser.parse_args(["--store", "/a", "index", "build"]).store == "/a"
+    assert parser.parse_args(["index", "build", "--store", "/b"]).store == "/b"
+    assert parser.parse_args(["index", "build"]).store is None
+
+
+def test_missing_store_is_a_clear_error(tmp_path, capsys):
+    assert main(["index", "status", "--store", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert "no index" in err and "gmprep index build" in err and "Traceback" not in err
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 2
+    assert "usage" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("notes", ["does-not-exist"])
+def test_index_build_rejects_missing_notes_folder(tmp_path, capsys, notes):
+    assert main(["index", "build", "--store", str(tmp_path / "s"), "--notes", str(tmp_path / notes)]) == 1
+    assert "does not exist" in capsys.readouterr().err
