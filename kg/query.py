@@ -1,0 +1,121 @@
+"""Reading a search query before retrieval: names, legacy names, action verbs and asked-for types.
+
+- **Names** (``kg.names.NameIndex``): an entry named in the query is a strong lead. When the name is
+  the whole query ("Bless", "Stats for an ogre warrior", "flourish trait") it is ``exact``; inside a
+  longer question it is a ``hint``. A class or ancestry after a possessive or "the" ("my fighter",
+  "the rogue") names a character, not the rules entry: ``character``, demoted.
+- **Legacy names** are rewritten to the Remaster name ("flat-footed" -> "Off-Guard") so BM25, the
+  vectors and the reranker all read the current term.
+- **Action verbs**: one-word actions used as inflected verbs ("Trips", "Feints", "Demoralizing",
+  "stepping") are ``verb`` hints; the name index matches names only in their base forms.
+- **Asked-for type and rank**: "Which condition ...", "Is there a spell ...", "a 3rd-rank spell" say
+  what kind of entry answers; matching entries get a small boost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel, Field
+
+from gmprep.kg.models import Node
+
+_TYPE_WORDS = {
+    "spell": "spell", "cantrip": "spell", "ritual": "spell", "condition": "condition", "feat": "feat",
+    "trait": "trait", "heritage": "heritage", "ancestry": "ancestry", "background": "background",
+    "archetype": "archetype", "hazard": "hazard", "trap": "hazard", "rune": "equipment", "item": "equipment",
+    "potion": "equipment", "elixir": "equipment", "bomb": "equipment",
+}
+_ASKS_TYPE = re.compile(
+    r"\b(?:which|what|is there (?:a|an|any|some)|are there(?: any)?|any|name (?:a|an|the)|looking for (?:a|an))"
+    r"((?:\s+[\w'\-]+){0,4}?)\s+(" + "|".join(_TYPE_WORDS) + r")s?\b",
+    re.I,
+)
+_RANK = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[- ]rank\b|\brank[- ](\d{1,2})\b", re.I)
+_CHARACTER_TYPES = {"class", "ancestry", "heritage", "background", "archetype"}
+_CHARACTER_LEAD = re.compile(r"\b(?:my|our|your|his|her|their|the)\s+$", re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+# Words around a name that do not change what is asked ("Stats for an ogre warrior", "Bless spell").
+_FRAME = frozenset(
+    """what whats what's does do did is are the a an of for about how work works tell me stats stat block
+    statblock entry rules rule table trait traits spell spells cantrip feat condition action reaction activity
+    creature monster item hazard trap ancestry heritage background class archetype give gives say says mean
+    means show look up lookup define definition explain it its""".split()
+)
+
+
+class QueryAnalysis(BaseModel):
+    """What the query says before any retrieval."""
+
+    text: str  # the query with legacy names replaced by their Remaster names
+    named: dict[str, str] = Field(default_factory=dict)  # node_id -> exact | hint | verb | character
+    types: list[str] = Field(default_factory=list)  # entry types the question asks for
+    rank: int | None = None  # spell rank the question names
+
+
+def _inflections(word: str) -> set[str]:
+    """Verb forms of a one-word action name: trip -> trips, tripped, tripping; demoralize -> demoralizing."""
+    w = word.lower()
+    forms = {w + "s", w + "es", w + "ed", w + "ing"}
+    if w.endswith("e"):
+        forms |= {w + "d", w[:-1] + "ing"}
+    if len(w) >= 3 and w[-1] not in "aeiouwxy" and w[-2] in "aeiou" and w[-3] not in "aeiou":
+        forms |= {w + w[-1] + "ed", w + w[-1] + "ing"}  # step -> stepping, trip -> tripped
+    return forms - {w}
+
+
+def verb_index(nodes: Iterable[Node]) -> dict[str, str]:
+    """``inflected form -> action id`` for the one-word action entries (corpus first)."""
+    out: dict[str, str] = {}
+    for node in sorted(nodes, key=lambda n: (not n.origin.startswith("corpus:"), n.node_id)):
+        if node.kind != "entry" or node.type != "action" or " " in node.name.strip():
+            continue
+        for form in _inflections(node.name.strip()):
+            out.setdefault(form, node.node_id)
+    return out
+
+
+def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]) -> QueryAnalysis:
+    """Names, legacy rewrites, verbs and asked-for type/rank of ``query``.
+
+    ``names`` is a ``kg.names.NameIndex``, ``verbs`` from ``verb_index``, ``node_types`` maps entry id
+    to entry type (to recognise class/ancestry mentions that name a character)."""
+    mentions = names.find_mentions(query)
+    rewritten, shift = query, 0
+    for m in mentions:
+        if m.legacy_name:
+            rewritten = rewritten[: m.start + shift] + m.name + rewritten[m.end + shift :]
+            shift += len(m.name) - (m.end - m.start)
+    rest = query
+    for m in sorted(mentions, key=lambda m: -m.start):
+        rest = rest[: m.start] + " " + rest[m.end :]
+    leftover = [w for w in _WORD.findall(rest.lower()) if w not in _FRAME]
+    exact = len(mentions) == 1 and not leftover
+    named: dict[str, str] = {}
+    for m in mentions:
+        how = "exact" if exact else "hint"
+        if not exact and node_types.get(m.node_id) in _CHARACTER_TYPES and _CHARACTER_LEAD.search(query[: m.start]):
+            nxt = query[m.end :].lstrip().lower()
+            possessive = m.text.lower().endswith(("'s", "\u2019s")) or nxt.startswith(("'s", "\u2019s"))
+            if not possessive and not nxt.startswith(("class", "ancestry", "heritage", "background", "archetype")):
+                how = "character"
+        if named.get(m.node_id) not in ("exact", "hint"):
+            named[m.node_id] = how
+    covered = [(m.start, m.end) for m in mentions]
+    for tok in _WORD.finditer(query):
+        if any(a <= tok.start() < b for a, b in covered):
+            continue
+        nid = verbs.get(tok.group(0).lower())
+        if nid and nid not in named:
+            named[nid] = "verb"
+    types: list[str] = []
+    for m in _ASKS_TYPE.finditer(query):
+        t = _TYPE_WORDS[m.group(2).lower()]
+        if t not in types:
+            types.append(t)
+    rank = None
+    r = _RANK.search(query)
+    if r and "spell" in types:
+        rank = int(r.group(1) or r.group(2))
+    return QueryAnalysis(text=rewritten, named=named, types=types, rank=rank)

@@ -1,0 +1,436 @@
+"""Hybrid search over the store: names, BM25 + vectors, cross-encoder rerank, graph expansion.
+
+Pipeline of ``Searcher.search``:
+
+1. **Names**: entry names, aliases, values ("frightened 2") and legacy names ("flat-footed") found in the
+   query by ``kg.names.NameIndex``. Legacy names are rewritten to their Remaster name before anything
+   else reads the query. A name that *is* the query ("Bless", "Stats for an ogre warrior", "flourish
+   trait") is an exact hit and ranks first; a name inside a longer question is a strong hint.
+2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF).
+3. **Rerank**: the cross-encoder scores the ``rerank_top`` fused candidates plus the named entries; the
+   score of a candidate is its reranker probability plus a small share of its fused rank score.
+4. **Graph expansion**: the best results lend score to their neighbours along ``ref``, ``trait``,
+   ``parent`` and ``next`` edges (decayed per hop, weighted by edge kind and by the neighbour's vector
+   similarity to the query); new leads are expanded again until none would reach the result list
+   or ``expand_rounds`` is spent. This is what brings the condition an action imposes (Trip -> Prone).
+5. **Filters** (book, type, trait, rarity, level range, kind, origin) apply to every candidate.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gmprep.errors import GmprepError
+from gmprep.kg.models import Hit, Node, SearchFilters
+from gmprep.kg.query import QueryAnalysis, analyze, verb_index
+from gmprep.settings import SearchSettings
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60
+PRIOR_HALF_RANK = 4  # the fused rank whose prior is half the first one's
+# What a lead inherits from the entry pointing to it, by how it is reached: (weight, relevance floor).
+# "link": a name or a link in the entry's text (Trip -> Prone): few, specific, so even a lead that looks
+# unlike the query keeps part of its share; traits, hierarchy and siblings count only when similar.
+LEAD_WEIGHTS = {
+    "link": (1.0, 0.5), "trait": (0.6, 0.0), "parent": (0.5, 0.0), "child": (0.5, 0.0),
+    "next": (0.4, 0.0), "prev": (0.4, 0.0), "grade": (0.5, 0.0),
+}
+# What the query's own words add: a name that is the whole query wins outright.
+NAME_BONUS = {"exact": 2.0, "hint": 0.5, "verb": 0.3, "character": 0.0}
+CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a question about a PC asks for
+INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
+FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
+EXPAND_FROM = 5  # how many of the best results lend score in the first round
+
+@dataclass
+class Candidate:
+    """One entry under consideration, with the evidence gathered for it."""
+
+    node: Node
+    rrf: float = 0.0
+    prior: float = 0.0  # from the fused rank: 1 for the first, 0.5 for the fifth, ...
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    named: str | None = None  # how the query names it: exact, hint, verb, character
+    rerank: float | None = None  # reranker probability
+    graph: float = 0.0  # score inherited along edges
+    via: str = "seed"
+    score: float = 0.0
+    sources: list[str] = field(default_factory=list)
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def passes(node: Node, filters: SearchFilters | None) -> bool:
+    """True when ``node`` satisfies every non-empty filter."""
+    if filters is None:
+        return node.kind == "entry"
+    if filters.kinds and node.kind not in filters.kinds:
+        return False
+    if filters.books and (node.book or "") not in filters.books:
+        return False
+    if filters.types and node.type not in filters.types:
+        return False
+    if filters.traits and not set(filters.traits) & set(node.traits):
+        return False
+    if filters.rarities and (node.rarity or "common") not in filters.rarities:
+        return False
+    if filters.level_min is not None and (node.level is None or node.level < filters.level_min):
+        return False
+    if filters.level_max is not None and (node.level is None or node.level > filters.level_max):
+        return False
+    if filters.origins and not any(node.origin.startswith(o) for o in filters.origins):
+        return False
+    return True
+
+
+def to_hit(node: Node, score: float, via: str) -> Hit:
+    """A citable hit for ``node``."""
+    return Hit(
+        source_id=node.source_id, node_id=node.node_id, name=node.name, type=node.type, book=node.book,
+        page=node.page, path=node.path, level=node.level, traits=node.traits, score=round(float(score), 5),
+        text=node.text or node.summary, origin=node.origin, via=via,
+    )
+
+
+class Searcher:
+    """Hybrid search over one store. Thread-safe for concurrent ``search`` calls.
+
+    ``embedder`` and ``reranker`` default to the shared process-wide instances, loaded on first use;
+    without vectors in the store search is lexical, and a reranker that cannot be loaded is reported
+    once in ``warnings`` and search goes on without it.
+    """
+
+    def __init__(self, store, embedder=None, reranker=None, settings: SearchSettings | None = None, names=None):
+        self.store = store
+        self.settings = settings or SearchSettings()
+        self._embedder = embedder
+        self._reranker = reranker
+        self._names = names
+        self._verbs: dict[str, str] | None = None
+        self._types: dict[str, str] = {}
+        self._families: dict[str, list[str]] = {}
+        self._lock = threading.RLock()
+        self._reranker_failed = False
+        self.warnings: list[str] = []
+
+    # ----- lazily loaded parts ----------------------------------------------------------------------
+    @property
+    def names(self):
+        """The name index over the store's entries (built on first use, ~1 s)."""
+        self._ensure_indexes()
+        return self._names
+
+    def _ensure_indexes(self) -> None:
+        """Name index, action-verb forms, entry types and item families, from one pass over the entries."""
+        if self._names is not None and self._verbs is not None:
+            return
+        from gmprep.kg.names import NameIndex
+
+        with self._lock:
+            if self._verbs is not None and self._names is not None:
+                return
+            nodes = list(self.store.iter_nodes(kinds=("entry",)))
+            if self._names is None:
+                self._names = NameIndex.build(nodes)
+            self._types = {n.node_id: n.type for n in nodes}
+            families: dict[str, list[str]] = {}
+            for n in nodes:
+                families.setdefault(family(n), []).append(n.node_id)
+            self._families = {n.node_id: families[family(n)] for n in nodes if len(families[family(n)]) > 1}
+            self._verbs = verb_index(nodes)
+
+    def refresh_names(self) -> None:
+        """Forget the query-side indexes (call after the store changed, e.g. notes were re-indexed)."""
+        with self._lock:
+            self._names = None
+            self._verbs = None
+
+    def analyze(self, query: str) -> QueryAnalysis:
+        """What the query names and asks for (see ``kg.query``)."""
+        self._ensure_indexes()
+        return analyze(query, self._names, self._verbs, self._types)
+
+    @property
+    def embedder(self):
+        """The query embedder, or None when the store has no vectors."""
+        if self._embedder is None and self.store.has_embeddings():
+            from gmprep.kg.embedder import shared_embedder
+
+            self._embedder = shared_embedder()
+        return self._embedder if self.store.has_embeddings() else None
+
+    @property
+    def reranker(self):
+        """The cross-encoder, or None when it cannot be loaded (the reason is in ``warnings``)."""
+        if self._reranker is None and not self._reranker_failed:
+            from gmprep.kg.reranker import shared_reranker
+
+            try:
+                self._reranker = shared_reranker()
+            except GmprepError as exc:
+                self._reranker_failed = True
+                self.warnings.append(f"search without rerank: {exc}")
+                log.warning("search without rerank: %s", exc)
+        return self._reranker
+
+    # ----- public API -------------------------------------------------------------------------------
+    def lookup(self, name: str) -> Hit | None:
+        """The entry a name (alias, plural, value such as "frightened 2", legacy name) denotes, or None."""
+        text = name.strip()
+        if not text:
+            return None
+        node_id = self.names.lookup(text)
+        via = "name"
+        if node_id is None:
+            mentions = self.names.find_mentions(text)
+            if len(mentions) == 1 and mentions[0].start == 0 and mentions[0].end >= len(text.rstrip(" .?!")):
+                node_id = mentions[0].node_id
+        if node_id is None:
+            node_id = self.store.resolve_name(text)
+        if node_id is None:
+            return None
+        node = self.store.get(node_id)
+        if node is None:
+            return None
+        legacy = self.names.legacy_of(text)
+        if legacy:
+            via = f"name (legacy: {legacy})"
+        return to_hit(node, 1.0, via)
+
+    def search(self, query: str, k: int = 10, filters: SearchFilters | None = None, rerank: bool | None = None) -> list[Hit]:
+        """The ``k`` best entries for ``query``, best first (see the module docstring for the steps)."""
+        query = query.strip()
+        if not query or k <= 0:
+            return []
+        s = self.settings
+        use_rerank = s.rerank if rerank is None else rerank
+        qa = self.analyze(query)
+        rewritten = qa.text
+        pool: dict[str, Candidate] = {}
+        qvec = self._seed(rewritten, pool, filters)
+        self._add_named(qa.named, pool, filters)
+        if not pool:
+            return []
+        ranked = sorted(pool.values(), key=lambda c: (-c.rrf, c.node.node_id))
+        for r, c in enumerate(ranked):
+            c.prior = 1.0 / (1.0 + r / PRIOR_HALF_RANK) if c.rrf > 0 else 0.0
+        reranker = self.reranker if use_rerank else None
+        if reranker is not None:
+            chosen = ranked[: s.rerank_top]
+            chosen += [c for c in pool.values() if c.named in ("exact", "hint", "verb") and c not in chosen]
+            probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
+            for c, logit in zip(chosen, probs, strict=True):
+                c.rerank = _sigmoid(logit)
+        for c in pool.values():
+            c.score = self._base_score(c, qa, reranked=reranker is not None)
+        if s.expand_rounds > 0:
+            self._expand(pool, rewritten, qvec, filters, k)
+        final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
+        return [to_hit(c.node, c.score, c.via) for c in final]
+
+    # ----- steps ------------------------------------------------------------------------------------
+    def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None) -> np.ndarray | None:
+        """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None)."""
+        k = self.settings.seed_k * (4 if filters and _restrictive(filters) else 1)
+        kinds = tuple(filters.kinds) if filters and filters.kinds else ("entry",)
+        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
+        qvec = None
+        embedder = self.embedder
+        if embedder is not None:
+            qvec = embedder.encode_query(query)
+            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
+        ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
+        nodes = self.store.get_many(ids)
+        for name, ranked in lists:
+            for rank, nid in enumerate(ranked):
+                node = nodes.get(nid)
+                if node is None or not passes(node, filters):
+                    continue
+                c = pool.get(nid) or pool.setdefault(nid, Candidate(node=node))
+                c.rrf += 1.0 / (RRF_K + rank + 1)
+                setattr(c, f"{name}_rank", rank)
+                c.sources.append(name)
+        return qvec
+
+    def _add_named(self, named: dict[str, str], pool: dict[str, Candidate], filters: SearchFilters | None) -> None:
+        nodes = self.store.get_many(list(named))
+        for nid, how in named.items():
+            node = nodes.get(nid)
+            if node is None or not passes(node, filters):
+                continue
+            c = pool.get(nid) or pool.setdefault(nid, Candidate(node=node))
+            c.named = how
+            c.via = "name"
+            c.sources.append("name")
+
+    def _base_score(self, c: Candidate, qa: QueryAnalysis, reranked: bool) -> float:
+        """Reranker probability (when reranked) plus a share of the fused rank score, plus what the query
+        says: a name, an action verb, the asked-for type and rank."""
+        prior = c.prior
+        if reranked and c.rerank is not None:
+            score = c.rerank + 0.3 * prior
+            if c.via == "seed":
+                c.via = "rerank"
+        elif reranked:
+            score = 0.3 * prior  # below the reranked ones, in fused order
+        else:
+            score = prior
+        score += NAME_BONUS.get(c.named or "", 0.0)
+        if c.named == "character":
+            score *= CHARACTER_FACTOR
+        if c.node.type in qa.types:
+            score += INTENT_BONUS
+            if qa.rank is not None and c.node.level == qa.rank:
+                score += INTENT_BONUS
+        return score
+
+    def _leads(self, src: Candidate, qwords: set[str]) -> list[tuple[str, str, float]]:
+        """``(node_id, how, focus)`` for what an entry points to: names in its text and its ``ref`` links
+        ("link"), its traits, parent/child entries, siblings and other grades of the same item.
+
+        ``focus`` (0..1) says how much the paragraph holding a link shares the query's words: asked
+        "what does a *success* leave them with", the Success line of Trip is the one whose link
+        (Prone) matters."""
+        out: list[tuple[str, str, float]] = []
+        own = src.node.node_id
+        edges = self.store.neighbors(own, kinds=("ref", "trait", "parent", "child", "next", "prev"))
+        trait_ids = {nid for nid, kind in edges if kind == "trait"}
+        paragraphs = [p for p in (src.node.text or "").split("\n") if p.strip()]
+        overlaps = [len(qwords & _prefix_words(p)) for p in paragraphs]
+        best = max(overlaps, default=0)
+        focus: dict[str, float] = {}
+        for para, overlap in zip(paragraphs, overlaps, strict=True):
+            for m in self.names.find_mentions(para):
+                if m.node_id == own or m.node_id in trait_ids:
+                    continue
+                f = overlap / best if best else 0.0
+                focus[m.node_id] = max(focus.get(m.node_id, 0.0), f)
+        for nid, f in focus.items():
+            out.append((nid, "link", f))
+        for nid, kind in edges:
+            if nid == own or nid in focus:
+                continue
+            if kind == "ref":
+                out.append((nid, "trait" if nid in trait_ids else "link", 0.0))
+            else:
+                out.append((nid, kind, 0.0))
+        out += [(nid, "grade", 0.0) for nid in self._families.get(own, []) if nid != own]
+        return out
+
+    def _expand(self, pool: dict[str, Candidate], query: str, qvec: np.ndarray | None,
+                filters: SearchFilters | None, k: int) -> None:
+        """Spread score from the best results to the entries they point to, hop by hop."""
+        s = self.settings
+        qwords = _prefix_words(query)
+        frontier = sorted(pool.values(), key=lambda c: -c.score)[: min(k, EXPAND_FROM)]
+        seen_src: set[str] = set()
+        for _round in range(s.expand_rounds):
+            threshold = self._kth_score(pool, k)
+            leads: dict[str, tuple[float, str, str, float]] = {}
+            for src in frontier:
+                if src.node.node_id in seen_src:
+                    continue
+                seen_src.add(src.node.node_id)
+                for nid, how, focus in self._leads(src, qwords):
+                    inherited = src.score * s.expand_decay * LEAD_WEIGHTS[how][0]
+                    if inherited > leads.get(nid, (0.0,))[0]:
+                        leads[nid] = (inherited, how, src.node.node_id, focus)
+            if not leads:
+                break
+            nodes = self.store.get_many(list(leads))
+            ids = [i for i in leads if i in nodes and passes(nodes[i], filters)]
+            if not ids:
+                break
+            sims = self._similarities(qvec, ids)
+            new_frontier = []
+            for nid, sim in zip(ids, sims, strict=True):
+                inherited, how, src_id, focus = leads[nid]
+                floor = LEAD_WEIGHTS[how][1]
+                gain = inherited * (floor + (1.0 - floor) * max(_relevance(sim), focus))
+                c = pool.get(nid)
+                if c is None:
+                    c = pool[nid] = Candidate(node=nodes[nid], via=f"expand:{how} from {src_id}")
+                if gain <= c.graph:
+                    continue
+                c.graph = gain
+                before = c.score
+                # independent evidence: noisy-or of the entry's own score and what it inherits
+                c.score = before + gain * (1.0 - min(before, 1.0))
+                if gain > before and c.via in ("seed", "rerank"):
+                    c.via = f"expand:{how} from {src_id}"
+                if c.score > threshold >= before:
+                    new_frontier.append(c)
+            if not new_frontier:
+                break  # the leads died out: nothing new reached the result list
+            frontier = new_frontier
+
+    @staticmethod
+    def _kth_score(pool: dict[str, Candidate], k: int) -> float:
+        scores = sorted((c.score for c in pool.values()), reverse=True)
+        return scores[k - 1] if len(scores) >= k else 0.0
+
+    def _similarities(self, qvec: np.ndarray | None, ids: list[str]) -> list[float]:
+        if qvec is None:
+            return [0.5] * len(ids)  # no vectors: every neighbour counts as moderately related
+        vecs = self.store.vectors_for(ids)
+        return [float(x) for x in vecs @ qvec]
+
+
+def family(node: Node) -> str:
+    """The item family of an entry: its name without the grade ("Glue Bomb (Lesser)" -> "glue bomb")."""
+    return f"{node.type}:{node.name.split(' (')[0].strip().lower()}"
+
+
+def _diversify(ranked: list[Candidate]) -> list[Candidate]:
+    """Demote the 2nd, 3rd ... grade of one item family (each to FAMILY_DECAY of the score before it)
+    so that four grades of one bomb do not fill the top five."""
+    seen: dict[str, int] = {}
+    for c in ranked:
+        fam = family(c.node)
+        n = seen.get(fam, 0)
+        if n:
+            c.score *= FAMILY_DECAY**n
+        seen[fam] = n + 1
+    return sorted(ranked, key=lambda c: (-c.score, c.node.node_id))
+
+
+_PREFIX_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    """a an and are as at be been but by can could do does did for from had has have how i if in into is it its
+    me my of on or our so than that the their them then there these they this to up us was we were what when
+    where which while who whom why will with would you your he she his her him one any all more just""".split()
+)
+
+
+def _prefix_words(text: str) -> set[str]:
+    """Content words cut to five letters: a crude stemmer that matches "critically succeeds" with
+    "Critical Success" and "Trips" with "trip"."""
+    return {w[:5] for w in _PREFIX_WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+
+
+def _relevance(sim: float) -> float:
+    """Map a query-neighbour cosine to [0, 1]: unrelated (< 0.1) gives nothing, 0.5 and above full."""
+    return min(1.0, max(0.0, (sim - 0.1) / 0.4))
+
+
+def _restrictive(filters: SearchFilters) -> bool:
+    return bool(
+        filters.books or filters.types or filters.traits or filters.rarities
+        or filters.level_min is not None or filters.level_max is not None or filters.origins
+    )
+
+
+def build_filters(books: Iterable[str] = (), types: Iterable[str] = (), **extra) -> SearchFilters:
+    """Filters from simple lists (CLI and LSP parameters)."""
+    return SearchFilters(books=list(books), types=list(types), **extra)

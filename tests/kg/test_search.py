@@ -1,0 +1,120 @@
+"""Hybrid search on the real session store: names, aliases, legacy names, values, filters, graph
+expansion, and the hits' citation fields. Real SQLite, FTS5, usearch, MiniLM and the bundled reranker."""
+
+from __future__ import annotations
+
+import pytest
+
+from gmprep.kg.models import SearchFilters
+from gmprep.kg.render import render_entry
+from gmprep.kg.search import Searcher
+from gmprep.kg.store import Store
+from gmprep.settings import SearchSettings
+
+
+@pytest.fixture(scope="module")
+def store(store_dir):
+    st = Store.open(store_dir, create=False)
+    yield st
+    st.close()
+
+
+@pytest.fixture(scope="module")
+def searcher(store):
+    return Searcher(store, settings=SearchSettings())
+
+
+def ids(hits):
+    return [h.node_id for h in hits]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Bless", "pf2e:spell:bless"),
+        ("stunned condition", "pf2e:condition:stunned"),
+        ("Stats for an ogre warrior", "pf2e:creature:ogre-warrior"),
+        ("flourish trait", "pf2e:trait:flourish"),
+        ("goblin warriors", "pf2e:creature:goblin-warrior"),  # plural
+        ("frightened 2", "pf2e:condition:frightened"),  # value
+        ("flat-footed", "pf2e:condition:off-guard"),  # legacy name
+        ("magic missile", "pf2e:spell:force-barrage"),  # legacy spell name
+        ("minor healing potion", "pf2e:equipment:healing-potion-minor"),  # reordered grade
+    ],
+)
+def test_exact_names_rank_first(searcher, query, expected):
+    hits = searcher.search(query, k=5)
+    assert hits and hits[0].node_id == expected, ids(hits)
+    assert hits[0].via == "name"
+
+
+def test_lookup_resolves_names_and_refuses_unknown_ones(searcher):
+    assert searcher.lookup("Frightened 2").node_id == "pf2e:condition:frightened"
+    legacy = searcher.lookup("flat footed")
+    assert legacy.node_id == "pf2e:condition:off-guard" and "legacy" in legacy.via
+    assert searcher.lookup("Goblin Warriors").node_id == "pf2e:creature:goblin-warrior"
+    assert searcher.lookup("Phoenix Down") is None
+    assert searcher.lookup("") is None
+
+
+def test_legacy_name_inside_a_question_is_rewritten(searcher):
+    qa = searcher.analyze("What's the AC penalty for being flat-footed?")
+    assert "Off-Guard" in qa.text and "flat-footed" not in qa.text
+    assert ids(searcher.search("What's the AC penalty for being flat-footed?", k=3))[0] == "pf2e:condition:off-guard"
+
+
+def test_hits_are_citable(searcher):
+    hit = searcher.search("Which condition gives a creature one extra action at the start of its turn?", k=5)[0]
+    assert hit.source_id == hit.node_id and hit.name and hit.type and hit.book and hit.text
+    assert hit.path and hit.path[0] == hit.book
+    assert hit.via in {"name", "seed", "rerank"} or hit.via.startswith("expand:")
+    assert f"[{hit.source_id}]" in hit.citation()
+
+
+def test_paraphrased_question_finds_the_rule(searcher):
+    hits = searcher.search("Which condition gives a creature one extra action at the start of its turn?", k=5)
+    assert "pf2e:condition:quickened" in ids(hits)
+
+
+def test_filters_restrict_every_hit(searcher):
+    spells = searcher.search("fire damage in an area", k=10, filters=SearchFilters(types=["spell"]))
+    assert spells and all(h.type == "spell" for h in spells)
+    low = searcher.search("fire damage in an area", k=10, filters=SearchFilters(types=["spell"], level_min=1, level_max=2))
+    assert low and all(h.level is not None and 1 <= h.level <= 2 for h in low)
+    book = searcher.search("goblin", k=10, filters=SearchFilters(books=["Pathfinder Monster Core"]))
+    assert book and all(h.book == "Pathfinder Monster Core" for h in book)
+    traits = searcher.search("healing", k=10, filters=SearchFilters(traits=["potion"]))
+    assert traits and all("potion" in h.traits for h in traits)
+    rare = searcher.search("dragon", k=5, filters=SearchFilters(types=["creature"], rarities=["rare"]))
+    assert all(h.type == "creature" for h in rare)
+    # a named entry that fails the filter is not returned either
+    assert "pf2e:spell:bless" not in ids(searcher.search("Bless", k=5, filters=SearchFilters(types=["condition"])))
+
+
+def test_graph_expansion_brings_the_linked_condition(store):
+    query = "If my fighter Trips the bandit chief successfully, what does that leave the bandit dealing with on its turn?"
+    with_graph = Searcher(store, settings=SearchSettings(rerank=False))
+    hits = with_graph.search(query, k=5)
+    assert {"pf2e:action:trip", "pf2e:condition:prone"} <= set(ids(hits)), ids(hits)
+    prone = next(h for h in hits if h.node_id == "pf2e:condition:prone")
+    assert prone.via == "expand:link from pf2e:action:trip"
+    no_graph = Searcher(store, settings=SearchSettings(rerank=False, expand_rounds=0), names=with_graph.names)
+    assert "pf2e:condition:prone" not in ids(no_graph.search(query, k=5))
+
+
+def test_search_without_rerank_and_edge_cases(searcher):
+    assert searcher.search("", k=5) == []
+    assert searcher.search("prone", k=0) == []
+    hits = searcher.search("lying on the ground", k=3, rerank=False)
+    assert len(hits) == 3
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+
+
+def test_render_entry_has_ancestors_fields_and_text(store):
+    md = render_entry(store, "pf2e:spell:fireball")
+    assert md.startswith("Pathfinder Player Core > Spells")
+    assert "# Fireball" in md and "**Range** 500 feet" in md and "6d6 fire damage" in md
+    assert "`pf2e:spell:fireball`" in md
+    heritage = render_entry(store, "pf2e:heritage:rock-dwarf")
+    assert "Dwarf > Rock Dwarf" not in heritage.splitlines()[0]  # breadcrumb holds ancestors only
+    assert "Dwarf" in heritage.splitlines()[0]
