@@ -339,7 +339,8 @@ def generate_queries(nodes: Sequence[Node], n_queries: int, seed: int = 13) -> l
             out.append(TrainQuery(query=q, positive=node.node_id, generator=gen, masked_sentence=sentence))
             want -= 1
     rng.shuffle(out)
-    return out
+    # every type gets at least one query, so a small request can overshoot: keep exactly n_queries
+    return out[:n_queries]
 
 
 # ----- negatives -------------------------------------------------------------------------------------
@@ -447,7 +448,7 @@ def train_cross_encoder(
     random.seed(config.seed)
     torch.manual_seed(config.seed)
     ce = CrossEncoder(str(base_model or minilm_path()), num_labels=1, max_length=config.max_length, device="cpu")
-    model, tokenizer = ce.model, ce.tokenizer
+    model, tokenizer = ce.model.float(), ce.tokenizer  # a saved reranker is fp16: train in fp32
     if config.layers:
         encoder = model.base_model.encoder
         encoder.layer = encoder.layer[: config.layers]

@@ -48,7 +48,8 @@ NAME_BONUS = {"exact": 2.0, "hint": 0.5, "verb": 0.3, "character": 0.0}
 CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a question about a PC asks for
 INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
 FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
-EXPAND_FROM = 5  # how many of the best results lend score in the first round
+EXPAND_FROM = 5
+LEAD_RERANK = 4  # how many of each round's strongest leads the reranker reads (0: none)  # how many of the best results lend score in the first round
 
 @dataclass
 class Candidate:
@@ -228,14 +229,15 @@ class Searcher:
         reranker = self.reranker if use_rerank else None
         if reranker is not None:
             chosen = ranked[: s.rerank_top]
-            chosen += [c for c in pool.values() if c.named in ("exact", "hint", "verb") and c not in chosen]
+            chosen = [c for c in chosen if c.named != "exact"]  # a name that is the whole query is decided
+            chosen += [c for c in pool.values() if c.named in ("hint", "verb") and c not in chosen]
             probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
             for c, logit in zip(chosen, probs, strict=True):
                 c.rerank = _sigmoid(logit)
         for c in pool.values():
             c.score = self._base_score(c, qa, reranked=reranker is not None)
         if s.expand_rounds > 0:
-            self._expand(pool, rewritten, qvec, filters, k)
+            self._expand(pool, rewritten, qvec, filters, k, reranker)
         final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
         return [to_hit(c.node, c.score, c.via) for c in final]
 
@@ -329,8 +331,11 @@ class Searcher:
         return out
 
     def _expand(self, pool: dict[str, Candidate], query: str, qvec: np.ndarray | None,
-                filters: SearchFilters | None, k: int) -> None:
-        """Spread score from the best results to the entries they point to, hop by hop."""
+                filters: SearchFilters | None, k: int, reranker=None) -> None:
+        """Spread score from the best results to the entries they point to, hop by hop.
+
+        With a reranker, the few strongest new leads of each round are also read by it, and its
+        probability scales what they inherit (x0.5 for an unrelated entry up to x1.5)."""
         s = self.settings
         qwords = _prefix_words(query)
         frontier = sorted(pool.values(), key=lambda c: -c.score)[: min(k, EXPAND_FROM)]
@@ -353,11 +358,22 @@ class Searcher:
             if not ids:
                 break
             sims = self._similarities(qvec, ids)
-            new_frontier = []
+            gains = {}
             for nid, sim in zip(ids, sims, strict=True):
-                inherited, how, src_id, focus = leads[nid]
+                inherited, how, _src, focus = leads[nid]
                 floor = LEAD_WEIGHTS[how][1]
-                gain = inherited * (floor + (1.0 - floor) * max(_relevance(sim), focus))
+                gains[nid] = inherited * (floor + (1.0 - floor) * max(_relevance(sim), focus))
+            if reranker is not None and LEAD_RERANK:
+                fresh = [i for i in sorted(gains, key=lambda i: -gains[i])
+                         if (pool.get(i) is None or pool[i].rerank is None)][:LEAD_RERANK]
+                if fresh:
+                    probs = reranker.score_nodes(query, [nodes[i] for i in fresh])
+                    for nid, logit in zip(fresh, probs, strict=True):
+                        gains[nid] *= 0.5 + _sigmoid(logit)
+            new_frontier = []
+            for nid in ids:
+                inherited, how, src_id, focus = leads[nid]
+                gain = gains[nid]
                 c = pool.get(nid)
                 if c is None:
                     c = pool[nid] = Candidate(node=nodes[nid], via=f"expand:{how} from {src_id}")

@@ -42,6 +42,8 @@ def test_followups_are_searched_with_their_history():
     assert q.search_text().endswith("And what does it do at value 2?")
 
 
+# The dense baseline embeds every entry's plain text once (cached beside the session store): minutes on a CPU.
+@pytest.mark.timeout(1800)
 def test_eval_command_prints_the_json_shape_and_agrees_with_score_py(store_dir, tmp_path, capsys):
     qfile = tmp_path / "q.jsonl"
     qfile.write_text("\n".join(json.dumps(q) for q in QUESTIONS) + "\n")
