@@ -48,8 +48,7 @@ NAME_BONUS = {"exact": 2.0, "hint": 0.5, "verb": 0.3, "character": 0.0}
 CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a question about a PC asks for
 INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
 FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
-EXPAND_FROM = 5
-LEAD_RERANK = 4  # how many of each round's strongest leads the reranker reads (0: none)  # how many of the best results lend score in the first round
+EXPAND_FROM = 5  # how many of the best results lend score in the first round
 
 @dataclass
 class Candidate:
@@ -237,7 +236,7 @@ class Searcher:
         for c in pool.values():
             c.score = self._base_score(c, qa, reranked=reranker is not None)
         if s.expand_rounds > 0:
-            self._expand(pool, rewritten, qvec, filters, k, reranker)
+            self._expand(pool, rewritten, qvec, filters, k)
         final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
         return [to_hit(c.node, c.score, c.via) for c in final]
 
@@ -331,11 +330,8 @@ class Searcher:
         return out
 
     def _expand(self, pool: dict[str, Candidate], query: str, qvec: np.ndarray | None,
-                filters: SearchFilters | None, k: int, reranker=None) -> None:
-        """Spread score from the best results to the entries they point to, hop by hop.
-
-        With a reranker, the few strongest new leads of each round are also read by it, and its
-        probability scales what they inherit (x0.5 for an unrelated entry up to x1.5)."""
+                filters: SearchFilters | None, k: int) -> None:
+        """Spread score from the best results to the entries they point to, hop by hop."""
         s = self.settings
         qwords = _prefix_words(query)
         frontier = sorted(pool.values(), key=lambda c: -c.score)[: min(k, EXPAND_FROM)]
@@ -363,13 +359,6 @@ class Searcher:
                 inherited, how, _src, focus = leads[nid]
                 floor = LEAD_WEIGHTS[how][1]
                 gains[nid] = inherited * (floor + (1.0 - floor) * max(_relevance(sim), focus))
-            if reranker is not None and LEAD_RERANK:
-                fresh = [i for i in sorted(gains, key=lambda i: -gains[i])
-                         if (pool.get(i) is None or pool[i].rerank is None)][:LEAD_RERANK]
-                if fresh:
-                    probs = reranker.score_nodes(query, [nodes[i] for i in fresh])
-                    for nid, logit in zip(fresh, probs, strict=True):
-                        gains[nid] *= 0.5 + _sigmoid(logit)
             new_frontier = []
             for nid in ids:
                 inherited, how, src_id, focus = leads[nid]
