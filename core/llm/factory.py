@@ -45,7 +45,7 @@ def _build(llm: LLMSettings, device: str | None) -> LLMBackend:
         from gmprep.core.llm.transformers_backend import TransformersBackend
 
         if not llm.model_path:
-            raise LLMError("the transformers backend needs llm.model_path: a local Hugging Face model folder")
+            raise LLMError("the transformers backend needs llm.model_path: a local Hugging Face model folder or .gguf file")
         return TransformersBackend(llm.model_path, device=device, max_tokens=llm.max_tokens, temperature=llm.temperature)
     if llm.backend == "openai":
         from gmprep.core.llm.openai_backend import OpenAIBackend

@@ -31,8 +31,25 @@ from gmprep.core.llm.base import (
 log = logging.getLogger(__name__)
 
 
+def _load_location(model_path: str | Path | None) -> tuple[str, dict]:
+    """``(folder, extra from_pretrained kwargs)`` for a model folder or a single ``.gguf`` file.
+
+    A GGUF file is read through transformers' own GGUF loader (``gguf_file=``; it needs the ``gguf``
+    and ``accelerate`` packages): the weights are dequantised to the backend's dtype and the tokenizer
+    and chat template come from the file's metadata, so the llama.cpp model files (e.g. SmolLM2-135M,
+    Qwen2.5) also run on a GPU through transformers. Raises LLMError when the path is neither.
+    """
+    path = Path(model_path) if model_path is not None else None
+    if path is not None and path.is_file() and path.suffix.lower() == ".gguf":
+        return str(path.parent), {"gguf_file": path.name}
+    if path is None or not path.is_dir():
+        raise LLMError(f"transformers backend: model folder or .gguf file not found: {model_path}")
+    return str(path), {}
+
+
 class TransformersBackend(LLMBackend):
-    """A causal LM loaded from a local folder (``config.json`` + weights + tokenizer with a chat template)."""
+    """A causal LM loaded from a local folder (``config.json`` + weights + tokenizer with a chat template)
+    or from one GGUF file (dequantised by transformers)."""
 
     name = "transformers"
 
@@ -46,7 +63,8 @@ class TransformersBackend(LLMBackend):
         max_tokens: int = 512,
         temperature: float = 0.0,
     ):
-        """Load from ``model_dir``, or wrap an already built ``model`` + ``tokenizer`` (tests, notebooks)."""
+        """Load from ``model_dir`` (a model folder or a ``.gguf`` file), or wrap an already built ``model`` +
+        ``tokenizer`` (tests, notebooks)."""
         super().__init__(max_tokens=max_tokens, temperature=temperature)
         import torch
 
@@ -54,15 +72,14 @@ class TransformersBackend(LLMBackend):
 
         self.device = pick_device(device)
         if model is None or tokenizer is None:
-            if model_dir is None or not Path(model_dir).is_dir():
-                raise LLMError(f"transformers backend: model folder not found: {model_dir}")
+            folder, extra = _load_location(model_dir)
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
             try:
-                tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
-                model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=dtype, local_files_only=True)
-            except (OSError, ValueError) as exc:
+                tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, **extra)
+                model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, local_files_only=True, **extra)
+            except (OSError, ValueError, ImportError) as exc:
                 raise LLMError(f"transformers could not load {model_dir}: {exc}") from exc
         if not getattr(tokenizer, "chat_template", None):
             raise LLMError("the tokenizer has no chat template; the transformers backend needs one")

@@ -101,3 +101,37 @@ async def test_cancel_stops_generation(backend):
     with pytest.raises(LLMCancelledError) as info:
         await backend.complete(MSGS, on_token=on_token, cancel=cancel, max_tokens=24)
     assert info.value.completion.usage.completion < 24
+
+
+def test_loads_a_gguf_file_through_transformers_gguf_loader(backend, tmp_path, monkeypatch):
+    """A ``.gguf`` path is loaded from its folder with ``gguf_file=`` (the llama.cpp model files run on a
+    GPU through transformers); the loaders are stubbed, so no gguf package or real model is needed."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from gmprep.core.llm.transformers_backend import TransformersBackend
+
+    gguf = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    gguf.write_bytes(b"GGUF")
+    calls: list[tuple[str, str, dict]] = []
+
+    def fake(kind, obj):
+        def load(folder, **kwargs):
+            calls.append((kind, folder, kwargs))
+            return obj
+        return load
+
+    monkeypatch.setattr(AutoTokenizer, "from_pretrained", fake("tokenizer", backend.tokenizer))
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", fake("model", backend.model))
+    loaded = TransformersBackend(str(gguf), device="cpu")
+    assert [c[0] for c in calls] == ["tokenizer", "model"]
+    assert all(c[1] == str(tmp_path) and c[2]["gguf_file"] == gguf.name for c in calls)
+    assert calls[1][2]["dtype"] == torch.float32
+    assert loaded.tokenizer is backend.tokenizer
+
+
+def test_missing_model_path_is_a_clear_error(tmp_path):
+    from gmprep.core.llm.base import LLMError
+    from gmprep.core.llm.transformers_backend import TransformersBackend
+
+    with pytest.raises(LLMError, match="model folder or .gguf file not found"):
+        TransformersBackend(str(tmp_path / "nope.gguf"), device="cpu")
