@@ -24,13 +24,14 @@ def default_cache_dir() -> Path:
 class SearchSettings(BaseModel):
     """Hybrid search knobs (documented defaults)."""
 
-    # Off by default: on the dev set the bundled cross-encoder ties fused BM25+dense (R@5 0.838 both)
-    # at ~10x the latency on a 2-core CPU. Turn it on where a GPU makes it cheap.
-    rerank: bool = False  # cross-encoder rerank of the fused top candidates
-    rerank_top: int = 20  # how many fused candidates the cross-encoder scores
+    # On by default: on the dev set the bundled cross-encoder lifts R@5 from 0.848 (fused BM25+dense +
+    # graph) to 0.886. Scoring only the top 8 fused candidates (plus named entries) keeps the same recall
+    # as 20 at under half the CPU time; a larger rerank_top is cheap on a GPU.
+    rerank: bool = True  # cross-encoder rerank of the fused top candidates
+    rerank_top: int = 8  # how many fused candidates the cross-encoder scores
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
-    expand_decay: float = 0.5  # score multiplier per hop
+    expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)
 
 
 class LLMSettings(BaseModel):

@@ -2,18 +2,23 @@
 
 Pipeline of ``Searcher.search``:
 
-1. **Names**: entry names, aliases, values ("frightened 2") and legacy names ("flat-footed") found in the
-   query by ``kg.names.NameIndex``. Legacy names are rewritten to their Remaster name before anything
-   else reads the query. A name that *is* the query ("Bless", "Stats for an ogre warrior", "flourish
-   trait") is an exact hit and ranks first; a name inside a longer question is a strong hint.
-2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF).
-3. **Rerank**: the cross-encoder scores the ``rerank_top`` fused candidates plus the named entries; the
-   score of a candidate is its reranker probability plus a small share of its fused rank score.
-4. **Graph expansion**: the best results lend score to their neighbours along ``ref``, ``trait``,
-   ``parent`` and ``next`` edges (decayed per hop, weighted by edge kind and by the neighbour's vector
-   similarity to the query); new leads are expanded again until none would reach the result list
-   or ``expand_rounds`` is spent. This is what brings the condition an action imposes (Trip -> Prone).
-5. **Filters** (book, type, trait, rarity, level range, kind, origin) apply to every candidate.
+1. **Query reading** (``kg.query``): entry names, aliases, values ("frightened 2") and legacy names
+   ("flat-footed", rewritten to the Remaster name before anything else reads the query), one-word
+   actions used as verbs ("Trips"), and the asked-for type and spell rank ("Which 2nd-rank spell").
+   A name that *is* the query ("Bless", "Stats for an ogre warrior") is an exact hit and ranks first;
+   a name inside a longer question is a hint; "my fighter" names a character, not the class entry.
+2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF); the
+   fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...).
+3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused candidates plus the named
+   ones; a candidate's score is then its reranker probability plus 0.3 x its prior.
+4. **Graph expansion**: the best results lend score to what they point to: names and links in their
+   text (weighted up when the paragraph holding the link shares the query's words, and when the
+   target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
+   per hop (``expand_decay``) and scaled by the lead's vector similarity to the query. New leads that
+   reach the result list are expanded again until none does or ``expand_rounds`` is spent. This is
+   what brings the condition an action imposes (Trip -> Prone).
+5. **Filters** (book, type, trait, rarity, level range, kind, origin) apply to every candidate, and
+   further grades of one item family are demoted so they do not fill the top five.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import logging
 import math
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,7 +45,7 @@ PRIOR_HALF_RANK = 4  # the fused rank whose prior is half the first one's
 # "link": a name or a link in the entry's text (Trip -> Prone): few, specific, so even a lead that looks
 # unlike the query keeps part of its share; traits, hierarchy and siblings count only when similar.
 LEAD_WEIGHTS = {
-    "link": (1.0, 0.5), "trait": (0.6, 0.0), "parent": (0.5, 0.0), "child": (0.5, 0.0),
+    "link": (1.0, 0.3), "trait": (0.6, 0.0), "parent": (0.5, 0.0), "child": (0.5, 0.0),
     "next": (0.4, 0.0), "prev": (0.4, 0.0), "grade": (0.5, 0.0),
 }
 # What the query's own words add: a name that is the whole query wins outright.
@@ -49,6 +54,12 @@ CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a questio
 INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
 FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
 EXPAND_FROM = 5  # how many of the best results lend score in the first round
+FUSE_DEPTH = 10  # how deep each phrasing's list is read by search_fused
+FUSE_RRF_K = 10  # small: the first few places of each list dominate
+# A link to a condition is what an action, spell, item or monster ability leaves its target with: the
+# usual second half of a two-step question. Links to anything else inherit less.
+EFFECT_TYPES = frozenset({"condition"})
+OTHER_LINK_FACTOR = 0.7  # share a non-condition link target keeps
 
 @dataclass
 class Candidate:
@@ -240,6 +251,26 @@ class Searcher:
         final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
         return [to_hit(c.node, c.score, c.via) for c in final]
 
+    def search_fused(self, queries: Sequence[str], k: int = 10, filters: SearchFilters | None = None) -> list[Hit]:
+        """One ranking for several phrasings of one need (a follow-up's rewrite and its conversation),
+        fused by reciprocal rank: an entry near the top of any list rises, so one bad phrasing cannot
+        sink the answer. The first query's hit wins ties; ``via`` says which lists found each hit."""
+        lists = [self.search(q, k=max(k, FUSE_DEPTH), filters=filters) for q in dict.fromkeys(q for q in queries if q.strip())]
+        if len(lists) <= 1:
+            return lists[0][:k] if lists else []
+        fused: dict[str, float] = {}
+        first: dict[str, Hit] = {}
+        found_by: dict[str, list[str]] = {}
+        for n, hits in enumerate(lists):
+            for rank, hit in enumerate(hits):
+                fused[hit.node_id] = fused.get(hit.node_id, 0.0) + 1.0 / (FUSE_RRF_K + rank)
+                first.setdefault(hit.node_id, hit)
+                found_by.setdefault(hit.node_id, []).append(str(n))
+        order = sorted(fused, key=lambda nid: (-fused[nid], nid))[:k]
+        return [first[nid].model_copy(update={"score": round(fused[nid], 6),
+                                              "via": f"{first[nid].via}; fused from queries {','.join(found_by[nid])}"})
+                for nid in order]
+
     # ----- steps ------------------------------------------------------------------------------------
     def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None) -> np.ndarray | None:
         """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None)."""
@@ -359,6 +390,8 @@ class Searcher:
                 inherited, how, _src, focus = leads[nid]
                 floor = LEAD_WEIGHTS[how][1]
                 gains[nid] = inherited * (floor + (1.0 - floor) * max(_relevance(sim), focus))
+                if how == "link" and nodes[nid].type not in EFFECT_TYPES:
+                    gains[nid] *= OTHER_LINK_FACTOR
             new_frontier = []
             for nid in ids:
                 inherited, how, src_id, focus = leads[nid]

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.commands import settings_from_args
 from gmprep.errors import GmprepError
+from gmprep.settings import SearchSettings
 
 KS = (1, 5, 10)
 DENSE_CACHE = "dense_plain_baseline.npz"
@@ -168,6 +169,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.add_argument("--run-out", type=Path, default=None, help="write the system's ranking as a score.py run file")
     parser.add_argument("--no-baselines", action="store_true", help="skip the BM25 and dense baselines")
+    parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a search setting for this run, e.g. rerank=true, rerank_top=12 (repeatable)")
     parser.add_argument("--dense-cache", type=Path, default=None,
                         help="folder for the dense baseline's vectors (default: the store folder)")
 
@@ -178,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
     from gmprep.kg.store import Store
 
     settings = settings_from_args(args)
+    if args.search:
+        settings = settings.merged({"search": _overrides(args.search)})
     questions = load_questions(args.questions, args.limit)
     if not questions:
         raise GmprepError(f"no questions in {args.questions}")
@@ -197,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
         sys_runs, sys_t = run_system(questions, system)
         result["system"] = score_system(questions, sys_runs, sys_t).model_dump()
         result["system"]["rerank"] = bool(settings.search.rerank and searcher.reranker is not None)
+        result["system"]["settings"] = settings.search.model_dump()
         nr_runs, nr_t = run_system(questions, lambda t: system(t, rerank=False))
         result["no_rerank"] = score_system(questions, nr_runs, nr_t).model_dump()
         if not args.no_baselines:
@@ -217,6 +223,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_table(result)
     return 0
+
+
+def _overrides(pairs: list[str]) -> dict:
+    """``["rerank=true", "rerank_top=12"]`` -> ``{"rerank": "true", "rerank_top": "12"}`` (pydantic converts)."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise GmprepError(f"--search takes KEY=VALUE, not {pair!r}")
+        if key.strip() not in SearchSettings.model_fields:
+            raise GmprepError(f"unknown search setting {key.strip()!r} (known: {', '.join(SearchSettings.model_fields)})")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def _baselines(store, searcher, questions: list[Question], k: int, cache_dir: Path | None) -> dict:

@@ -84,3 +84,11 @@ def test_eval_command_limit_and_table(store_dir, tmp_path, capsys):
                  "--no-baselines"]) == 0
     table = capsys.readouterr().out
     assert table.startswith("system") and "no_rerank" in table and "named" in table
+
+
+def test_eval_rejects_an_unknown_search_setting(store_dir, tmp_path, capsys):
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text(json.dumps(QUESTIONS[0]) + "\n")
+    rc = main(["--store", str(store_dir), "eval", "retrieval", "--questions", str(qfile), "--search", "rerank_topp=3"])
+    assert rc == 1
+    assert "unknown search setting 'rerank_topp'" in capsys.readouterr().err

@@ -27,8 +27,9 @@ def bundled():
 
 
 @pytest.mark.xfail(
-    reason="known weakness: the bundled reranker (1 epoch, 6,000 generated pairs) only ties fused BM25+dense on "
-    "the dev set and misorders some pairs; rerank is therefore off by default (search.rerank = false)",
+    reason="known weakness: the bundled reranker (4 layers, 12,000 generated pairs) carries a per-passage bias: "
+    "short entries such as Prone or Caltrops score high for unrelated queries, so isolated pairs can misorder; "
+    "inside search it only reorders fused candidates and lifts dev R@5 from 0.848 to 0.886",
     strict=False,
 )
 def test_bundled_reranker_orders_relevant_above_irrelevant(bundled, nodes):
