@@ -15,6 +15,7 @@ import logging
 import re
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from importlib import resources
 from typing import Literal, Protocol
 
@@ -36,6 +37,8 @@ class Searcher(Protocol):
     store: object
 
     def search(self, query: str, k: int = 10, filters: SearchFilters | None = None) -> list[Hit]: ...
+
+    def search_fused(self, queries: Sequence[str], k: int = 10, filters: SearchFilters | None = None) -> list[Hit]: ...
 
 
 class SourceResult(BaseModel):
@@ -60,8 +63,9 @@ class KnowledgeSource(ABC):
         return True
 
     @abstractmethod
-    def retrieve(self, query: str, k: int = 6) -> SourceResult:
-        """The best passages for ``query``, with a verdict."""
+    def retrieve(self, query: str, k: int = 6, alternates: Sequence[str] = ()) -> SourceResult:
+        """The best passages for ``query``, with a verdict. ``alternates`` are other phrasings of the same
+        need (a follow-up's conversation context) that a source may fuse in; ``query`` stays the judge."""
 
 
 class SearchSource(KnowledgeSource):
@@ -90,8 +94,11 @@ class SearchSource(KnowledgeSource):
             self._available = next(iter(store.iter_nodes(("entry",), origin_prefix=prefix)), None) is not None
         return self._available
 
-    def retrieve(self, query: str, k: int = 6) -> SourceResult:
-        hits = self.searcher.search(query, k=k, filters=self.filters)
+    def retrieve(self, query: str, k: int = 6, alternates: Sequence[str] = ()) -> SourceResult:
+        if alternates:
+            hits = self.searcher.search_fused([query, *alternates], k=k, filters=self.filters)
+        else:
+            hits = self.searcher.search(query, k=k, filters=self.filters)
         relevance = self.judge.relevance(query, hits)
         verdict: Verdict = "found" if hits and relevance >= self.judge.threshold else "nothing_relevant"
         return SourceResult(source=self.name, query=query, verdict=verdict, hits=hits, relevance=relevance)
@@ -165,8 +172,8 @@ class OtherSystemsSource(KnowledgeSource):
         unique = {t.term.lower(): t for t in found}
         return sorted(unique.values(), key=lambda t: -len(t.term))
 
-    def retrieve(self, query: str, k: int = 6) -> SourceResult:
-        found = self.match(query)
+    def retrieve(self, query: str, k: int = 6, alternates: Sequence[str] = ()) -> SourceResult:
+        found = self.match(query)  # alternates hold earlier turns: their terms were already judged then
         if not found:
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant")
         t = found[0]

@@ -125,7 +125,12 @@ class AgentPipeline:
             if declined is not None:
                 return self._emit(declined, delta)
             plan = await self._plan(standalone, trace, cancel)
-            results = await self._run_plan(plan, trace, cancel)
+            # A follow-up is also searched as the conversation phrased it (last user message + question),
+            # fused with the rewrite: a rewrite that names the wrong thing cannot lose the entry. Only
+            # for a one-node plan; sub-questions of a split plan each ask for something narrower.
+            context_query = _with_context(question, history) if history else ""
+            alternates = [context_query] if len(plan.nodes) == 1 and context_query not in ("", standalone) else []
+            results = await self._run_plan(plan, trace, cancel, alternates)
             return await self._compose(standalone, results, trace, delta, cancel)
         except StepCancelled as exc:
             trace.extend(exc.trace)
@@ -188,7 +193,7 @@ class AgentPipeline:
             trace.extend(exc.trace)
             return Plan(nodes=[PlanNode(id="q1", question=question)])
 
-    async def _run_plan(self, plan: Plan, trace: list[TraceStep], cancel) -> list[NodeResult]:
+    async def _run_plan(self, plan: Plan, trace: list[TraceStep], cancel, alternates: list[str] = ()) -> list[NodeResult]:
         """Run every node once its dependencies are done; independent nodes run concurrently."""
         order = topological_order(plan)
         futures: dict[str, asyncio.Future] = {n.id: asyncio.get_running_loop().create_future() for n in order}
@@ -197,7 +202,7 @@ class AgentPipeline:
         async def run_node(node: PlanNode) -> NodeResult:
             deps = [await futures[d] for d in node.depends_on]
             try:
-                result = await self._node(node, deps, node_traces[node.id], cancel)
+                result = await self._node(node, deps, node_traces[node.id], cancel, alternates)
             except BaseException as exc:
                 futures[node.id].set_exception(exc)
                 futures[node.id].exception()  # retrieved here; dependents re-raise it
@@ -219,7 +224,9 @@ class AgentPipeline:
             trace.extend(node_traces[n.id])
         return list(results)
 
-    async def _node(self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel) -> NodeResult:
+    async def _node(
+        self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel, alternates: list[str] = ()
+    ) -> NodeResult:
         context = " ".join(d.answer for d in deps if d.status in ("answered", "partial"))
         query = f"{node.question} {context}".strip()[:400]
         sources = await self._route(node, trace, cancel)
@@ -228,7 +235,7 @@ class AgentPipeline:
         attempts = errors = 0
         for source in sources:
             tried.append(source.name)
-            result = await self._retrieve(source, query, node, trace)
+            result = await self._retrieve(source, query, node, trace, alternates)
             if result.verdict != "found":
                 continue
             question = node.question if not context else f"{node.question} (Known so far: {context[:300]})"
@@ -286,10 +293,13 @@ class AgentPipeline:
             first = sources[0]
         return [first, *[s for s in sources if s is not first]]
 
-    async def _retrieve(self, source: KnowledgeSource, query: str, node: PlanNode, trace: list[TraceStep]) -> SourceResult:
+    async def _retrieve(
+        self, source: KnowledgeSource, query: str, node: PlanNode, trace: list[TraceStep], alternates: list[str] = ()
+    ) -> SourceResult:
         t0 = time.perf_counter()
-        result = await asyncio.to_thread(source.retrieve, query, PASSAGES + 2)
-        trace.append(TraceStep(name="retrieve", node=node.id, input={"source": source.name, "query": query},
+        result = await asyncio.to_thread(source.retrieve, query, PASSAGES + 2, alternates)
+        trace.append(TraceStep(name="retrieve", node=node.id,
+                               input={"source": source.name, "query": query, "alternates": list(alternates)},
                                output={"verdict": result.verdict, "relevance": round(result.relevance, 4)},
                                retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
         return result

@@ -199,6 +199,24 @@ async def test_followup_is_rewritten_with_the_history(ctx):
     assert "pf2e:action:shove" in next(s for s in ans.steps if s.name == "retrieve").retrieved
 
 
+async def test_a_wrong_rewrite_is_rescued_by_the_conversation_phrasing(ctx):
+    # the rewrite names the wrong action; the fused search still finds Shove from the conversation
+    history = [ChatTurn(role="user", content="What does the Shove action do?"),
+               ChatTurn(role="assistant", content="Shove pushes a creature away on a success.")]
+    llm = fake(rewrite=['{"standalone": "What happens if I critically fail a Feint?"}'],
+               plan=[one_node("What happens if I critically fail a Feint?")])
+    ans = await AgentPipeline(llm, ctx).run("What happens if I critically fail it?", history)
+    step = next(s for s in ans.steps if s.name == "retrieve")
+    assert step.input["alternates"] == ["What does the Shove action do? What happens if I critically fail it?"]
+    assert {"pf2e:action:shove", "pf2e:action:feint"} <= set(step.retrieved)
+
+
+async def test_split_plans_and_first_questions_search_one_phrasing(ctx):
+    llm = fake(plan=[one_node("What does the prone condition do?")])
+    ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
+    assert next(s for s in ans.steps if s.name == "retrieve").input["alternates"] == []
+
+
 async def test_long_history_selects_relevant_messages_first(ctx):
     history = [ChatTurn(role="user", content="What does fireball do?"),
                ChatTurn(role="assistant", content="Fireball deals fire damage in a burst."),
