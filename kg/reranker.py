@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 MODEL_DIR = Path(__file__).with_name("reranker_model")
 META_NAME = "gmprep_reranker.json"
 DEFAULT_MAX_LENGTH = 128
+MIN_PASSAGE_TOKENS = 24  # below this the passage window is too small to judge: cut the query too
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     """a an and are as at be been but by can could do does did for from had has have how i if in into is it its
@@ -165,11 +166,15 @@ class Reranker:
         import torch
 
         out: list[float] = []
+        # Cut only the passage, so the whole question is read; a question too long for the window
+        # (a pasted paragraph) is cut too rather than failing.
+        room = self.max_length - len(self.tokenizer.tokenize(query)) - 3
+        strategy = "only_second" if room >= MIN_PASSAGE_TOKENS else "longest_first"
         with torch.inference_mode():
             for start in range(0, len(passages), batch_size):
                 batch = list(passages[start : start + batch_size])
                 enc = self.tokenizer(
-                    [query] * len(batch), batch, truncation="only_second", max_length=self.max_length,
+                    [query] * len(batch), batch, truncation=strategy, max_length=self.max_length,
                     padding=True, return_tensors="pt",
                 )
                 logits = self.model(**enc).logits.reshape(-1)
@@ -192,7 +197,7 @@ def _quantize(model):
         return quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
-@lru_cache(maxsize=2)
-def shared_reranker(path: str | None = None) -> Reranker:
-    """One reranker per process and path (loading takes about a second)."""
-    return Reranker.load(path)
+@lru_cache(maxsize=4)
+def shared_reranker(path: str | None = None, max_length: int | None = None) -> Reranker:
+    """One reranker per process, path and token window (loading takes about a second)."""
+    return Reranker.load(path, max_length=max_length)

@@ -29,6 +29,7 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -54,6 +55,7 @@ CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a questio
 INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
 FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
 EXPAND_FROM = 5  # how many of the best results lend score in the first round
+PARAGRAPH_CACHE = 8192  # entries whose paragraph links are kept (a few KB each)
 FUSE_DEPTH = 10  # how deep each phrasing's list is read by search_fused
 FUSE_RRF_K = 10  # small: the first few places of each list dominate
 # A link to a condition is what an action, spell, item or monster ability leaves its target with: the
@@ -132,6 +134,9 @@ class Searcher:
         self._types: dict[str, str] = {}
         self._families: dict[str, list[str]] = {}
         self._lock = threading.RLock()
+        # An entry's paragraphs and the names each one mentions do not depend on the query: found once
+        # per text (the name scan was most of a search's CPU before this cache).
+        self._paragraph_links = lru_cache(maxsize=PARAGRAPH_CACHE)(self._scan_paragraphs)
         self._reranker_failed = False
         self.warnings: list[str] = []
 
@@ -166,6 +171,7 @@ class Searcher:
         with self._lock:
             self._names = None
             self._verbs = None
+            self._paragraph_links.cache_clear()
 
     def analyze(self, query: str) -> QueryAnalysis:
         """What the query names and asks for (see ``kg.query``)."""
@@ -188,7 +194,7 @@ class Searcher:
             from gmprep.kg.reranker import shared_reranker
 
             try:
-                self._reranker = shared_reranker()
+                self._reranker = shared_reranker(max_length=self.settings.rerank_max_length)
             except GmprepError as exc:
                 self._reranker_failed = True
                 self.warnings.append(f"search without rerank: {exc}")
@@ -338,16 +344,16 @@ class Searcher:
         own = src.node.node_id
         edges = self.store.neighbors(own, kinds=("ref", "trait", "parent", "child", "next", "prev"))
         trait_ids = {nid for nid, kind in edges if kind == "trait"}
-        paragraphs = [p for p in (src.node.text or "").split("\n") if p.strip()]
-        overlaps = [len(qwords & _prefix_words(p)) for p in paragraphs]
+        paragraphs = self._paragraph_links(own, src.node.text or "")
+        overlaps = [len(qwords & words) for words, _ids in paragraphs]
         best = max(overlaps, default=0)
         focus: dict[str, float] = {}
-        for para, overlap in zip(paragraphs, overlaps, strict=True):
-            for m in self.names.find_mentions(para):
-                if m.node_id == own or m.node_id in trait_ids:
+        for (_words, mentioned), overlap in zip(paragraphs, overlaps, strict=True):
+            for nid in mentioned:
+                if nid == own or nid in trait_ids:
                     continue
                 f = overlap / best if best else 0.0
-                focus[m.node_id] = max(focus.get(m.node_id, 0.0), f)
+                focus[nid] = max(focus.get(nid, 0.0), f)
         for nid, f in focus.items():
             out.append((nid, "link", f))
         for nid, kind in edges:
@@ -359,6 +365,13 @@ class Searcher:
                 out.append((nid, kind, 0.0))
         out += [(nid, "grade", 0.0) for nid in self._families.get(own, []) if nid != own]
         return out
+
+    def _scan_paragraphs(self, node_id: str, text: str) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+        """``(content words, mentioned entry ids)`` for each paragraph of an entry's text."""
+        return tuple(
+            (frozenset(_prefix_words(p)), tuple(dict.fromkeys(m.node_id for m in self.names.find_mentions(p))))
+            for p in text.split("\n") if p.strip()
+        )
 
     def _expand(self, pool: dict[str, Candidate], query: str, qvec: np.ndarray | None,
                 filters: SearchFilters | None, k: int) -> None:
