@@ -71,6 +71,14 @@ def recall_hit(ranked: list[str], gold: list[str], mode: str, k: int = K) -> flo
     return 1.0 if ok else 0.0
 
 
+def reciprocal_rank(ranked: list[str], gold: list[str], mode: str, k: int = K) -> float:
+    """1 / place at which the top ``k`` first holds the gold (any / all), 0.0 when it never does."""
+    for place in range(1, min(k, len(ranked)) + 1):
+        if recall_hit(ranked, gold, mode, k=place):
+            return 1.0 / place
+    return 0.0
+
+
 def _history(q: Question):
     from gmprep.core.answer import ChatTurn
 
@@ -180,6 +188,7 @@ async def rewrite_vs_concat(questions: list[Question], searcher, settings) -> di
         for name, top in lists.items():
             row[f"r1_{name}"] = recall_hit(top, q.gold, q.gold_mode, k=1)
             row[f"r5_{name}"] = recall_hit(top, q.gold, q.gold_mode)
+            row[f"rr_{name}"] = reciprocal_rank(top, q.gold, q.gold_mode)
         rows.append(row)
         print(f"{q.id} alone={row['r5_question_only']:.0f} concat={row['r5_concat_last_user_turn']:.0f} "
               f"full={row['r5_concat_full_history']:.0f} rewrite={row['r5_rewrite_step']:.0f} "
@@ -194,6 +203,7 @@ async def rewrite_vs_concat(questions: list[Question], searcher, settings) -> di
         "recall_at_5": {name: round(sum(r[f"r5_{name}"] for r in rows) / n, 4) for name in names},
         # At 5 both can saturate (every gold entry found); recall@1 shows whether the query points at it.
         "recall_at_1": {name: round(sum(r[f"r1_{name}"] for r in rows) / n, 4) for name in names},
+        "mrr_at_5": {name: round(sum(r[f"rr_{name}"] for r in rows) / n, 4) for name in names},
         "rewrite_ms_p50": round(_pct([r["rewrite_ms"] for r in rows], 50), 1),
         "questions": rows,
     }
