@@ -31,6 +31,19 @@ from gmprep.core.llm.base import (
 log = logging.getLogger(__name__)
 
 
+def _no_cudnn_attention():
+    """An ``sdpa_kernel`` context that leaves out the cuDNN attention backend (flash, efficient, math stay).
+
+    Decoding changes the key length at every token, and cuDNN builds its attention plan per shape: on the
+    H100 of docs/benchmarks.md section 6 the profiler put 2 ms of CPU time in every
+    ``_cudnn_attention_forward`` call (one per layer per token, 44 % of the CPU time of a SmolLM2-135M
+    decode). The flags are process-wide while the context is open; nothing else here needs cuDNN attention.
+    """
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
+
+
 def _load_location(model_path: str | Path | None) -> tuple[str, dict]:
     """``(folder, extra from_pretrained kwargs)`` for a model folder or a single ``.gguf`` file.
 
@@ -149,7 +162,7 @@ class TransformersBackend(LLMBackend):
 
         def run():
             try:
-                with torch.inference_mode():
+                with torch.inference_mode(), _no_cudnn_attention():
                     result["out"] = self.model.generate(**kwargs)
             except Exception as exc:  # surfaced to the caller below
                 result["error"] = exc
