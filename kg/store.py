@@ -402,7 +402,9 @@ class Store:
             f"WHERE fts MATCH ? AND n.kind IN ({','.join('?' * len(kinds))}) ORDER BY bm25(fts, {w}) LIMIT ?"
         )
         try:
-            return [(nid, float(s)) for nid, s in self.db.execute(sql, (expr, *kinds, k))]
+            # SQLite turns a NaN score into NULL; seen once with another SQLite build on a model-written
+            # query. The row still matched: keep it, with the lowest score.
+            return [(nid, float(s) if s is not None else 0.0) for nid, s in self.db.execute(sql, (expr, *kinds, k))]
         except sqlite3.OperationalError as exc:  # a query FTS5 cannot parse: no lexical hits, not a crash
             log.warning("bm25 query %r failed: %s", expr, exc)
             return []
