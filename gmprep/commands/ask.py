@@ -91,6 +91,16 @@ def run_model_path(args: argparse.Namespace) -> int:
     return 0
 
 
+def prep_file_key(file: str) -> str:
+    """The conversation key of a prep file: relative to the working folder when inside it (as the
+    server keys files relative to the workspace), else its absolute path."""
+    resolved = Path(file).resolve()
+    try:
+        return str(resolved.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(resolved)
+
+
 def run_ask(args: argparse.Namespace) -> int:
     """``gmprep ask``: stream the answer, list its sources, save the exchange and its trace."""
     from gmprep.core.answer import ChatTurn, answer_question
@@ -100,7 +110,7 @@ def run_ask(args: argparse.Namespace) -> int:
     settings = settings_with_backend(args)
     store, searcher = open_searcher(settings)
     convs = ConversationStore.in_store(settings.store_dir)
-    path = str(Path(args.file).resolve().relative_to(Path.cwd().resolve())) if args.file else "(cli)"
+    path = prep_file_key(args.file) if args.file else "(cli)"
     conv = None
     if args.conversation:
         conv = convs.get(args.conversation)
