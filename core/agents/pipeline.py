@@ -87,6 +87,21 @@ def _with_context(question: str, history: list[ChatTurn]) -> str:
     return f"{users[-1]} {question}" if users else question
 
 
+def _search_phrasings(plan: Plan, question: str, standalone: str, history: list[ChatTurn]) -> list[str]:
+    """What a one-node plan searches: the question in the user's words, made standalone, rather than the
+    planner's paraphrase (which can drop the very word that finds the entry: "Trips ... and succeeds"),
+    and, for a follow-up, also the conversation's phrasing (last user message + question), fused with it
+    so that a rewrite naming the wrong thing cannot lose the entry. Empty for a split plan: each
+    sub-question asks for something narrower than the whole and is searched as the planner wrote it."""
+    if len(plan.nodes) != 1:
+        return []
+    out = [standalone]
+    context_query = _with_context(question, history) if history else ""
+    if context_query and context_query != standalone:
+        out.append(context_query)
+    return out
+
+
 class AgentPipeline:
     """Runs the steps for one question against one backend."""
 
@@ -125,12 +140,7 @@ class AgentPipeline:
             if declined is not None:
                 return self._emit(declined, delta)
             plan = await self._plan(standalone, trace, cancel)
-            # A follow-up is also searched as the conversation phrased it (last user message + question),
-            # fused with the rewrite: a rewrite that names the wrong thing cannot lose the entry. Only
-            # for a one-node plan; sub-questions of a split plan each ask for something narrower.
-            context_query = _with_context(question, history) if history else ""
-            alternates = [context_query] if len(plan.nodes) == 1 and context_query not in ("", standalone) else []
-            results = await self._run_plan(plan, trace, cancel, alternates)
+            results = await self._run_plan(plan, trace, cancel, _search_phrasings(plan, question, standalone, history))
             return await self._compose(standalone, results, trace, delta, cancel)
         except StepCancelled as exc:
             trace.extend(exc.trace)
@@ -193,7 +203,7 @@ class AgentPipeline:
             trace.extend(exc.trace)
             return Plan(nodes=[PlanNode(id="q1", question=question)])
 
-    async def _run_plan(self, plan: Plan, trace: list[TraceStep], cancel, alternates: list[str] = ()) -> list[NodeResult]:
+    async def _run_plan(self, plan: Plan, trace: list[TraceStep], cancel, search_as: list[str] = ()) -> list[NodeResult]:
         """Run every node once its dependencies are done; independent nodes run concurrently."""
         order = topological_order(plan)
         futures: dict[str, asyncio.Future] = {n.id: asyncio.get_running_loop().create_future() for n in order}
@@ -202,7 +212,7 @@ class AgentPipeline:
         async def run_node(node: PlanNode) -> NodeResult:
             deps = [await futures[d] for d in node.depends_on]
             try:
-                result = await self._node(node, deps, node_traces[node.id], cancel, alternates)
+                result = await self._node(node, deps, node_traces[node.id], cancel, search_as)
             except BaseException as exc:
                 futures[node.id].set_exception(exc)
                 futures[node.id].exception()  # retrieved here; dependents re-raise it
@@ -225,10 +235,15 @@ class AgentPipeline:
         return list(results)
 
     async def _node(
-        self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel, alternates: list[str] = ()
+        self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel, search_as: list[str] = ()
     ) -> NodeResult:
+        """Route, retrieve, answer and check one plan node. ``search_as``: the phrasings to search
+        instead of the node's question (see ``_search_phrasings``)."""
         context = " ".join(d.answer for d in deps if d.status in ("answered", "partial"))
-        query = f"{node.question} {context}".strip()[:400]
+        if search_as:
+            query, alternates = search_as[0], list(search_as[1:])
+        else:
+            query, alternates = f"{node.question} {context}".strip()[:400], []
         sources = await self._route(node, trace, cancel)
         tried: list[str] = []
         best: NodeResult | None = None

@@ -207,14 +207,30 @@ async def test_a_wrong_rewrite_is_rescued_by_the_conversation_phrasing(ctx):
                plan=[one_node("What happens if I critically fail a Feint?")])
     ans = await AgentPipeline(llm, ctx).run("What happens if I critically fail it?", history)
     step = next(s for s in ans.steps if s.name == "retrieve")
+    assert step.input["query"] == "What happens if I critically fail a Feint?"
     assert step.input["alternates"] == ["What does the Shove action do? What happens if I critically fail it?"]
     assert {"pf2e:action:shove", "pf2e:action:feint"} <= set(step.retrieved)
 
 
-async def test_split_plans_and_first_questions_search_one_phrasing(ctx):
-    llm = fake(plan=[one_node("What does the prone condition do?")])
-    ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
-    assert next(s for s in ans.steps if s.name == "retrieve").input["alternates"] == []
+async def test_a_one_node_plan_is_searched_in_the_users_words(ctx):
+    # the planner dropped "Trips" and "succeeds"; the search uses the user's own question
+    llm = fake(plan=[one_node("What condition does a fighter leave an ogre with?")])
+    question = "If my fighter Trips the ogre and succeeds, what condition is it left with?"
+    ans = await AgentPipeline(llm, ctx).run(question, [])
+    step = next(s for s in ans.steps if s.name == "retrieve")
+    assert step.input["query"] == question and step.input["alternates"] == []
+    assert {"pf2e:action:trip", "pf2e:condition:prone"} <= set(step.retrieved)
+    answer_prompt = next(c for c in llm.calls if c[0] == "answer")[1][-1].content
+    assert "What condition does a fighter leave an ogre with?" in answer_prompt  # the node's question is answered
+
+
+async def test_split_plans_search_each_sub_question_alone(ctx):
+    llm = fake(plan=['{"nodes": [{"id": "q1", "question": "What does Trip do?", "depends_on": []}, '
+                     '{"id": "q2", "question": "What does the prone condition do?", "depends_on": ["q1"]}]}'])
+    ans = await AgentPipeline(llm, ctx).run("If I Trip an ogre, what does prone do to it?", [])
+    steps = [s for s in ans.steps if s.name == "retrieve"]
+    assert [s.input["alternates"] for s in steps] == [[], []]
+    assert steps[0].input["query"] == "What does Trip do?"
 
 
 async def test_long_history_selects_relevant_messages_first(ctx):
