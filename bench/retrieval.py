@@ -60,8 +60,8 @@ def timed(fn, items, repeat: int) -> list[float]:
 
 def bench_build(mode: str) -> dict:
     """Time a fresh index build into a temporary folder."""
+    from gmprep.common.settings import Settings
     from gmprep.ingest.pipeline import build_index
-    from gmprep.settings import Settings
 
     if mode == "skip":
         return {"skipped": True}
@@ -109,10 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="passes over the queries per system")
     args = parser.parse_args(argv)
 
+    from gmprep.common.settings import load_settings
     from gmprep.kg.embedder import shared_embedder
     from gmprep.kg.search import Searcher
     from gmprep.kg.store import Store
-    from gmprep.settings import load_settings
 
     queries = QUERIES
     if args.questions:

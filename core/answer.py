@@ -16,11 +16,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from gmprep.common.settings import Settings
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, SearchSource
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
-from gmprep.settings import Settings
 
 Outcome = Literal["answered", "partial", "not_in_books", "model_error", "cancelled"]
 
@@ -126,10 +126,10 @@ async def answer_question(
 
         answer = await ExtractiveAnswerer(ctx).answer(question, history, on_delta=on_delta, cancel=cancel)
         return finish(answer, started)
+    from gmprep.common.errors import GmprepError
     from gmprep.core.agents.pipeline import AgentPipeline
     from gmprep.core.llm.base import LLMError
     from gmprep.core.llm.factory import backend_for
-    from gmprep.errors import GmprepError
 
     try:
         llm = llm or backend_for(settings.llm, settings.device)

@@ -7,7 +7,7 @@ import importlib
 import logging
 import sys
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 
 # Each module defines ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES = [

@@ -15,14 +15,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from gmprep.errors import StoreError
+from gmprep.common.errors import StoreError
+from gmprep.common.settings import Settings
+from gmprep.common.text import contextual_text
 from gmprep.ingest.corpus import CORPUS_ORIGIN, corpus_digest, corpus_dir, load_corpus
 from gmprep.ingest.notes import find_notes, note_origin, read_note
 from gmprep.kg.embedder import EMBEDDER_DIM, EMBEDDER_NAME, shared_embedder
 from gmprep.kg.models import Edge
 from gmprep.kg.store import DB_NAME, SCHEMA_VERSION, Store
-from gmprep.kg.text import contextual_text
-from gmprep.settings import Settings
 
 log = logging.getLogger(__name__)
 

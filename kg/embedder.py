@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2"
 EMBEDDER_DIM = 384

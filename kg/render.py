@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
+from gmprep.common.text import clean_markdown
 from gmprep.kg.models import Node
-from gmprep.kg.text import clean_markdown
 
 # fields rendered as "**Label** value", in this order, per entry type (others are ids or already in the text)
 STAT_FIELDS: dict[str, list[tuple[str, str]]] = {

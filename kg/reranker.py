@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
+from gmprep.common.text import clean_markdown
 from gmprep.kg.models import Node
 from gmprep.kg.render import plain_stat_line
-from gmprep.kg.text import clean_markdown
 
 log = logging.getLogger(__name__)
 

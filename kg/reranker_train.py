@@ -33,10 +33,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
+from gmprep.common.text import clean_markdown
 from gmprep.kg.models import Node
 from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
-from gmprep.kg.text import clean_markdown
 
 log = logging.getLogger(__name__)
 

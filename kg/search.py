@@ -33,10 +33,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import SearchSettings
 from gmprep.kg.models import Hit, Node, SearchFilters
 from gmprep.kg.query import QueryAnalysis, analyze, verb_index
-from gmprep.settings import SearchSettings
 
 log = logging.getLogger(__name__)
 

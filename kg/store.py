@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from gmprep.errors import StoreError
+from gmprep.common.errors import StoreError
 from gmprep.kg.models import Edge, Node
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ import traceback
 from pathlib import Path
 
 from gmprep.commands.ask import open_searcher
+from gmprep.common.settings import Settings
 from gmprep.evals.answers import QuestionResult, evaluate, load_questions, summarize
-from gmprep.settings import Settings
 
 questions, store_dir, outdir, name, sample, model = sys.argv[1:7]
 settings = Settings().merged({"store_dir": store_dir, "llm": {"backend": "transformers", "model_path": model}})

@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep import __version__
+from gmprep.common.settings import Settings, load_settings
 from gmprep.server import actions, requests
 from gmprep.server.ask import Worker
 from gmprep.server.completion import complete
@@ -30,7 +31,6 @@ from gmprep.server.hover import hover
 from gmprep.server.indexing import IndexRunner
 from gmprep.server.protocol import GmprepProtocol
 from gmprep.server.state import IndexStatus, ServerState
-from gmprep.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
+from gmprep.common.text import excerpt
 from gmprep.kg.models import Node
 from gmprep.kg.names import Mention
-from gmprep.kg.text import excerpt
 
 HOVER_TEXT_CHARS = 1200
 QUOTE_TEXT_CHARS = 6000

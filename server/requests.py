@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 from gmprep.kg.models import Citation, SearchFilters
 from gmprep.server.ask import AnswerRun
 from gmprep.server.markdown import meta_line, readable, where

@@ -18,12 +18,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import Settings
 from gmprep.core.conversations import ConversationStore
-from gmprep.errors import GmprepError
 from gmprep.kg.models import Node
 from gmprep.kg.names import NameIndex
 from gmprep.server.documents import DocumentCache
-from gmprep.settings import Settings
 
 log = logging.getLogger(__name__)
 

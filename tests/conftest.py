@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from gmprep.common.settings import Settings
 from gmprep.ingest.corpus import corpus_digest, corpus_dir, load_corpus
-from gmprep.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 EVAL_DIR = SHARED / "eval"
-_BUILD_SOURCES = ["ingest/corpus.py", "ingest/notes.py", "ingest/pipeline.py", "kg/store.py", "kg/text.py", "kg/embedder.py"]
+_BUILD_SOURCES = ["ingest/corpus.py", "ingest/notes.py", "ingest/pipeline.py", "kg/store.py", "common/text.py", "kg/embedder.py"]
 
 
 def _build_key() -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from gmprep.common.text import clean_markdown
 from gmprep.core.agents.relevance import content_words
-from gmprep.kg.text import clean_markdown
 
 _SPLIT = re.compile(r"\n+|(?<=[.!?])\s+(?=(?:Critical Success|Success|Failure|Critical Failure|Special|Trigger|"
                     r"Requirements?|Effect|Heightened|Frequency)\b)")

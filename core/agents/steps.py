@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 import yaml
 from pydantic import BaseModel, Field, ValidationError
 
+from gmprep.common.errors import GmprepError
 from gmprep.core.llm.base import (
     ChatMessage,
     Completion,
@@ -30,7 +31,6 @@ from gmprep.core.llm.base import (
     LLMOutputError,
 )
 from gmprep.core.traces import TraceStep
-from gmprep.errors import GmprepError
 
 T = TypeVar("T", bound=BaseModel)
 

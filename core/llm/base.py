@@ -21,7 +21,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 
 T = TypeVar("T", bound=BaseModel)
 

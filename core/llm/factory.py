@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from gmprep.common.settings import LLMSettings
 from gmprep.core.llm.base import LLMBackend, LLMError
-from gmprep.settings import LLMSettings
 
 _CACHE: dict[str, LLMBackend] = {}
 _LOCK = threading.Lock()

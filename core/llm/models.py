@@ -18,8 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from gmprep.errors import GmprepError
-from gmprep.settings import default_cache_dir
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import default_cache_dir
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gmprep.settings import Settings, load_settings
+from gmprep.common.settings import Settings, load_settings
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:

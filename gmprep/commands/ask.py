@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from gmprep.commands import settings_from_args
-from gmprep.errors import GmprepError
-from gmprep.settings import Settings
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import Settings
 
 BACKENDS = ("extractive", "llamacpp", "transformers", "openai")
 

@@ -18,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until the client sends exit."""
+    from gmprep.common.settings import Settings
     from gmprep.server.app import create_server
-    from gmprep.settings import Settings
 
     if args.log_file:
         handler = logging.FileHandler(args.log_file, encoding="utf-8")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from gmprep.commands import settings_from_args
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

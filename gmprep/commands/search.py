@@ -37,8 +37,8 @@ def _open_searcher(args: argparse.Namespace):
 
 def run_search(args: argparse.Namespace) -> int:
     """Print the hits: name, type, book, page, id and an excerpt (or JSON)."""
+    from gmprep.common.text import excerpt
     from gmprep.kg.models import SearchFilters
-    from gmprep.kg.text import excerpt
 
     store, searcher = _open_searcher(args)
     try:
@@ -64,7 +64,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print the entry as Markdown; a name instead of an id is resolved like a hover would."""
-    from gmprep.errors import GmprepError
+    from gmprep.common.errors import GmprepError
     from gmprep.kg.render import render_entry
 
     store, searcher = _open_searcher(args)

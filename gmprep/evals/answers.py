@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 
 K = 5
 

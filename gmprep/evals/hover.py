@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 
 _ID = re.compile(r"`([a-z0-9]+:[a-z0-9-]+:[^`\s]+)`")
 

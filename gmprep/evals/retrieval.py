@@ -5,7 +5,7 @@ Systems measured in one run on the same questions:
 - ``system``: the configured hybrid search (names, BM25 + vectors, rerank, graph expansion);
 - ``no_rerank``: the same without the cross-encoder;
 - ``baselines.bm25``: FTS5 BM25 alone;
-- ``baselines.dense``: plain embedding top-k over entry text *without* headers (``kg.text.plain_text``), no
+- ``baselines.dense``: plain embedding top-k over entry text *without* headers (``common.text.plain_text``), no
   names, no rerank, no graph. Those vectors are computed once and cached in the store folder.
 
 Metrics follow the reference scorer (``score.py`` in the eval folder): over answerable questions,
@@ -27,8 +27,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from gmprep.commands import settings_from_args
-from gmprep.errors import GmprepError
-from gmprep.settings import SearchSettings
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import SearchSettings
 
 KS = (1, 5, 10)
 DENSE_CACHE = "dense_plain_baseline.npz"
@@ -139,7 +139,7 @@ def run_system(questions: list[Question], fn: Callable[[str], list[str]]) -> tup
 def dense_baseline(store, embedder, cache_dir: Path | None = None) -> tuple[list[str], np.ndarray]:
     """Entry ids and embeddings of their plain text (no header), cached in ``cache_dir`` (default: the
     store folder) and recomputed when the entries' texts change."""
-    from gmprep.kg.text import plain_text
+    from gmprep.common.text import plain_text
 
     nodes = list(store.iter_nodes(kinds=("entry",)))
     ids = [n.node_id for n in nodes]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gmprep.settings import LLMSettings, SearchSettings, Settings
+from gmprep.common.settings import LLMSettings, SearchSettings, Settings
 
 HOUSE_RULES = """# House rules
 

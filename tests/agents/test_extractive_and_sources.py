@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from gmprep.common.settings import LLMSettings, Settings
 from gmprep.core.answer import AnswerContext, ChatTurn, answer_question
 from gmprep.core.llm.extractive import followup_query
 from gmprep.core.sources import OtherSystemsSource, OtherSystemTerm, load_other_system_terms
 from gmprep.kg.legacy import LEGACY_NAMES
-from gmprep.settings import LLMSettings, Settings
 
 pytestmark = pytest.mark.slow
 

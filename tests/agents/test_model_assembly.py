@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
+from gmprep.common.errors import GmprepError
 from gmprep.core.llm.models import ModelSpec, assemble, part_paths, resolve_model_path
-from gmprep.errors import GmprepError
 
 
 def _parts(tmp_path):

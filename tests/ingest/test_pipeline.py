@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from gmprep.common.settings import Settings
 from gmprep.ingest.corpus import corpus_dir
 from gmprep.ingest.pipeline import build_index, index_note
 from gmprep.kg.embedder import shared_embedder
 from gmprep.kg.store import Store
-from gmprep.settings import Settings
 
 WANT = {"pf2e:condition:prone", "pf2e:condition:off-guard", "pf2e:action:trip", "pf2e:trait:attack"}
 
@@ -113,7 +113,7 @@ def test_corrupt_database_is_moved_aside_and_rebuilt(tmp_path, mini_corpus):
 
 
 def test_corrupt_vector_file_gives_clear_error(tmp_path, mini_corpus):
-    from gmprep.errors import StoreError
+    from gmprep.common.errors import StoreError
 
     store_dir = tmp_path / "store"
     _build(store_dir, mini_corpus)

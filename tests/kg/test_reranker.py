@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gmprep.cli import main
-from gmprep.errors import GmprepError
+from gmprep.common.errors import GmprepError
 from gmprep.kg.reranker import Reranker, bundled_model_dir, rerank_passage
 from gmprep.kg.reranker_train import generate_queries
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from gmprep.common.settings import SearchSettings
 from gmprep.kg.models import SearchFilters
 from gmprep.kg.render import render_entry
 from gmprep.kg.search import Searcher
 from gmprep.kg.store import Store
-from gmprep.settings import SearchSettings
 
 
 @pytest.fixture(scope="module")
