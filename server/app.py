@@ -20,9 +20,11 @@ from pygls.uris import to_fs_path
 
 from gmprep import __version__
 from gmprep.common.settings import Settings, load_settings
-from gmprep.server import actions, requests
+from gmprep.server import actions, encounters, requests, statblocks
 from gmprep.server.ask import Worker
+from gmprep.server.builders import Builders
 from gmprep.server.completion import complete
+from gmprep.server.creators import Creators
 from gmprep.server.definition import definition
 from gmprep.server.diagnostics import legacy_diagnostics
 from gmprep.server.documents import DocumentMentions
@@ -51,6 +53,8 @@ class GmprepServer(LanguageServer):
         self.entries = EntryFiles(self.state)
         self.indexer = IndexRunner(self, self.state)
         self.worker = Worker()
+        self.creators = Creators(self.state)
+        self.builders = Builders(self.creators)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
         self._last_state = None
@@ -111,6 +115,14 @@ class GmprepServer(LanguageServer):
             lsp.Location(uri=doc.uri, range=lsp.Range(start=pos, end=pos)),
             lsp.PublishDiagnosticsParams(uri=doc.uri, diagnostics=legacy_diagnostics(doc)),
         ]
+        try:  # the creature resolver, and the shapes of the creators' results
+            self.creators.resolver()
+            samples += [
+                lsp.InlayHint(position=pos, label="10 XP", kind=lsp.InlayHintKind.Type, padding_left=True),
+                lsp.CodeLens(range=lsp.Range(start=pos, end=pos), command=lsp.Command(title="", command="")),
+            ]
+        except Exception:
+            log.exception("could not build the creature resolver")
         converter = self.protocol._converter
         for sample in samples:
             converter.unstructure(sample)
@@ -140,8 +152,14 @@ class GmprepServer(LanguageServer):
             return
         if doc.skipped:
             log.info("%s: not scanned (%s)", uri, doc.skipped)
+        diagnostics = legacy_diagnostics(doc)
+        try:
+            note = self.creators.analyse(doc)
+            diagnostics += encounters.diagnostics(note, doc) + statblocks.diagnostics(note, doc)
+        except Exception:  # the creators must never cost the note its other diagnostics
+            log.exception("creators analysis of %s failed", uri)
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=legacy_diagnostics(doc))
+            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
         )
 
 
@@ -214,6 +232,7 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GmprepServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.state.docs.drop(params.text_document.uri)
+        ls.creators.drop(params.text_document.uri)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=False))
@@ -238,7 +257,21 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        return hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+        doc = ls.document(params.text_document.uri)
+        found = hover(ls.state, ls.entries, doc, params.position)
+        if found is None:  # not on a rule name: on an encounter block, its arithmetic
+            found = encounters.hover(ls.creators.analyse(doc), doc, params.position)
+        return found
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+    def on_inlay_hint(ls: GmprepServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        doc = ls.document(params.text_document.uri)
+        return encounters.inlay_hints(ls.creators.analyse(doc), doc, params.range)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    def on_code_lens(ls: GmprepServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        doc = ls.document(params.text_document.uri)
+        return encounters.code_lenses(ls.creators.analyse(doc), doc)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
     def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
@@ -252,7 +285,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         ),
     )
     def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        return actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+        doc = ls.document(params.text_document.uri)
+        out = actions.code_actions(ls.state, doc, params)
+        try:
+            made = encounters.quick_fixes(doc, params) + statblocks.quick_fixes(doc, params)
+            made += ls.builders.actions(ls.creators.analyse(doc), doc, params.range)
+        except Exception:
+            log.exception("creators code actions failed")
+            made = []
+        only = params.context.only if params.context else None
+        if only:
+            made = [a for a in made if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+        return made + out
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:

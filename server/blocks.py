@@ -1,0 +1,223 @@
+"""Encounter blocks and statblocks in a markdown note, found from markdown-it-py block tokens.
+
+An encounter is written one of three ways (issue 14):
+
+* a fenced block: ```` ```encounter ```` ... ```` ``` ````, one creature group per line, optionally a
+  party line (``Encounter (4 PCs, level 3)`` or ``party: 4 PCs, level 3``);
+* a heading containing the word "Encounter" (``## Encounter (4 PCs, level 3)``) followed by a list,
+  one creature group per item;
+* one line: ``Encounter (4 PCs, level 3): 2 goblin warriors, goblin war chanter, elite wolf`` (a
+  paragraph, a list item or a heading).
+
+The finder only says *where* the text is; reading it (counts, elite/weak, the party) is
+``gmprep.core.creators.encounter.parse_encounter``'s job. Each block hands core one text made of
+pieces of the document, with the map back to document offsets, so what core reports (offsets in
+its text) lands on the right characters of the note.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+# Block structure only: inline parsing (emphasis, links) is skipped, the block tokens keep their
+# raw inline text in ``content``, and a 300-line note parses in a few milliseconds.
+_md = MarkdownIt("commonmark").disable(["inline", "text_join"])
+_WORD = re.compile(r"\bencounter\b", re.I)
+# "Encounter (…): a, b" on one line: the label, then a colon with creatures after it
+_ONE_LINE = re.compile(r"^[*_]*encounter\b[^:\n]{0,80}:[*_]*\s*\S", re.I)
+_PARTY_LINE = re.compile(r"^\s*(?:[*_]*party[*_]*\s*:|encounter\b)", re.I)
+_STATBLOCK_HEAD = re.compile(r"\*\*\s*creature\s+-?\d+\s*\*\*|\bcreature\s+-?\d+\b", re.I)
+
+BlockKind = Literal["fence", "heading", "line"]
+
+
+@dataclass
+class EncounterBlock:
+    """One encounter as written in the note: the text handed to core and its map to the document.
+
+    ``pieces`` are (offset in ``text``, offset in the document, length): ``text`` is the pieces
+    joined with ``\\n``. ``header`` is the piece that names the block (heading or label), if any."""
+
+    kind: BlockKind
+    first_line: int  # 0-based line of the heading / fence / label
+    last_line: int  # inclusive
+    text: str
+    pieces: list[tuple[int, int, int]] = field(default_factory=list)
+    item_lines: list[int] = field(default_factory=list)  # document line of each creature piece
+
+    def doc_offset(self, text_offset: int) -> int:
+        """The document offset of an offset in ``text`` (clamped into its piece)."""
+        starts = [p[0] for p in self.pieces]
+        i = max(0, bisect.bisect_right(starts, text_offset) - 1)
+        t0, d0, n = self.pieces[i]
+        return d0 + max(0, min(text_offset - t0, n))
+
+    def contains_line(self, line: int) -> bool:
+        return self.first_line <= line <= self.last_line
+
+
+@dataclass
+class NoteBlocks:
+    """What the creators features need from one note version: encounter blocks, the party the note
+    states outside them (``Party: 4 PCs, level 3``), and the statblock regions."""
+
+    encounters: list[EncounterBlock] = field(default_factory=list)
+    party_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text) outside blocks
+    statblocks: list[tuple[int, int]] = field(default_factory=list)  # (start, end) document offsets
+
+
+class _Builder:
+    def __init__(self, text: str, line_starts: list[int]):
+        self.text = text
+        self.line_starts = line_starts
+
+    def line_span(self, line: int) -> tuple[int, int]:
+        a = self.line_starts[line]
+        b = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
+        if b > a and self.text[b - 1] == "\r":
+            b -= 1
+        return a, b
+
+    def piece_in_line(self, line: int, content: str) -> tuple[int, int] | None:
+        """(document offset, length) of ``content``'s first line within ``line``."""
+        a, b = self.line_span(line)
+        head = content.split("\n", 1)[0].strip()
+        if not head:
+            return None
+        at = self.text.find(head, a, b)
+        return (at, len(head)) if at >= 0 else None
+
+    def block(self, kind: BlockKind, first: int, last: int, spans: list[tuple[int, int, int]]) -> EncounterBlock:
+        """``spans``: (document offset, length, line) of each piece, header first when there is one."""
+        parts: list[str] = []
+        pieces: list[tuple[int, int, int]] = []
+        pos = 0
+        for d0, n, _line in spans:
+            pieces.append((pos, d0, n))
+            parts.append(self.text[d0 : d0 + n])
+            pos += n + 1
+        return EncounterBlock(kind, first, last, "\n".join(parts), pieces, [s[2] for s in spans])
+
+
+def _inline_after(tokens: list[Token], i: int) -> Token | None:
+    return tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1].type == "inline" else None
+
+
+def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
+    """The encounter blocks, party lines and statblocks of a note (cheap when it has none)."""
+    out = NoteBlocks()
+    lowered = text.lower()
+    has_encounter = "encounter" in lowered
+    has_statblock = "creature" in lowered
+    if not (has_encounter or has_statblock or "party" in lowered):
+        return out
+    tokens = _md.parse(text)
+    b = _Builder(text, line_starts)
+    used_lines: set[int] = set()
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "fence" and tok.map and tok.info.strip().lower().split(" ")[:1] == ["encounter"]:
+            first, end = tok.map
+            last = end - 1
+            spans = []
+            for line in range(first + 1, end):
+                a, e = b.line_span(line)
+                raw = text[a:e]
+                if raw.strip().startswith(("```", "~~~")) and line == end - 1:
+                    break
+                stripped = raw.strip()
+                if stripped:
+                    spans.append((a + raw.index(stripped), len(stripped), line))
+            if spans:
+                out.encounters.append(b.block("fence", first, last, spans))
+            used_lines.update(range(first, end))
+        elif tok.type == "heading_open" and tok.map:
+            inline = _inline_after(tokens, i)
+            content = inline.content if inline else ""
+            line = tok.map[0]
+            if _WORD.search(content):
+                head = b.piece_in_line(line, content)
+                if head and _ONE_LINE.match(content.strip()):
+                    out.encounters.append(b.block("line", line, line, [(*head, line)]))
+                    used_lines.add(line)
+                elif head:
+                    items, last, j = _list_after(tokens, i + 3, b)
+                    if items:
+                        out.encounters.append(b.block("heading", line, last, [(*head, line), *items]))
+                        used_lines.update(range(line, last + 1))
+                        i = j
+                        continue
+        elif tok.type == "inline" and tok.map and has_encounter and _ONE_LINE.match(tok.content.strip()):
+            line = tok.map[0]
+            head = b.piece_in_line(line, tok.content)
+            if head and line not in used_lines:
+                out.encounters.append(b.block("line", line, line, [(*head, line)]))
+                used_lines.add(line)
+        elif tok.type == "inline" and tok.map and _PARTY_LINE.match(tok.content) and tok.map[0] not in used_lines:
+            out.party_lines.append((tok.map[0], tok.content.split("\n", 1)[0].strip()))
+        i += 1
+    if has_statblock:
+        out.statblocks = _statblock_regions(text, tokens, line_starts)
+    return out
+
+
+def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[int, int, int]], int, int]:
+    """The items of the list that directly follows a heading (a paragraph in between is allowed):
+    (pieces, last line, index of the token after the list)."""
+    while i < len(tokens) and tokens[i].type in ("paragraph_open", "inline", "paragraph_close"):
+        i += 1
+    if i >= len(tokens) or tokens[i].type not in ("bullet_list_open", "ordered_list_open"):
+        return [], -1, i
+    depth = 0
+    items: list[tuple[int, int, int]] = []
+    last = tokens[i].map[1] - 1 if tokens[i].map else -1
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+            if depth == 0:
+                return items, last, i + 1
+        elif tok.type == "inline" and depth == 1 and tok.map:
+            piece = b.piece_in_line(tok.map[0], tok.content)
+            if piece:
+                items.append((*piece, tok.map[0]))
+        i += 1
+    return items, last, i
+
+
+def _statblock_regions(text: str, tokens: list[Token], line_starts: list[int]) -> list[tuple[int, int]]:
+    """Statblocks as the creature builder writes them (and as GMs copy them): a section whose first
+    lines say ``**Creature N**``, from its heading (or that line) to the next heading of the same or a
+    higher level, or the end of the note."""
+    heads: list[tuple[int, int]] = []  # (line, level) of every heading
+    for tok in tokens:
+        if tok.type == "heading_open" and tok.map:
+            heads.append((tok.map[0], int(tok.tag[1])))
+    out: list[tuple[int, int]] = []
+    for tok in tokens:
+        if tok.type != "inline" or not tok.map or not _STATBLOCK_HEAD.search(tok.content[:200]):
+            continue
+        line = tok.map[0]
+        # the block starts at the heading just above (a name heading), when one is within 2 lines
+        k = bisect.bisect_right([h[0] for h in heads], line) - 1
+        start_line, level = line, 7
+        if k >= 0 and line - heads[k][0] <= 2:
+            start_line, level = heads[k]
+        if out and line_starts[start_line] < out[-1][1]:
+            continue  # inside the previous statblock (a "Creature 3" mentioned in its text)
+        end = len(text)
+        for h_line, h_level in heads:
+            if h_line > start_line and h_level <= level:
+                end = line_starts[h_line]
+                break
+        out.append((line_starts[start_line], end))
+    return out
