@@ -150,7 +150,10 @@ def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
                 elif head:
                     items, last, j = _list_after(tokens, i + 3, b)
                     if items:
-                        out.encounters.append(b.block("heading", line, last, [(*head, line), *items]))
+                        # the whole heading line, "#" marks included: core reads a "#" line as the party line
+                        a, e = b.line_span(line)
+                        full = (a + len(text[a:e]) - len(text[a:e].lstrip()), len(text[a:e].strip()))
+                        out.encounters.append(b.block("heading", line, last, [(*full, line), *items]))
                         used_lines.update(range(line, last + 1))
                         i = j
                         continue

@@ -12,7 +12,8 @@ from collections import OrderedDict
 
 from lsprotocol import types as lsp
 
-from gmprep.core.creators.chat import creature_line, encounter_block, option_summary
+from gmprep.core.creators.chat import creature_line, option_summary
+from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import EncounterRequest, parse_creature_request, parse_encounter_request
 from gmprep.server.creators import Creators, NoteAnalysis
 from gmprep.server.documents import DocumentMentions
@@ -84,7 +85,7 @@ class Builders:
             what = "another " if for_block else ""
             out.append(lsp.CodeAction(
                 title=f"Build {what}encounter, option {i} ({option_summary(r)}): {names}",
-                kind=KIND, edit=_insert_below(doc, after_line, encounter_block(r)),
+                kind=KIND, edit=_insert_below(doc, after_line, render_encounter_block(r)),
             ))
         return out
 

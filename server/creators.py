@@ -145,14 +145,14 @@ class Creators:
 
 def _party_above(blocks: NoteBlocks, line: int) -> tuple[int, tuple[int, int]] | None:
     """The nearest ``Party: 4 PCs, level 3`` line above ``line``: (its line, (size, level))."""
-    from gmprep.core.creators.intent import parse_party
+    from gmprep.core.creators.encounter import parse_encounter
 
     for at, text in reversed(blocks.party_lines):
         if at >= line:
             continue
-        size, level, _ = parse_party(text)
-        if size is not None and level is not None:
-            return at, (size, level)
+        spec = parse_encounter(text)
+        if spec.party_size is not None and spec.party_level is not None:
+            return at, (spec.party_size, spec.party_level)
     return None
 
 

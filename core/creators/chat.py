@@ -2,8 +2,8 @@
 deterministic builders (cited) instead of rules retrieval.
 
 ``gmprep.core.answer.answer_question`` calls :func:`creators_answer` first, so the chat panel
-(``gmprep/ask``) and ``gmprep ask`` route the same way. The markdown of an encounter option
-(:func:`encounter_block`) is also what the editor's "Build encounter" action inserts.
+(``gmprep/ask``) and ``gmprep ask`` route the same way. An encounter option is written as core's
+``render_encounter_block`` writes it, as the editor's "Build encounter" action inserts it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import EncounterRequest, parse_creature_request, parse_encounter_request
 from gmprep.core.creators.models import Citation as CreatorCitation
 from gmprep.core.creators.models import EncounterReport
@@ -30,13 +31,6 @@ def party_label(size: int, level: int) -> str:
 def creature_line(count: int, adjustment: str | None, name: str) -> str:
     """One creature group as an encounter line: ``2 elite Zombie Shambler``."""
     return " ".join(p for p in (str(count) if count > 1 else "", adjustment or "", name) if p)
-
-
-def encounter_block(report: EncounterReport) -> str:
-    """An encounter option as a fenced ``encounter`` block the editor evaluates (party line first)."""
-    lines = [f"Encounter ({party_label(report.party_size, report.party_level)})"]
-    lines += [creature_line(c.count, c.adjustment, c.name) for c in report.creatures]
-    return "```encounter\n" + "\n".join(lines) + "\n```\n"
 
 
 def option_summary(report: EncounterReport) -> str:
@@ -73,7 +67,7 @@ def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterRep
     parts = [head, f"Budgets for this party: {budget_line(reports[0])} XP (GM Core, Encounter Budget)."]
     for i, r in enumerate(reports, 1):
         parts.append(f"**Option {i}** — {option_summary(r)}")
-        parts.append(encounter_block(r).rstrip("\n"))
+        parts.append(render_encounter_block(r).rstrip("\n"))
         if r.warnings:
             parts.append("\n".join(f"- ⚠ {w}" for w in r.warnings))
     return "\n\n".join(parts)
