@@ -210,3 +210,50 @@ async def test_chat_build_request_is_answered_by_the_builder(client, note):
     # a rules question about encounters still goes to rules retrieval
     rules = await call(client, "gmprep/ask", {"question": "What is the XP budget of a moderate encounter?", "uri": note})
     assert "```encounter" not in rules["answer"]["text"]
+
+
+async def test_insert_statblock_action_writes_a_cited_statblock_that_checks_clean(client, note, workspace):
+    line = _line(NOTE, "level 4 brute: a bog troll")
+    rng = lsp.Range(start=lsp.Position(line=line, character=2), end=lsp.Position(line=line, character=2))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+    inserts = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature statblock")]
+    assert len(inserts) == 1 and inserts[0].title == "Insert creature statblock: level 4 brute (bog troll)"
+    (edit,) = inserts[0].edit.changes[note]
+    assert edit.range.start.line == line + 1
+    md = edit.new_text
+    assert "**Creature 4**" in md and "**AC**" in md and "**HP**" in md and "**Melee" in md
+    assert "GM Core, p. 117" in md  # the AC table, cited
+    assert "Monster Core" in md  # abilities suggested from real creatures, cited
+    # the inserted statblock, in a note, gets no statblock diagnostics: every number is a table value
+    text = "# Villains\n\n" + md.strip("\n") + "\n"
+    uri = open_doc(client, workspace / "inserted.md", text)
+    await asyncio.sleep(0.5)
+    assert not [d for d in client.diagnostics.get(uri, []) if d.code == "statblock-number"]
+
+
+async def test_statblock_diagnostic_and_quick_fix(client, workspace):
+    uri = open_doc(client, workspace / "villains.md", STATBLOCK)
+    diags = await _diagnostics(client, uri, "statblock-number")
+    assert len(diags) == 1
+    d = diags[0]
+    assert d.message.startswith("AC 25 is above extreme (22) for level 3; high is 19")
+    assert "GM Core, p. 117" in d.message
+    at = position_of(STATBLOCK, "25")
+    assert (d.range.start.line, d.range.start.character, d.range.end.character) == (at.line, at.character, at.character + 2)
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=_ident(uri), range=d.range, context=lsp.CodeActionContext(diagnostics=[d])))
+    fixes = [a for a in actions if isinstance(a, lsp.CodeAction) and a.kind == lsp.CodeActionKind.QuickFix]
+    assert len(fixes) == 1 and fixes[0].is_preferred
+    (edit,) = fixes[0].edit.changes[uri]
+    assert edit.range == d.range and edit.new_text == "22"
+    # applied, the note checks clean
+    fixed = STATBLOCK.replace("**AC** 25", "**AC** 22")
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    for _ in range(50):
+        if not [x for x in client.diagnostics.get(uri, []) if x.code == "statblock-number"]:
+            break
+        await asyncio.sleep(0.1)
+    assert not [x for x in client.diagnostics.get(uri, []) if x.code == "statblock-number"]
