@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -110,13 +112,107 @@ def _inline_after(tokens: list[Token], i: int) -> Token | None:
 
 
 def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
-    """The encounter blocks, party lines and statblocks of a note (cheap when it has none)."""
+    """The encounter blocks, party lines and statblocks of a note (cheap when it has none).
+
+    The note is cut into chunks before every top-level ATX heading (outside fences): a heading ends
+    whatever block precedes it, so each chunk parses on its own exactly as inside the whole note.
+    Only chunks that mention an encounter, a party or a creature are parsed, and their results are
+    cached by text, so typing re-parses one chunk instead of the note."""
     out = NoteBlocks()
     lowered = text.lower()
-    has_encounter = "encounter" in lowered
-    has_statblock = "creature" in lowered
-    if not (has_encounter or has_statblock or "party" in lowered):
+    if "encounter" not in lowered and "creature" not in lowered and "party" not in lowered:
         return out
+    heads: list[tuple[int, int]] = []
+    triggers: list[int] = []
+    for first, end in _chunks(text, line_starts):
+        a = line_starts[first]
+        b = line_starts[end] if end < len(line_starts) else len(text)
+        chunk = text[a:b]
+        low = chunk.lower()
+        if "encounter" not in low and "creature" not in low and "party" not in low:
+            m = _ATX.match(chunk)
+            if m:
+                heads.append((first, len(m.group(1))))
+            continue
+        facts = _chunk_facts(chunk)
+        for e in facts.blocks.encounters:
+            out.encounters.append(EncounterBlock(
+                e.kind, e.first_line + first, e.last_line + first, e.text,
+                [(t0, d0 + a, n) for t0, d0, n in e.pieces], [x + first for x in e.item_lines],
+            ))
+        out.party_lines += [(line + first, t) for line, t in facts.blocks.party_lines]
+        heads += [(line + first, level) for line, level in facts.heads]
+        triggers += [line + first for line in facts.triggers]
+    if triggers:
+        out.statblocks = _statblock_regions(len(text), heads, triggers, line_starts)
+    return out
+
+
+_ATX = re.compile(r"(#{1,6})(?:[ \t]|$)", re.M)
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
+CHUNK_CACHE = 4000
+
+
+def _chunks(text: str, line_starts: list[int]) -> list[tuple[int, int]]:
+    """(first line, end line) of each chunk: cut before an unindented ATX heading outside a fence
+    (an unindented line cannot continue a list item or a paragraph that a heading would not end)."""
+    cuts = [0]
+    fence: str | None = None
+    n = len(line_starts)
+    for i in range(n):
+        a = line_starts[i]
+        c = text[a : a + 1]
+        if c not in ("#", "`", "~", " "):
+            continue
+        line = text[a : line_starts[i + 1] if i + 1 < n else len(text)].rstrip("\r\n")
+        m = _FENCE_OPEN.match(line)
+        if m:
+            mark = m.group(1)
+            if fence is None:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[m.end():].strip():
+                fence = None
+            continue
+        if fence is None and c == "#" and _ATX.match(line) and i > 0:
+            cuts.append(i)
+    cuts.append(n)
+    return [(x, y) for x, y in zip(cuts, cuts[1:], strict=False) if y > x]
+
+
+@dataclass
+class _ChunkFacts:
+    blocks: NoteBlocks
+    heads: list[tuple[int, int]]  # (line, level) of the chunk's headings
+    triggers: list[int]  # lines that say "**Creature N**"
+
+
+_chunk_cache: OrderedDict[str, _ChunkFacts] = OrderedDict()
+_chunk_lock = threading.Lock()
+
+
+def _chunk_facts(chunk: str) -> _ChunkFacts:
+    with _chunk_lock:
+        hit = _chunk_cache.get(chunk)
+        if hit is not None:
+            _chunk_cache.move_to_end(chunk)
+            return hit
+    starts = [0]
+    pos = chunk.find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = chunk.find("\n", pos + 1)
+    facts = _find_in(chunk, starts)
+    with _chunk_lock:
+        _chunk_cache[chunk] = facts
+        if len(_chunk_cache) > CHUNK_CACHE:
+            _chunk_cache.popitem(last=False)
+    return facts
+
+
+def _find_in(text: str, line_starts: list[int]) -> _ChunkFacts:
+    """Blocks, party lines, headings and statblock lines of one chunk, from its block tokens."""
+    out = NoteBlocks()
+    has_encounter = "encounter" in text.lower()
     tokens = _md.parse(text)
     b = _Builder(text, line_starts)
     used_lines: set[int] = set()
@@ -166,9 +262,10 @@ def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
         elif tok.type == "inline" and tok.map and _PARTY_LINE.match(tok.content) and tok.map[0] not in used_lines:
             out.party_lines.append((tok.map[0], tok.content.split("\n", 1)[0].strip()))
         i += 1
-    if has_statblock:
-        out.statblocks = _statblock_regions(text, tokens, line_starts)
-    return out
+    heads = [(t.map[0], int(t.tag[1])) for t in tokens if t.type == "heading_open" and t.map]
+    triggers = [t.map[0] for t in tokens
+                if t.type == "inline" and t.map and _STATBLOCK_HEAD.search(t.content[:200])]
+    return _ChunkFacts(out, heads, triggers)
 
 
 def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[int, int, int]], int, int]:
@@ -197,27 +294,22 @@ def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[in
     return items, last, i
 
 
-def _statblock_regions(text: str, tokens: list[Token], line_starts: list[int]) -> list[tuple[int, int]]:
+def _statblock_regions(size: int, heads: list[tuple[int, int]], triggers: list[int],
+                       line_starts: list[int]) -> list[tuple[int, int]]:
     """Statblocks as the creature builder writes them (and as GMs copy them): a section whose first
     lines say ``**Creature N**``, from its heading (or that line) to the next heading of the same or a
     higher level, or the end of the note."""
-    heads: list[tuple[int, int]] = []  # (line, level) of every heading
-    for tok in tokens:
-        if tok.type == "heading_open" and tok.map:
-            heads.append((tok.map[0], int(tok.tag[1])))
+    head_lines = [h[0] for h in heads]
     out: list[tuple[int, int]] = []
-    for tok in tokens:
-        if tok.type != "inline" or not tok.map or not _STATBLOCK_HEAD.search(tok.content[:200]):
-            continue
-        line = tok.map[0]
+    for line in triggers:
         # the block starts at the heading just above (a name heading), when one is within 2 lines
-        k = bisect.bisect_right([h[0] for h in heads], line) - 1
+        k = bisect.bisect_right(head_lines, line) - 1
         start_line, level = line, 7
         if k >= 0 and line - heads[k][0] <= 2:
             start_line, level = heads[k]
         if out and line_starts[start_line] < out[-1][1]:
             continue  # inside the previous statblock (a "Creature 3" mentioned in its text)
-        end = len(text)
+        end = size
         for h_line, h_level in heads:
             if h_line > start_line and h_level <= level:
                 end = line_starts[h_line]
