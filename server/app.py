@@ -143,6 +143,11 @@ class GmprepServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         return self.state.docs.get(uri, doc.version, doc.source, names)
 
+    def creators_note(self, uri: str):
+        """The creators' analysis (encounters, statblocks) of the current version of a document."""
+        doc = self.workspace.get_text_document(uri)
+        return self.creators.analyse(uri, doc.version, doc.source)
+
     def publish(self, uri: str) -> None:
         """Recompute mentions and publish the legacy-name hints of a document."""
         try:
@@ -154,8 +159,8 @@ class GmprepServer(LanguageServer):
             log.info("%s: not scanned (%s)", uri, doc.skipped)
         diagnostics = legacy_diagnostics(doc)
         try:
-            note = self.creators.analyse(doc)
-            diagnostics += encounters.diagnostics(note, doc) + statblocks.diagnostics(note, doc)
+            note = self.creators.analyse(uri, doc.version, doc.text)
+            diagnostics += encounters.diagnostics(note) + statblocks.diagnostics(note)
         except Exception:  # the creators must never cost the note its other diagnostics
             log.exception("creators analysis of %s failed", uri)
         self.text_document_publish_diagnostics(
@@ -257,21 +262,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        doc = ls.document(params.text_document.uri)
-        found = hover(ls.state, ls.entries, doc, params.position)
+        found = hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
         if found is None:  # not on a rule name: on an encounter block, its arithmetic
-            found = encounters.hover(ls.creators.analyse(doc), doc, params.position)
+            found = encounters.hover(ls.creators_note(params.text_document.uri), params.position)
         return found
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
     def on_inlay_hint(ls: GmprepServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
-        doc = ls.document(params.text_document.uri)
-        return encounters.inlay_hints(ls.creators.analyse(doc), doc, params.range)
+        return encounters.inlay_hints(ls.creators_note(params.text_document.uri), params.range)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
     def on_code_lens(ls: GmprepServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
-        doc = ls.document(params.text_document.uri)
-        return encounters.code_lenses(ls.creators.analyse(doc), doc)
+        return encounters.code_lenses(ls.creators_note(params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
     def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
@@ -285,11 +287,11 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         ),
     )
     def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        doc = ls.document(params.text_document.uri)
-        out = actions.code_actions(ls.state, doc, params)
+        out = actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
         try:
-            made = encounters.quick_fixes(doc, params) + statblocks.quick_fixes(doc, params)
-            made += ls.builders.actions(ls.creators.analyse(doc), doc, params.range)
+            note = ls.creators_note(params.text_document.uri)
+            made = encounters.quick_fixes(note, params) + statblocks.quick_fixes(note, params)
+            made += ls.builders.actions(note, params.range)
         except Exception:
             log.exception("creators code actions failed")
             made = []

@@ -36,6 +36,7 @@ _ONE_LINE = re.compile(r"^[*_]*encounter\b[^:\n]{0,80}:[*_]*\s*\S", re.I)
 _PARTY_LINE = re.compile(r"^\s*(?:[*_]*party[*_]*\s*:|encounter\b)", re.I)
 _STATBLOCK_HEAD = re.compile(r"\*\*\s*creature\s+-?\d+\s*\*\*|\bcreature\s+-?\d+\b", re.I)
 
+MAX_ITEMS = 60  # creature lines read per block: a block is a handful, a runaway block is cut here
 BlockKind = Literal["fence", "heading", "line"]
 
 
@@ -128,8 +129,7 @@ def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
         a = line_starts[first]
         b = line_starts[end] if end < len(line_starts) else len(text)
         chunk = text[a:b]
-        low = chunk.lower()
-        if "encounter" not in low and "creature" not in low and "party" not in low:
+        if not _RELEVANT.search(chunk):
             m = _ATX.match(chunk)
             if m:
                 heads.append((first, len(m.group(1))))
@@ -148,35 +148,62 @@ def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
     return out
 
 
+# what a chunk must hold to be parsed: an encounter, a "Party:" line, a "Creature N" statblock line
+_RELEVANT = re.compile(r"encounter|^\s*[*_]*party[*_]*\s*:|creature\s+[+-]?\d", re.I | re.M)
 _ATX = re.compile(r"(#{1,6})(?:[ \t]|$)", re.M)
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 CHUNK_CACHE = 4000
 
 
 def _chunks(text: str, line_starts: list[int]) -> list[tuple[int, int]]:
-    """(first line, end line) of each chunk: cut before an unindented ATX heading outside a fence
-    (an unindented line cannot continue a list item or a paragraph that a heading would not end)."""
+    """(first line, end line) of each chunk. Cuts, outside fences and HTML comments, before:
+
+    * an unindented ATX heading (a heading ends any paragraph or list before it);
+    * an unindented line after a blank line that is not a list item or quote: after a blank line
+      such a line cannot continue a paragraph, list item or block quote.
+
+    A chunk that opens with an "Encounter" heading is not cut until its list starts (a paragraph may
+    come between the heading and the list)."""
     cuts = [0]
     fence: str | None = None
+    comment = False
+    blank = False
+    waiting_list = False  # the chunk is an encounter heading whose list has not started yet
     n = len(line_starts)
     for i in range(n):
         a = line_starts[i]
-        c = text[a : a + 1]
-        if c not in ("#", "`", "~", " "):
-            continue
         line = text[a : line_starts[i + 1] if i + 1 < n else len(text)].rstrip("\r\n")
-        m = _FENCE_OPEN.match(line)
-        if m:
+        c = line[:1]
+        was_blank, blank = blank, not line.strip()
+        if comment:
+            comment = "-->" not in line
+            continue
+        if c in ("`", "~", " ") and (m := _FENCE_OPEN.match(line)):
             mark = m.group(1)
             if fence is None:
+                if was_blank and c != " " and not waiting_list:
+                    cuts.append(i)
                 fence = mark
             elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[m.end():].strip():
                 fence = None
             continue
-        if fence is None and c == "#" and _ATX.match(line) and i > 0:
+        if fence is not None or blank or c in (" ", "\t"):
+            continue
+        if c == "#" and _ATX.match(line):
+            if i > 0:
+                cuts.append(i)
+            waiting_list = bool(_WORD.search(line))
+        elif _LIST_ITEM.match(line) or c == ">":
+            waiting_list = False
+        elif was_blank and not waiting_list:
             cuts.append(i)
+        if line.startswith("<!--") and "-->" not in line:
+            comment = True
     cuts.append(n)
     return [(x, y) for x, y in zip(cuts, cuts[1:], strict=False) if y > x]
+
+
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
 @dataclass
@@ -222,15 +249,22 @@ def _find_in(text: str, line_starts: list[int]) -> _ChunkFacts:
         if tok.type == "fence" and tok.map and tok.info.strip().lower().split(" ")[:1] == ["encounter"]:
             first, end = tok.map
             last = end - 1
+            a, e = b.line_span(last)
+            closed = last > first and text[a:e].strip().startswith(tok.markup)
             spans = []
             for line in range(first + 1, end):
                 a, e = b.line_span(line)
                 raw = text[a:e]
-                if raw.strip().startswith(("```", "~~~")) and line == end - 1:
+                if closed and line == last:
                     break
                 stripped = raw.strip()
+                if not stripped and not closed:
+                    # a fence being typed runs to the end of the note: read it up to its first blank line
+                    last = line - 1
+                    break
                 if stripped:
                     spans.append((a + raw.index(stripped), len(stripped), line))
+            spans = spans[:MAX_ITEMS]
             if spans:
                 out.encounters.append(b.block("fence", first, last, spans))
             used_lines.update(range(first, end))
@@ -288,7 +322,7 @@ def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[in
                 return items, last, i + 1
         elif tok.type == "inline" and depth == 1 and tok.map:
             piece = b.piece_in_line(tok.map[0], tok.content)
-            if piece:
+            if piece and len(items) < MAX_ITEMS:
                 items.append((*piece, tok.map[0]))
         i += 1
     return items, last, i

@@ -46,8 +46,9 @@ class Builders:
                 self._cache.popitem(last=False)
         return value
 
-    def actions(self, note: NoteAnalysis, doc: DocumentMentions, rng: lsp.Range) -> list[lsp.CodeAction]:
+    def actions(self, note: NoteAnalysis, rng: lsp.Range) -> list[lsp.CodeAction]:
         """Build/insert actions for the line under the cursor (or the block it is in)."""
+        doc = note.doc
         resolver = self.creators.resolver()
         if resolver is None:
             return []

@@ -48,6 +48,7 @@ class NoteAnalysis:
 
     version: int | None
     text: str
+    doc: DocumentMentions  # the text's lines and LSP positions (no mentions)
     blocks: NoteBlocks
     encounters: list[EncounterResult] = field(default_factory=list)
     statblocks: list[StatblockResult] = field(default_factory=list)
@@ -83,22 +84,25 @@ class Creators:
                 self._resolver_book = book
             return self._resolver
 
-    def analyse(self, doc: DocumentMentions) -> NoteAnalysis:
-        """The analysis of this document version (cached)."""
+    def analyse(self, uri: str, version: int | None, text: str) -> NoteAnalysis:
+        """The analysis of this document version (cached). It needs the text only, never the rule
+        mentions: the creators' features do not wait for a note's mention scan."""
         with self._lock:
-            cached = self._notes.get(doc.uri)
-        if cached is not None and cached.version == doc.version and cached.text is doc.text:
+            cached = self._notes.get(uri)
+        if cached is not None and cached.version == version and (cached.text is text or cached.text == text):
             return cached
-        too_big = len(doc.text) > MAX_SCAN_CHARS or "\x00" in doc.text
-        blocks = NoteBlocks() if too_big else find_blocks(doc.text, doc.line_starts)
-        note = NoteAnalysis(doc.version, doc.text, blocks)
+        doc = DocumentMentions(uri, version, text, [])  # positions only
+        too_big = len(text) > MAX_SCAN_CHARS or "\x00" in text
+        blocks = NoteBlocks() if too_big else find_blocks(text, doc.line_starts)
+        note = NoteAnalysis(version, text, doc, blocks)
         resolver = self.resolver() if blocks.encounters else None
         for block in blocks.encounters:
             note.encounters.append(self._evaluate(block, blocks, resolver))
         for start, end in blocks.statblocks:
-            note.statblocks.append(StatblockResult(start, end, self._check(doc.text[start:end])))
-        with self._lock:
-            self._notes[doc.uri] = note
+            note.statblocks.append(StatblockResult(start, end, self._check(text[start:end])))
+        if resolver is not None or not blocks.encounters:  # not while the creature index loads
+            with self._lock:
+                self._notes[uri] = note
         return note
 
     def drop(self, uri: str) -> None:

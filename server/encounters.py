@@ -38,8 +38,9 @@ def total_label(r: EncounterReport) -> str:
     return f"{r.xp} XP · {r.threat} ({r.party_size} PC{'s' if r.party_size != 1 else ''}, level {r.party_level})"
 
 
-def inlay_hints(note: NoteAnalysis, doc: DocumentMentions, rng: lsp.Range) -> list[lsp.InlayHint]:
+def inlay_hints(note: NoteAnalysis, rng: lsp.Range) -> list[lsp.InlayHint]:
     """XP after each creature group, the total and threat after the block's first line."""
+    doc = note.doc
     out: list[lsp.InlayHint] = []
     for e in note.encounters:
         b, r = e.block, e.report
@@ -59,7 +60,7 @@ def inlay_hints(note: NoteAnalysis, doc: DocumentMentions, rng: lsp.Range) -> li
     return out
 
 
-def code_lenses(note: NoteAnalysis, doc: DocumentMentions) -> list[lsp.CodeLens]:
+def code_lenses(note: NoteAnalysis) -> list[lsp.CodeLens]:
     """A lens above each evaluated block: total, threat and the budgets (a label, no action)."""
     out = []
     for e in note.encounters:
@@ -77,8 +78,9 @@ def _budget_text(r: EncounterReport) -> str:
     return ", ".join(f"{t} {xp}" for t, xp in r.budget.items())
 
 
-def diagnostics(note: NoteAnalysis, doc: DocumentMentions) -> list[lsp.Diagnostic]:
+def diagnostics(note: NoteAnalysis) -> list[lsp.Diagnostic]:
     """Unknown creatures (with suggestions), core's warnings, a missing party."""
+    doc = note.doc
     out: list[lsp.Diagnostic] = []
     for e in note.encounters:
         b = e.block
@@ -106,8 +108,9 @@ def diagnostics(note: NoteAnalysis, doc: DocumentMentions) -> list[lsp.Diagnosti
     return out
 
 
-def hover(note: NoteAnalysis, doc: DocumentMentions, pos: lsp.Position) -> lsp.Hover | None:
+def hover(note: NoteAnalysis, pos: lsp.Position) -> lsp.Hover | None:
     """On an encounter block: the arithmetic, step by step, with the rules and creatures it cites."""
+    doc = note.doc
     e = note.encounter_at(pos.line)
     if e is None:
         return None
@@ -151,8 +154,9 @@ def hover_markdown(r: EncounterReport, party_from: str | None) -> str:
     return "\n\n".join(parts)
 
 
-def quick_fixes(doc: DocumentMentions, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     """For an unknown creature: write one of the suggested names instead (best first)."""
+    doc = note.doc
     out: list[lsp.CodeAction] = []
     for d in params.context.diagnostics if params.context else []:
         data = d.data if isinstance(d.data, dict) else (d.data._asdict() if hasattr(d.data, "_asdict") else None)

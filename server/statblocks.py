@@ -7,14 +7,14 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from gmprep.server.creators import NoteAnalysis
-from gmprep.server.documents import DocumentMentions
 
 SOURCE = "gmprep"
 STAT_CODE = "statblock-number"
 
 
-def diagnostics(note: NoteAnalysis, doc: DocumentMentions) -> list[lsp.Diagnostic]:
+def diagnostics(note: NoteAnalysis) -> list[lsp.Diagnostic]:
     """One Warning per number outside its table column range, the fix value in ``data``."""
+    doc = note.doc
     out: list[lsp.Diagnostic] = []
     for s in note.statblocks:
         for issue in s.issues:
@@ -35,8 +35,9 @@ def fix_text(written: str, value: int) -> str:
     return str(value)
 
 
-def quick_fixes(doc: DocumentMentions, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     """A quick fix for each statblock diagnostic in the request's context."""
+    doc = note.doc
     out: list[lsp.CodeAction] = []
     for d in params.context.diagnostics if params.context else []:
         data = d.data if isinstance(d.data, dict) else (d.data._asdict() if hasattr(d.data, "_asdict") else None)
