@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --store) store="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) if [ -z "$store" ] && [ -d "$1" ]; then store="$1"; shift; else echo "unknown argument: $1" >&2; exit 2; fi ;;
   esac
 done
