@@ -85,6 +85,8 @@ class GmprepServer(LanguageServer):
         if status.names_ready and not self._warm:
             self._warm = True
             self.call_soon(self.warm_up)
+            # the creature resolver (a second of name variants) is built off the event loop
+            threading.Thread(target=_guard(self.creators.resolver), name="gmprep-creatures", daemon=True).start()
         if status.state == "ready" and status.state != self._last_state:
             try:
                 self.entries.start_background()
@@ -115,14 +117,10 @@ class GmprepServer(LanguageServer):
             lsp.Location(uri=doc.uri, range=lsp.Range(start=pos, end=pos)),
             lsp.PublishDiagnosticsParams(uri=doc.uri, diagnostics=legacy_diagnostics(doc)),
         ]
-        try:  # the creature resolver, and the shapes of the creators' results
-            self.creators.resolver()
-            samples += [
-                lsp.InlayHint(position=pos, label="10 XP", kind=lsp.InlayHintKind.Type, padding_left=True),
-                lsp.CodeLens(range=lsp.Range(start=pos, end=pos), command=lsp.Command(title="", command="")),
-            ]
-        except Exception:
-            log.exception("could not build the creature resolver")
+        samples += [  # the shapes of the creators' results
+            lsp.InlayHint(position=pos, label="10 XP", kind=lsp.InlayHintKind.Type, padding_left=True),
+            lsp.CodeLens(range=lsp.Range(start=pos, end=pos), command=lsp.Command(title="", command="")),
+        ]
         converter = self.protocol._converter
         for sample in samples:
             converter.unstructure(sample)

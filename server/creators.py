@@ -66,6 +66,7 @@ class Creators:
         self._resolver = None
         self._resolver_book = None
         self._lock = threading.Lock()
+        self._resolver_lock = threading.Lock()
         self._notes: dict[str, NoteAnalysis] = {}
         self._reports: OrderedDict[tuple, EncounterResult] = OrderedDict()
         self._stat_cache: OrderedDict[str, list[StatIssue]] = OrderedDict()
@@ -75,7 +76,7 @@ class Creators:
         book = self.state.book
         if book is None:
             return None
-        with self._lock:
+        with self._resolver_lock:  # its own lock: cached analyses stay readable while it builds
             if self._resolver is None or self._resolver_book is not book:
                 from gmprep.core.creators.resolver import CreatureResolver
 

@@ -103,6 +103,8 @@ def diagnostics(note: NoteAnalysis) -> list[lsp.Diagnostic]:
                 message=f'"{u.text}" is not a Monster Core creature{hint}', data={"suggestions": u.suggestions},
             ))
         for w in r.warnings:
+            if any(f"'{u.text}'" in w for u in r.unknown):
+                continue  # an unknown creature has its own diagnostic, on its name
             out.append(lsp.Diagnostic(range=head, severity=lsp.DiagnosticSeverity.Warning, source=SOURCE,
                                       code=WARNING_CODE, message=w))
     return out

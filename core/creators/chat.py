@@ -43,13 +43,15 @@ def budget_line(report: EncounterReport) -> str:
     return ", ".join(f"{t} {xp}" for t, xp in report.budget.items())
 
 
-def _citation(c: CreatorCitation, type_: str = "rule") -> Citation:
-    return Citation(source_id=c.id, name=c.name, type=type_, book=c.book, page=c.page)
+def _citation(c: CreatorCitation) -> Citation:
+    """A creators citation as the chat's: a building table, a creature entry or a rule."""
+    type_ = "table" if ":table:" in c.id else "creature" if ":creature:" in c.id else "rule"
+    return Citation(source_id=c.id, name=c.name, type=type_, book=c.book or None, page=c.page)
 
 
 def report_citations(report: EncounterReport) -> list[Citation]:
     """The rules the arithmetic follows, then each creature's Monster Core entry."""
-    out = [_citation(c, "table" if ":table:" in c.id else "rule") for c in report.citations]
+    out = [_citation(c) for c in report.citations]
     for c in report.creatures:
         out.append(Citation(source_id=c.id, name=c.name, type="creature", book=c.book, page=c.page))
     seen: set[str] = set()
@@ -96,7 +98,7 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
         from gmprep.core.creators.creature import build_creature, render_statblock_markdown
 
         sb = build_creature(req, resolver_factory())
-        cites = [_citation(c, "table" if ":table:" in c.id else "rule") for c in sb.citations]
+        cites = [_citation(c) for c in sb.citations]
         cites += [Citation(source_id=a.source_id, name=a.source_name, type="creature", book=a.book, page=a.page)
                   for a in sb.abilities]
         step = TraceStep(name="build_creature", status="ok", input=req.model_dump(), output={"name": sb.name})

@@ -164,6 +164,8 @@ async def test_warning_for_a_creature_far_above_the_party(client, note):
     bear = [d for d in diags if "Cave Bear" in d.message]
     assert bear and "more than 4 levels above" in bear[0].message
     assert any("above the extreme budget" in d.message for d in diags)
+    # an unknown creature is reported once, on its name (not again as a warning on the block)
+    assert not [d for d in diags if "goblin warior" in d.message]
 
 
 async def test_build_encounter_action_inserts_a_block_that_evaluates_to_the_threat(client, note, workspace):
@@ -206,6 +208,7 @@ async def test_chat_build_request_is_answered_by_the_builder(client, note):
     assert "```encounter" in answer["text"] and "party: 4 PCs, level 3" in answer["text"]
     assert "Option 1" in answer["text"]
     books = {c["book"] for c in answer["citations"]}
+    assert {c["type"] for c in answer["citations"]} >= {"rule", "creature"}
     assert any("GM Core" in (b or "") for b in books) and any("Monster Core" in (b or "") for b in books)
     # a rules question about encounters still goes to rules retrieval
     rules = await call(client, "gmprep/ask", {"question": "What is the XP budget of a moderate encounter?", "uri": note})
