@@ -42,9 +42,14 @@ def statblock_level(text: str) -> int | None:
     return None
 
 
-def _label_rx(label: str) -> re.Pattern:
-    # "**AC** 19", "AC 19", "- **AC:** 19", "AC: 19"
-    return re.compile(r"(?:(?<=\n)|^|(?<=[\s;,(]))\**" + label + r"\**\s*:?\**\s*" + _NUM, re.I)
+def _find_label(text: str, label: str) -> re.Match | None:
+    """The statistic after ``label``: the bold form (``**AC** 19``) wherever it is, else the plain form
+    at a line start or after ``;``/``,`` (``AC 19; Fort +11``), never inside prose ("hitting AC 13")."""
+    bold = re.compile(r"\*\*" + label + r":?\*\*\s*:?\s*" + _NUM, re.I)
+    if m := bold.search(text):
+        return m
+    plain = re.compile(r"(?:^[ \t]*(?:[-*+][ \t]+)?|[;,][ \t]*)" + label + r"\b:?[ \t]*" + _NUM, re.I | re.M)
+    return plain.search(text)
 
 
 def extract_numbers(text: str) -> list[tuple[str, str, int, int, int]]:
@@ -57,19 +62,19 @@ def extract_numbers(text: str) -> list[tuple[str, str, int, int, int]]:
     for label, field, tid in (("Perception", "perception", "perception"), ("AC", "ac", "armor-class"),
                               ("Fort", "fort", "saving-throws"), ("Ref", "ref", "saving-throws"),
                               ("Will", "will", "saving-throws"), ("HP", "hp", "hit-points")):
-        if m := _label_rx(label).search(text):
+        if m := _find_label(text, label):
             add(field, tid, m)
     for attr in _ATTRS:
-        if m := _label_rx(attr.capitalize()).search(text):
+        if m := _find_label(text, attr.capitalize()):
             add(attr, "attribute-modifiers", m)
-    if m := re.search(r"\**Skills\**\s*:?\**\s*([^\n]+)", text):
+    if m := re.search(r"^[ \t]*(?:[-*+][ \t]+)?\**Skills\**\s*:?\**\s*([^\n]+)", text, re.M):
         base = m.start(1)
         for s in re.finditer(r"([A-Z][A-Za-z' ]*?(?:\([^)]*\))?)\s+" + _NUM, m.group(1)):
             name = s.group(1).strip()
             out.append((f"skill:{name}", "skills", _int(s.group(2)), base + s.start(2), base + s.end(2)))
-    strike = re.compile(
-        r"\**(Melee|Ranged)(?: strike)?\**\s*(?:\[[^\]\n]*\]\s*|\(\[[^\]\n]*\]\)\s*)?(?P<name>[A-Za-z][A-Za-z' \-]*?)\s+" + _NUM.replace("(", "(?P<atk>", 1)
-        + r"(?P<rest>[^\n]*)", re.I)
+    strike = re.compile(  # at a line start: "**Melee strike** Club +12", "- **Melee** [one-action] jaws +10"
+        r"^[ \t]*(?:[-*+][ \t]+)?\**(Melee|Ranged)(?: strike)?\**\s*(?:\[[^\]\n]*\]\s*|\(\[[^\]\n]*\]\)\s*)?(?P<name>[A-Za-z][A-Za-z' \-]*?)\s+" + _NUM.replace("(", "(?P<atk>", 1)
+        + r"(?P<rest>[^\n]*)", re.I | re.M)
     for m in strike.finditer(text):
         name = m.group("name").strip()
         out.append((f"strike:{name}", "strike-attack-bonus", _int(m.group("atk")), m.start("atk"), m.end("atk")))
