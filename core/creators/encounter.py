@@ -244,8 +244,9 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     budget as possible, preferring creatures matching ``words`` (traits first, then name, then text).
 
     Deterministic: candidates are ordered by relevance, level and name; groups of one to three kinds
-    of creature are enumerated and ranked by (distance to the budget, -relevance, creature count);
-    options are picked so no two share a lead creature."""
+    of creature are enumerated and ranked by (distance to the budget, -mean relevance per creature,
+    distance of the creature count from half the party: neither a lone boss nor a swarm by default);
+    options are picked so they share no creature where possible, else at least no lead creature."""
     if threat not in THREATS:
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
     budget = tables.encounter_budget(party_size)
@@ -278,22 +279,28 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
                     continue
                 if tables.threat_for_xp(xp, budget) != threat:
                     continue
-                rel = sum(m[0] for m in members)
-                combos.append((target - xp, -rel, sum(counts), [m[1].name for m in members], counts, members))
+                rel = sum(m[0] * c for c, m in zip(counts, members, strict=True)) / sum(counts)
+                size_gap = abs(sum(counts) - (party_size + 1) // 2)
+                combos.append((target - xp, -rel, size_gap, [m[1].name for m in members], counts, members))
     combos.sort(key=lambda c: c[:4])
+    chosen: list[list] = []
+    used: set[str] = set()
+    # first options that share no creature with an earlier one, then ones that differ in their lead
+    for disjoint in (True, False):
+        for *_, counts, members in combos:
+            if len(chosen) >= n:
+                break
+            ids = [m[1].node_id for m in members]
+            if (disjoint and used & set(ids)) or any(ids[0] == c[1][0][1].node_id for c in chosen):
+                continue
+            chosen.append([counts, members])
+            used |= set(ids)
     reports: list[EncounterReport] = []
-    leads: set[str] = set()
-    for *_, counts, members in combos:
-        lead = members[0][1].node_id
-        if lead in leads:
-            continue
-        leads.add(lead)
+    for counts, members in chosen:
         spec = EncounterSpec(party_size=party_size, party_level=party_level, lines=[
             EncounterLine(text=f"{c} {m[1].name}", name=m[1].name, count=c) for c, m in zip(counts, members, strict=True)
         ])
         reports.append(evaluate_encounter(spec, resolver))
-        if len(reports) >= n:
-            break
     return reports
 
 
