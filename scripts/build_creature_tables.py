@@ -3,7 +3,7 @@
 
 Sources (both ORC-licensed game mechanics; see ingest/data/pf2e/LICENSE-NOTICE.md):
 
-* GM Core's Building Creatures tables (Tables 2-1 .. 2-11, GM Core pp. 115-121) from the CSV
+* GM Core's Building Creatures tables (Tables 2-1 .. 2-11, GM Core pp. 114-122) from the CSV
   transcriptions in https://github.com/crusaderky/pathfinder2e_stats (Apache-2.0 code; the numbers
   are Paizo's), folder ``pathfinder2e_stats/_tables/NPC/`` at commit ``SOURCE_COMMIT`` below.
   Two departures from those CSVs restore what the book prints: the attribute table's Extreme
@@ -40,23 +40,23 @@ GM_CORE = "Pathfinder GM Core"
 MONSTER_CORE = "Pathfinder Monster Core"
 AON_BUILDING = "https://2e.aonprd.com/Rules.aspx?ID=2874"
 
-# table id -> (csv file, printed title, GM Core page, columns). Pages 117, 118 and 120 are read off
-# Archives of Nethys's GM Core pages ("Source GM Core pg. N"); the others follow the same layout
-# (the chapter starts on p. 112, 56 pages after the Gamemastery Guide's identical chapter).
+# table id -> (csv file, printed title, GM Core page, columns, Archives of Nethys page showing "Source GM
+# Core pg. N" for that table, or None). Pages without such a page are estimated from the Gamemastery
+# Guide's identical chapter (55-56 pages earlier) and marked "page_checked": false in the output.
+AON = "https://2e.aonprd.com/Rules.aspx?ID="
 BUILDING = {
-    "attribute-modifiers": ("2-01-abilities.csv", "Table 2-1: Attribute Modifier Scales", "115", ["extreme", "high", "moderate", "low"]),
-    "perception": ("2-03-perception.csv", "Table 2-2: Perception", "116", ["extreme", "high", "moderate", "low", "terrible"]),
-    "skills": ("2-03-skills.csv", "Table 2-3: Skills", "116", ["extreme", "high", "moderate", "low"]),
-    "armor-class": ("2-05-AC.csv", "Table 2-5: Armor Class", "117", ["extreme", "high", "moderate", "low"]),
-    "saving-throws": ("2-02-saving_throws.csv", "Table 2-6: Saving Throws", "118", ["extreme", "high", "moderate", "low", "terrible"]),
-    "hit-points": ("2-07-HP.csv", "Table 2-7: Hit Points", "118", ["high", "moderate", "low"]),
-    "resistances-weaknesses": ("2-8-resistances.csv", "Table 2-8: Resistances and Weaknesses", "119", ["maximum", "minimum"]),
-    "strike-attack-bonus": ("2-09-strike_attack.csv", "Table 2-9: Strike Attack Bonus", "120", ["extreme", "high", "moderate", "low"]),
-    "strike-damage": ("2-10-strike_damage_dice.csv", "Table 2-10: Strike Damage", "120", ["extreme", "high", "moderate", "low"]),
-    "spell-dc": ("2-11-spell_DC.csv", "Table 2-11: Spell DC and Spell Attack Bonus (DC)", "121", ["extreme", "high", "moderate"]),
-    "spell-attack": ("2-11-spell_attack.csv", "Table 2-11: Spell DC and Spell Attack Bonus (attack)", "121", ["extreme", "high", "moderate"]),
+    "attribute-modifiers": ("2-01-abilities.csv", "Table 2-1: Attribute Modifier Scales", "114", ["extreme", "high", "moderate", "low"], None),
+    "perception": ("2-03-perception.csv", "Table 2-2: Perception", "115", ["extreme", "high", "moderate", "low", "terrible"], AON + "1003"),
+    "skills": ("2-03-skills.csv", "Table 2-3: Skills", "116", ["extreme", "high", "moderate", "low"], None),
+    "armor-class": ("2-05-AC.csv", "Table 2-5: Armor Class", "117", ["extreme", "high", "moderate", "low"], AON + "1010"),
+    "saving-throws": ("2-02-saving_throws.csv", "Table 2-6: Saving Throws", "118", ["extreme", "high", "moderate", "low", "terrible"], AON + "1010"),
+    "hit-points": ("2-07-HP.csv", "Table 2-7: Hit Points", "118", ["high", "moderate", "low"], None),
+    "resistances-weaknesses": ("2-8-resistances.csv", "Table 2-8: Resistances and Weaknesses", "119", ["maximum", "minimum"], None),
+    "strike-attack-bonus": ("2-09-strike_attack.csv", "Table 2-9: Strike Attack Bonus", "119", ["extreme", "high", "moderate", "low"], None),
+    "strike-damage": ("2-10-strike_damage_dice.csv", "Table 2-10: Strike Damage", "120", ["extreme", "high", "moderate", "low"], AON + "1018"),
+    "spell-dc": ("2-11-spell_DC.csv", "Table 2-11: Spell DC and Spell Attack Modifier (DC)", "122", ["extreme", "high", "moderate"], AON + "2898"),
+    "spell-attack": ("2-11-spell_attack.csv", "Table 2-11: Spell DC and Spell Attack Modifier (attack)", "122", ["extreme", "high", "moderate"], AON + "2898"),
 }
-PAGE_SEEN = {"117", "118", "120"}
 
 
 def _git_csv(git_dir: Path, name: str) -> list[list[str]]:
@@ -68,7 +68,7 @@ def _git_csv(git_dir: Path, name: str) -> list[list[str]]:
 
 
 def _building_table(git_dir: Path, tid: str) -> dict:
-    fname, title, page, columns = BUILDING[tid]
+    fname, title, page, columns, page_ref = BUILDING[tid]
     rows = _git_csv(git_dir, fname)
     levels: dict[str, dict] = {}
     if tid == "hit-points":  # two header rows: challenge, max/min; then "level"
@@ -97,10 +97,11 @@ def _building_table(git_dir: Path, tid: str) -> dict:
         "name": title,
         "book": GM_CORE,
         "page": page,
-        "page_checked": page in PAGE_SEEN,
+        "page_checked": page_ref is not None,
         "columns": columns,
         "levels": levels,
-        "source": {"repo": SOURCE_REPO, "commit": SOURCE_COMMIT, "path": f"{SOURCE_DIR}/{fname}", "reference": AON_BUILDING},
+        "source": {"repo": SOURCE_REPO, "commit": SOURCE_COMMIT, "path": f"{SOURCE_DIR}/{fname}",
+                   "reference": page_ref or AON_BUILDING},
     }
 
 

@@ -8,7 +8,7 @@ attack +12``) and the looser forms GMs write (no bold, "Melee [one-action] jaws 
 
 A number is flagged only when it lies outside every column of its table at that level: above the
 top column (extreme, or high for HP) or below the lowest printed one. Three exceptions the book makes:
-attribute modifiers may go down to -5 ("terrible", GM Core p. 115), skills have no lower bound
+attribute modifiers may go down to -5 ("terrible", GM Core, Attribute Modifiers), skills have no lower bound
 (an untrained skill is simply left off), and Strike damage has none either (creatures that "don't
 care about their Strikes" use "the low damage value, or even less", GM Core p. 120). Strike damage compares the
 expression's average (d4 = 2.5 ... d12 = 6.5, plus flat and extra dice, as GM Core p. 120 says).
@@ -143,8 +143,7 @@ def check_statblock(markdown_text: str, level: int | None = None) -> list[StatIs
         else:
             fix = bot_lo if lo is None or tid != "attribute-modifiers" else lo
             msg = f"{_label(field)} {_val(tid, value)} is below {bot_c} ({_fmt(tid, cols[-1][1])}) for level {lvl}"
-        t = tables.building_table(tid)
-        msg += f" ({t['name']}, GM Core p. {t['page']})"
+        msg += f" ({tables.building_citation(tid).label()})"
         issues.append(StatIssue(field=field, value=value, level=lvl, column=where, expected_range=(lo if lo is not None else bot_lo, hi if hi is not None else top_hi),
                                 message=msg, fix_value=fix, start=start, end=end, citation=tables.building_citation(tid)))
     return issues

@@ -100,14 +100,16 @@ def adjustment_hp(level: int, adjustment: str | None) -> int:
     return int(bands[0]["hp"])  # weak below level 1 is not covered by the rule; its lowest band applies
 
 
-# ---- Building Creatures (GM Core pp. 115-121) --------------------------------------------------------
+# ---- Building Creatures (GM Core pp. 114-122) --------------------------------------------------------
 def building_table(tid: str) -> dict:
     return data()["building"][tid]
 
 
 def building_citation(tid: str) -> Citation:
+    """The table's citation; the page only where it was checked against a published page (the data
+    file keeps its estimate beside ``page_checked: false``); the table number locates it either way."""
     t = building_table(tid)
-    return Citation(id=t["id"], name=t["name"], book=t["book"], page=t["page"])
+    return Citation(id=t["id"], name=t["name"], book=t["book"], page=t["page"] if t.get("page_checked") else None)
 
 
 def cell(tid: str, level: int, column: str):

@@ -23,6 +23,28 @@ def test_armor_class_every_row_as_printed():
         assert [tables.cell("armor-class", lvl, c) for c in ("extreme", "high", "moderate", "low")] == vals, lvl
 
 
+# GM Core p. 115, Table 2-2: Perception, as printed on Archives of Nethys (Rules.aspx?ID=1003)
+PERCEPTION_PRINTED = """-1 9 8 5 2 0|0 10 9 6 3 1|1 11 10 7 4 2|2 12 11 8 5 3|3 14 12 9 6 4|4 15 14 11 8 6|5 17 15 12 9 7
+6 18 17 14 11 8|7 20 18 15 12 10|8 21 19 16 13 11|9 23 21 18 15 12|10 24 22 19 16 14|11 26 24 21 18 15
+12 27 25 22 19 16|13 29 26 23 20 18|14 30 28 25 22 19|15 32 29 26 23 20|16 33 30 28 25 22|17 35 32 29 26 23
+18 36 33 30 27 24|19 38 35 32 29 26|20 39 36 33 30 27|21 41 38 35 32 28|22 43 39 36 33 30|23 44 40 37 34 31
+24 46 42 38 36 32"""
+
+
+def test_perception_every_row_as_printed():
+    for row in PERCEPTION_PRINTED.replace("\n", "|").split("|"):
+        lvl, *vals = (int(x) for x in row.split())
+        assert [tables.cell("perception", lvl, c) for c in ("extreme", "high", "moderate", "low", "terrible")] == vals, lvl
+
+
+def test_checked_pages():
+    checked = {tid: t["page"] for tid, t in tables.data()["building"].items() if t["page_checked"]}
+    assert checked == {"perception": "115", "armor-class": "117", "saving-throws": "118", "strike-damage": "120",
+                       "spell-dc": "122", "spell-attack": "122"}
+    assert tables.building_citation("armor-class").label() == "Table 2-5: Armor Class (Pathfinder GM Core, p. 117)"
+    assert tables.building_citation("hit-points").page is None  # estimated page is not shown as a citation
+
+
 # Rows from a second, independent transcription of the same tables (a Python creature tool's tab-separated
 # copy of GM Core's tables, read while building the data; see scripts/build_creature_tables.py)
 @pytest.mark.parametrize("tid,level,expected", [
