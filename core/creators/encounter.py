@@ -142,12 +142,11 @@ def find_encounter_blocks(document: str) -> list[EncounterBlock]:
     for m in _FENCE.finditer(document):
         add(m.start(), m.end(), "fenced", m.group(2), m.start(2))
     for m in _HEADING.finditer(document):
-        heading_end = m.start(1)
-        spec_text = document[m.start():m.end()]
-        add(m.start(), m.end(), "heading", spec_text, m.start())
-        del heading_end
+        add(m.start(), m.end(), "heading", m.group(), m.start())
     for m in _LINE_BLOCK.finditer(document):
-        add(m.start(), m.end(), "line", m.group(), m.start())
+        party = re.search(r"\(([^)\n]*)\)", m.group())
+        if party and (_SIZE.search(party.group(1)) or _LEVEL.search(party.group(1))):  # "Encounter (optional): ..." is prose
+            add(m.start(), m.end(), "line", m.group(), m.start())
     return sorted(found, key=lambda b: b.start)
 
 
@@ -192,7 +191,8 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
             adjustment=line.adjustment, xp_each=xp_each, book=node.book, page=node.page, start=line.start, end=line.end,
         ))
         adj = f"{line.adjustment} (level {node.level} -> {lvl}, {tables.adjustments_citation().label()}) " if line.adjustment else ""
-        explanation.append(f"{line.count} × {adj}{node.name} (level {lvl}, party level {delta:+d}): {xp_each} XP each = {xp_each * line.count} XP")
+        rel = "party level" if delta == 0 else f"party level {'+' if delta > 0 else '-'} {abs(delta)}"
+        explanation.append(f"{line.count} × {adj}{node.name} (level {lvl} = {rel}): {xp_each} XP each = {xp_each * line.count} XP")
         if delta > tables.XP_MAX_DELTA:
             warnings.append(f"{node.name} (level {lvl}) is more than 4 levels above the party (level {level}); "
                             f"the XP table stops at party level + 4, counted as {xp_each} XP")

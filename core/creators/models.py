@@ -21,7 +21,9 @@ class Citation(BaseModel):
     page: str | None = None
 
     def label(self) -> str:
-        return f"{self.name} ({self.book}" + (f", p. {self.page})" if self.page else ")")
+        if not self.page:
+            return f"{self.name} ({self.book})"
+        return f"{self.name} ({self.book}, {'pp.' if '-' in self.page else 'p.'} {self.page})"
 
 
 class UnknownCreature(BaseModel):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel
+
 from gmprep.core.creators import tables
 from gmprep.core.creators.models import StatIssue
 
@@ -146,7 +148,7 @@ def check_statblock(markdown_text: str, level: int | None = None) -> list[StatIs
         msg += f" ({tables.building_citation(tid).label()})"
         issues.append(StatIssue(field=field, value=value, level=lvl, column=where, expected_range=(lo if lo is not None else bot_lo, hi if hi is not None else top_hi),
                                 message=msg, fix_value=fix, start=start, end=end, citation=tables.building_citation(tid)))
-    return issues
+    return sorted(issues, key=lambda i: i.start)
 
 
 def _signed(tid: str) -> bool:
@@ -164,3 +166,46 @@ def _fmt(tid: str, r: tuple[int, int]) -> str:
     if a == b:
         return _val(tid, a) if tid != "strike-damage" else f"average {a}"
     return f"{_val(tid, a)} to {_val(tid, b)}" if tid != "strike-damage" else f"average {a} to {b}"
+
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+[^\n]*$", re.M)
+_STAT_LABELS = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**(?:AC|HP|Perception|Fort|Melee|Ranged)\b", re.I | re.M)
+
+
+class StatblockSpan(BaseModel):
+    """A statblock found in a note: its char span and level."""
+
+    start: int
+    end: int
+    level: int
+
+
+def find_statblocks(document: str) -> list[StatblockSpan]:
+    """Statblocks in a markdown note: sections (split at headings) that state a level ("Creature 3",
+    "Level 3", or a parent section's) and hold at least two statistic lines (AC, HP, Perception, ...).
+    A section without its own level inherits the level of the nearest enclosing section that has one."""
+    cuts = [m.start() for m in _HEADING.finditer(document)]
+    bounds = list(zip([0, *cuts], [*cuts, len(document)], strict=True))
+    out: list[StatblockSpan] = []
+    stack: list[tuple[int, int | None]] = []  # (heading depth, level) of enclosing sections
+    for start, end in bounds:
+        section = document[start:end]
+        h = _HEADING.match(section)
+        depth = len(h.group(1)) if h else 0
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        own = statblock_level(section)
+        level = own if own is not None else next((lv for _, lv in reversed(stack) if lv is not None), None)
+        stack.append((depth, own))
+        if level is not None and len(_STAT_LABELS.findall(section)) >= 2:
+            out.append(StatblockSpan(start=start, end=end, level=level))
+    return out
+
+
+def check_note(document: str) -> list[StatIssue]:
+    """``check_statblock`` over every statblock of a note, offsets relative to the document."""
+    issues: list[StatIssue] = []
+    for span in find_statblocks(document):
+        for issue in check_statblock(document[span.start:span.end], span.level):
+            issues.append(issue.model_copy(update={"start": issue.start + span.start, "end": issue.end + span.start}))
+    return issues

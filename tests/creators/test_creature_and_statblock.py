@@ -107,3 +107,17 @@ def test_prose_numbers_are_not_statistics():
     text = "**Creature 2**\n\n**AC** 16; **Fort** +9, **Ref** +5, **Will** +6\n\n**HP** 24\n\nA creature can sever the tongue by hitting AC 13 and dealing damage."
     nums = {f: v for f, _, v, _, _ in extract_numbers(text)}
     assert nums["ac"] == 16 and nums["hp"] == 24
+
+
+def test_statblocks_in_a_note():
+    from gmprep.core.creators.statblock import check_note, find_statblocks
+
+    note = ("# Session 4\n\nThe bandits wait at the ford. Their leader has AC 30 in the story, not a statblock.\n\n"
+            + HAND_WRITTEN + "\n### Abilities\n- Melee [one-action] fist +20, Damage 1d4 bludgeoning\n- HP 45\n\n"
+            "## Loot\nAC 99 armor polish\n\n## Guard (Creature 1)\n**AC** 16; **Fort** +7, **Ref** +5, **Will** +4\n**HP** 20\n")
+    spans = find_statblocks(note)
+    assert [(note[s.start:s.end].split("\n")[0], s.level) for s in spans] == [
+        ("## Bandit Captain", 3), ("### Abilities", 3), ("## Guard (Creature 1)", 1)]
+    issues = check_note(note)
+    assert [(i.field, note[i.start:i.end]) for i in issues] == [
+        ("skill:Intimidation", "+25"), ("ac", "25"), ("strike:crossbow", "+3"), ("strike:fist", "+20")]
