@@ -267,7 +267,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), p[1].name))
     pool = pool[:30]
     max_count = max(6, party_size + 2)
-    combos = []
+    combos: list[tuple] = []
     for k in (1, 2, 3):
         for group in itertools.combinations(range(len(pool)), k):
             members = [pool[i] for i in group]
@@ -279,9 +279,9 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
                     continue
                 if tables.threat_for_xp(xp, budget) != threat:
                     continue
-                rel = sum(m[0] * c for c, m in zip(counts, members, strict=True)) / sum(counts)
+                mean_rel = sum(m[0] * c for c, m in zip(counts, members, strict=True)) / sum(counts)
                 size_gap = abs(sum(counts) - (party_size + 1) // 2)
-                combos.append((target - xp, -rel, size_gap, [m[1].name for m in members], counts, members))
+                combos.append((target - xp, -mean_rel, size_gap, [m[1].name for m in members], counts, members))
     combos.sort(key=lambda c: c[:4])
     chosen: list[list] = []
     used: set[str] = set()

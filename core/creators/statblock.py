@@ -81,19 +81,14 @@ def extract_numbers(text: str) -> list[tuple[str, str, int, int, int]]:
         name = m.group("name").strip()
         out.append((f"strike:{name}", "strike-attack-bonus", _int(m.group("atk")), m.start("atk"), m.end("atk")))
         if d := re.search(r"\**Damage\**\s*:?\**\s*([^\n]*)", m.group("rest")):
-            clause = re.split(r"\s(?:plus|and)\s+(?![\d])", d.group(1))[0]
-            dice = list(_DICE.finditer(d.group(1)))
-            dice = [x for x in dice if x.start() < len(d.group(1))]
+            dice = list(_DICE.finditer(d.group(1)))  # the main expression and any extra dice ("plus 1d6 fire")
             if dice:
                 total = 0.0
                 for x in dice:
                     flat = _int(x.group(3) + x.group(4)) if x.group(3) else 0
                     total += int(x.group(1)) * (int(x.group(2)) + 1) / 2 + flat
-                first = dice[0]
-                s = m.start("rest") + d.start(1) + first.start()
-                e = m.start("rest") + d.start(1) + dice[-1].end()
-                out.append((f"damage:{name}", "strike-damage", int(total), s, e))
-            del clause
+                at = m.start("rest") + d.start(1)
+                out.append((f"damage:{name}", "strike-damage", int(total), at + dice[0].start(), at + dice[-1].end()))
     for m in re.finditer(r"Spells\**\s*:?\s*\**\s*DC\s+(\d+)(?:\s*,\s*attack\s+" + _NUM + ")?", text):
         out.append(("spell_dc", "spell-dc", int(m.group(1)), m.start(1), m.end(1)))
         if m.group(2):
