@@ -141,8 +141,14 @@ def check_statblock(markdown_text: str, level: int | None = None) -> list[StatIs
             fix = bot_lo if lo is None or tid != "attribute-modifiers" else lo
             msg = f"{_label(field)} {_val(tid, value)} is below {bot_c} ({_fmt(tid, cols[-1][1])}) for level {lvl}"
         msg += f" ({tables.building_citation(tid).label()})"
-        issues.append(StatIssue(field=field, value=value, level=lvl, column=where, expected_range=(lo if lo is not None else bot_lo, hi if hi is not None else top_hi),
-                                message=msg, fix_value=fix, start=start, end=end, citation=tables.building_citation(tid)))
+        if tid == "strike-damage":  # replace the expression with the printed one of the nearest column
+            fix_text = str(tables.cell(tid, lvl, top_c if value > top_hi else bot_c)["dice"])
+        else:
+            fix_text = f"{fix:+d}" if _signed(tid) else str(fix)
+        issues.append(StatIssue(
+            field=field, value=value, level=lvl, column=where,
+            expected_range=(lo if lo is not None else bot_lo, hi if hi is not None else top_hi),
+            message=msg, fix_value=fix, fix_text=fix_text, start=start, end=end, citation=tables.building_citation(tid)))
     return sorted(issues, key=lambda i: i.start)
 
 

@@ -136,7 +136,7 @@ def run_statblock_check(args: argparse.Namespace) -> int:
         for i in issues:
             line = text.count("\n", 0, i.start) + 1
             col = i.start - (text.rfind("\n", 0, i.start) + 1) + 1
-            print(f"{path}:{line}:{col}: {i.message} (fix: {i.fix_value})")
+            print(f"{path}:{line}:{col}: {i.message} (fix: {i.fix_text})")
         if not issues:
             print(f"{path}: every number is within GM Core's tables")
     return 1 if issues else 0

@@ -107,7 +107,13 @@ def test_hand_written_statblock():
     assert set(issues) == {"ac", "skill:Intimidation", "strike:crossbow"}
     ac = issues["ac"]
     assert ac.message.startswith("AC 25 is above extreme (22) for level 3; high is 19")
-    assert (ac.fix_value, HAND_WRITTEN[ac.start:ac.end]) == (22, "25")
+    assert (ac.fix_value, ac.fix_text, HAND_WRITTEN[ac.start:ac.end]) == (22, "22", "25")
+    fixed = HAND_WRITTEN
+    for i in sorted(issues.values(), key=lambda i: -i.start):  # applying every quick fix leaves nothing to flag
+        fixed = fixed[:i.start] + i.fix_text + fixed[i.end:]
+    assert check_statblock(fixed) == []
+    big = check_statblock("Level 3\n- Melee [one-action] maul +12, Damage 4d12+20 bludgeoning")
+    assert [(i.field, i.fix_text) for i in big] == [("damage:maul", "1d12+8")]
     assert issues["strike:crossbow"].fix_value == 8 and HAND_WRITTEN[issues["strike:crossbow"].start:issues["strike:crossbow"].end] == "+3"
     assert check_statblock(HAND_WRITTEN, level=20) and check_statblock("no level here, AC 99") == []
 
