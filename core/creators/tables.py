@@ -155,3 +155,30 @@ def column_of(tid: str, level: int, value: int) -> str:
         if r2[1] < value < r1[0]:
             return f"between {c1} and {c2}"
     return "off the table"
+
+
+_UNSIGNED = ("armor-class", "hit-points", "spell-dc", "resistances-weaknesses", "strike-damage")
+
+
+def _cell_text(c, signed: bool) -> str:
+    def num(v: int) -> str:
+        return f"{v:+d}" if signed else str(v)
+
+    if c is None:
+        return "—"
+    if isinstance(c, dict):
+        return f"{c['dice']} ({c['mean']})"
+    if isinstance(c, list):
+        return f"{num(c[1])} to {num(c[0])}" if c[0] != c[1] else num(c[0])
+    return num(c)
+
+
+def table_markdown(tid: str, levels: list[int] | None = None) -> str:
+    """A building table (or some of its levels) as a markdown table with its citation, for hovers and answers."""
+    t = building_table(tid)
+    cols = columns(tid)
+    rows = [f"| Level | {' | '.join(c.capitalize() for c in cols)} |", "|---" * (len(cols) + 1) + "|"]
+    for lvl in levels if levels is not None else range(-1, 25):
+        cells = t["levels"][str(lvl)]
+        rows.append(f"| {lvl} | " + " | ".join(_cell_text(cells.get(c), tid not in _UNSIGNED) for c in cols) + " |")
+    return "\n".join([f"**{t['name']}**", "", *rows, "", f"Source: {building_citation(tid).label()}"])

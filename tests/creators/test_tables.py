@@ -89,3 +89,11 @@ def test_encounter_tables_match_the_corpus_pages():
         assert tables.creature_xp(5 + delta, 5) == xp
         assert f"{xp} XP |" in xp_text
     assert tables.budget_citation().page == "75"
+
+
+def test_table_markdown_as_printed():
+    md = tables.table_markdown("skills", [3])
+    assert "| 3 | +13 | +10 | +9 | +7 to +5 |" in md and md.endswith("Source: Table 2-3: Skills (Pathfinder GM Core)")
+    assert "| 3 | 59 to 53 | 48 to 42 | 37 to 31 |" in tables.table_markdown("hit-points", [3])
+    assert "| 0 | — | +3 | +2 | +0 |" in tables.table_markdown("attribute-modifiers", [0])
+    assert tables.table_markdown("armor-class").count("\n| ") == 26
