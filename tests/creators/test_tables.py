@@ -96,4 +96,4 @@ def test_table_markdown_as_printed():
     assert "| 3 | +13 | +10 | +9 | +7 to +5 |" in md and md.endswith("Source: Table 2-3: Skills (Pathfinder GM Core)")
     assert "| 3 | 59 to 53 | 48 to 42 | 37 to 31 |" in tables.table_markdown("hit-points", [3])
     assert "| 0 | — | +3 | +2 | +0 |" in tables.table_markdown("attribute-modifiers", [0])
-    assert tables.table_markdown("armor-class").count("\n| ") == 26
+    assert tables.table_markdown("armor-class").count("\n| ") == 1 + 26  # header + levels -1..24
