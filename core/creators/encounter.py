@@ -33,7 +33,11 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
                  "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _HEADER = re.compile(r"\bencounter\b[^\n(:]*?(?:\(([^)\n]*)\))?\s*\**\s*:", re.I)
 _PARTY_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\**party\**\s*:\s*(.+)$", re.I)
-_SIZE = re.compile(r"(\d+)\s*(?:pcs?|players?|characters?|heroes|adventurers|party members)\b|party of (\d+)", re.I)
+_NUM_WORD = r"(\d+|" + "|".join(w for w in _NUMBER_WORDS if len(w) > 2) + r")"
+_PCS = r"(?:pcs?|players?|characters?|heroes|adventurers|party members)\b"
+# "4 level-3 PCs" / "four 3rd-level characters": size and level in one phrase
+_SIZE_LEVEL = re.compile(_NUM_WORD + r"\s+(?:(?:level|lvl)[- ]?(\d+)|(\d+)(?:st|nd|rd|th)?[- ]level)\s+" + _PCS, re.I)
+_SIZE = re.compile(_NUM_WORD + r"\s*" + _PCS + r"|party of " + _NUM_WORD, re.I)
 _LEVEL = re.compile(r"\b(?:level|lvl|lv)\s*(\d+)\b|\b(\d+)(?:st|nd|rd|th)?[- ]level\b", re.I)
 _BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$")
 _ITEM = re.compile(
@@ -44,30 +48,40 @@ _ITEM = re.compile(
 _MARKUP = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]|\[([^\]]+)\]\([^)]*\)|[*_`]")
 
 
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word.lower()]
+
+
 def _party(text: str, spec: EncounterSpec) -> None:
+    if m := _SIZE_LEVEL.search(text):
+        if spec.party_size is None:
+            spec.party_size = _count(m.group(1))
+        if spec.party_level is None:
+            spec.party_level = int(m.group(2) or m.group(3))
     if spec.party_size is None and (m := _SIZE.search(text)):
-        spec.party_size = int(m.group(1) or m.group(2))
+        spec.party_size = _count(m.group(1) or m.group(2))
     if spec.party_level is None and (m := _LEVEL.search(text)):
         spec.party_level = int(m.group(1) or m.group(2))
 
 
+_SEPARATOR = re.compile(r"[,;]|\s+and\s+|\s+&\s+", re.I)
+
+
 def _items(segment: str, base: int, spec: EncounterSpec) -> None:
-    """Split ``segment`` (at offset ``base`` of the parsed text) on commas/semicolons/"and" into items."""
-    for m in re.finditer(r"[^,;]+", segment):
-        part = m.group()
-        for sub in re.finditer(r"(?:(?!\band\b).)+", part, re.I):
-            raw = sub.group()
-            text = raw.strip()
-            if not text:
-                continue
-            start = base + m.start() + sub.start() + (len(raw) - len(raw.lstrip()))
-            line = _item(text, start)
-            if line:
-                spec.lines.append(line)
+    """Split ``segment`` (at offset ``base`` of the parsed text) on commas, semicolons and "and" into items."""
+    bounds = [(m.start(), m.end()) for m in _SEPARATOR.finditer(segment)] + [(len(segment), len(segment))]
+    piece_start = 0
+    for piece_end, next_start in bounds:
+        raw = segment[piece_start:piece_end]
+        text = raw.strip()
+        if text and (line := _item(text, base + piece_start + len(raw) - len(raw.lstrip()))):
+            spec.lines.append(line)
+        piece_start = next_start
 
 
 def _item(text: str, start: int) -> EncounterLine | None:
     clean = _MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", text).strip().rstrip(".")
+    clean = re.sub(r"^the\s+", "", clean, flags=re.I)
     m = _ITEM.match(clean)
     if not m or not m.group("name").strip():
         return None
@@ -98,7 +112,7 @@ def parse_encounter(text: str) -> EncounterSpec:
         if m := _HEADER.search(line):
             if m.group(1):
                 _party(m.group(1), spec)
-            _party(line[: m.start()], spec)
+            _party(line[: m.end()], spec)  # "Encounter for four 3rd-level PCs:" states the party before the colon
             _items(line[m.end():], at + m.end(), spec)
             continue
         if m := _BULLET.match(line):
