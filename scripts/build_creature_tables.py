@@ -17,6 +17,11 @@ Sources (both ORC-licensed game mechanics; see ingest/data/pf2e/LICENSE-NOTICE.m
 Usage: fetch the repository (any clone), then
     python scripts/build_creature_tables.py --source-git /path/to/pathfinder2e_stats/.git
 It reads the CSVs at SOURCE_COMMIT with ``git show`` (no network) and rewrites the JSON.
+
+Cross-check against an independent transcription, https://github.com/Daomephsta/ttrpg_scribe (its
+``creature/statistics.py`` at CHECK_COMMIT, tab-separated tables read as text, never executed):
+    python scripts/build_creature_tables.py --source-git ... --cross-check-git /path/to/ttrpg_scribe/.git
+prints every cell where the two differ (and exits 1 if any).
 """
 
 from __future__ import annotations
@@ -185,11 +190,77 @@ def build(git_dir: Path) -> dict:
     }
 
 
+CHECK_REPO = "Daomephsta/ttrpg_scribe"
+# The last version with the tables as tab-separated text, printed means included. The next commit
+# (025c7c42, "Refactor statistics Table ctor to use python arrays") rewrote them as Python literals and
+# garbled the Strike Damage rows from level 6 up (this cross-check is how that was seen).
+CHECK_COMMIT = "6a60932e894d59218a3ba710d585a9382c71517e"
+CHECK_PATH = "subprojects/pf2e_compendium/ttrpg_scribe/pf2e_compendium/creature/statistics.py"
+CHECK_TABLES = {"ATTRIBUTE_MODIFIERS": "attribute-modifiers", "PERCEPTION": "perception", "SKILLS": "skills",
+                "ARMOR_CLASS": "armor-class", "SAVING_THROWS": "saving-throws", "HIT_POINTS": "hit-points",
+                "RESISTANCES": "resistances-weaknesses", "STRIKE_ATTACK_BONUS": "strike-attack-bonus",
+                "STRIKE_DAMAGE": "strike-damage", "SPELL_DC": "spell-dc", "SPELL_ATTACK_BONUS": "spell-attack"}
+
+
+def _their_cell(text: str):
+    """"+5" -> 5, "—" -> None, "8 to 7" -> [7, 8], "1d6+1 (4)" -> {"dice": "1d6+1", "mean": 4}."""
+    t = text.strip().replace("\u2013", "-").replace("\u2212", "-")
+    if t in ("\u2014", "-", ""):
+        return None
+    if m := re.fullmatch(r"(\S+) \((\d+)\)", t):
+        return {"dice": m.group(1), "mean": int(m.group(2))}
+    if " to " in t:
+        a, b = (int(x) for x in t.split(" to "))
+        return sorted([a, b])
+    return int(t)
+
+
+def cross_check(data: dict, git_dir: Path) -> tuple[list[str], int]:
+    """Every cell where the independent transcription differs from ``data``. Their string tables are read
+    as text (never executed). Their resistance High/Low are compared with GM Core's Maximum/Minimum."""
+    text = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{CHECK_COMMIT}:{CHECK_PATH}"],
+                          check=True, capture_output=True, text=True).stdout
+    diffs: list[str] = []
+    seen = 0
+    # NAME = Table('NAME', Cell, <triple-quoted header and rows>): the string is read as text, never executed
+    for m in re.finditer(r"^(\w+) = Table\('\w+', \w+, '''(.*?)'''\)", text, re.M | re.S):
+        if m.group(1) not in CHECK_TABLES:
+            continue
+        ours = data["building"][CHECK_TABLES[m.group(1)]]
+        header, *rows = m.group(2).strip().splitlines()
+        cols = [c.lower() for c in header.split()[1:]]
+        if ours["id"].endswith("resistances-weaknesses"):
+            cols = [{"high": "maximum", "low": "minimum"}.get(c, c) for c in cols]
+        for row in rows:
+            level, *cells = row.split("\t") if "\t" in row else row.split()
+            level = level.replace("\u2013", "-")
+            for col, cell in zip(cols, cells, strict=True):
+                if col not in ours["levels"][level]:
+                    continue
+                mine, theirs = ours["levels"][level][col], _their_cell(cell)
+                if isinstance(mine, list) and isinstance(theirs, int):
+                    theirs = [theirs, theirs]
+                seen += 1
+                if mine != theirs and not (mine is None or theirs is None):
+                    diffs.append(f"{ours['id']} level {level} {col}: ours {mine!r}, {CHECK_REPO} {theirs!r}")
+                elif (mine is None) != (theirs is None):
+                    diffs.append(f"{ours['id']} level {level} {col}: ours {mine!r}, {CHECK_REPO} {theirs!r}")
+    if not seen:
+        diffs.append("nothing compared: the cross-check source's layout changed")
+    return diffs, seen
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source-git", type=Path, required=True, help=f"git dir of a {SOURCE_REPO} clone")
+    ap.add_argument("--cross-check-git", type=Path, help=f"git dir of a {CHECK_REPO} clone: compare, print differences")
     args = ap.parse_args()
     data = build(args.source_git)
+    if args.cross_check_git:
+        diffs, cells = cross_check(data, args.cross_check_git)
+        print("\n".join(diffs) or f"cross-check against {CHECK_REPO}@{CHECK_COMMIT[:8]}: {cells} cells, no differences")
+        if diffs:
+            raise SystemExit(1)
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT.relative_to(REPO)}")
 
