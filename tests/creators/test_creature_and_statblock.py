@@ -17,7 +17,7 @@ from gmprep.core.creators.statblock import allowed_range, check_statblock, extra
 from gmprep.ingest.corpus import corpus_dir
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(level=st.integers(-1, 24), role=st.sampled_from(sorted(ROLES)))
 def test_every_generated_statistic_is_in_its_column(level, role):
     sb = build_creature(CreatureRequest(level=level, role=role, concept="test"))
