@@ -32,6 +32,8 @@ def test_unknown_creature_is_one_line_exit_1(store_dir):
 def test_missing_party_is_an_error(store_dir, capsys):
     assert main(["--store", str(store_dir), "encounter", "2 goblin warriors"]) == 1
     assert "party size and level" in capsys.readouterr().err
+    assert main(["--store", str(store_dir), "encounter", "Encounter (5 PCs, level 2): 2 goblin warriors", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"]["moderate"] == 100  # the party stated in the text
 
 
 def test_encounter_build(store_dir, capsys):
