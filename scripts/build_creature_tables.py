@@ -3,7 +3,7 @@
 
 Sources (both ORC-licensed game mechanics; see ingest/data/pf2e/LICENSE-NOTICE.md):
 
-* GM Core's Building Creatures tables (Tables 2-1 .. 2-11, GM Core pp. 115-121) from the CSV
+* GM Core's Building Creatures tables (Tables 2-1 .. 2-11, GM Core pp. 114-122) from the CSV
   transcriptions in https://github.com/crusaderky/pathfinder2e_stats (Apache-2.0 code; the numbers
   are Paizo's), folder ``pathfinder2e_stats/_tables/NPC/`` at commit ``SOURCE_COMMIT`` below.
   Two departures from those CSVs restore what the book prints: the attribute table's Extreme
@@ -17,6 +17,11 @@ Sources (both ORC-licensed game mechanics; see ingest/data/pf2e/LICENSE-NOTICE.m
 Usage: fetch the repository (any clone), then
     python scripts/build_creature_tables.py --source-git /path/to/pathfinder2e_stats/.git
 It reads the CSVs at SOURCE_COMMIT with ``git show`` (no network) and rewrites the JSON.
+
+Cross-check against an independent transcription, https://github.com/Daomephsta/ttrpg_scribe (its
+``creature/statistics.py`` at CHECK_COMMIT, tab-separated tables read as text, never executed):
+    python scripts/build_creature_tables.py --source-git ... --cross-check-git /path/to/ttrpg_scribe/.git
+prints every cell where the two differ (and exits 1 if any).
 """
 
 from __future__ import annotations
@@ -40,23 +45,23 @@ GM_CORE = "Pathfinder GM Core"
 MONSTER_CORE = "Pathfinder Monster Core"
 AON_BUILDING = "https://2e.aonprd.com/Rules.aspx?ID=2874"
 
-# table id -> (csv file, printed title, GM Core page, columns). Pages 117, 118 and 120 are read off
-# Archives of Nethys's GM Core pages ("Source GM Core pg. N"); the others follow the same layout
-# (the chapter starts on p. 112, 56 pages after the Gamemastery Guide's identical chapter).
+# table id -> (csv file, printed title, GM Core page, columns, Archives of Nethys page showing "Source GM
+# Core pg. N" for that table, or None). Pages without such a page are estimated from the Gamemastery
+# Guide's identical chapter (55-56 pages earlier) and marked "page_checked": false in the output.
+AON = "https://2e.aonprd.com/Rules.aspx?ID="
 BUILDING = {
-    "attribute-modifiers": ("2-01-abilities.csv", "Table 2-1: Attribute Modifier Scales", "115", ["extreme", "high", "moderate", "low"]),
-    "perception": ("2-03-perception.csv", "Table 2-2: Perception", "116", ["extreme", "high", "moderate", "low", "terrible"]),
-    "skills": ("2-03-skills.csv", "Table 2-3: Skills", "116", ["extreme", "high", "moderate", "low"]),
-    "armor-class": ("2-05-AC.csv", "Table 2-5: Armor Class", "117", ["extreme", "high", "moderate", "low"]),
-    "saving-throws": ("2-02-saving_throws.csv", "Table 2-6: Saving Throws", "118", ["extreme", "high", "moderate", "low", "terrible"]),
-    "hit-points": ("2-07-HP.csv", "Table 2-7: Hit Points", "118", ["high", "moderate", "low"]),
-    "resistances-weaknesses": ("2-8-resistances.csv", "Table 2-8: Resistances and Weaknesses", "119", ["maximum", "minimum"]),
-    "strike-attack-bonus": ("2-09-strike_attack.csv", "Table 2-9: Strike Attack Bonus", "120", ["extreme", "high", "moderate", "low"]),
-    "strike-damage": ("2-10-strike_damage_dice.csv", "Table 2-10: Strike Damage", "120", ["extreme", "high", "moderate", "low"]),
-    "spell-dc": ("2-11-spell_DC.csv", "Table 2-11: Spell DC and Spell Attack Bonus (DC)", "121", ["extreme", "high", "moderate"]),
-    "spell-attack": ("2-11-spell_attack.csv", "Table 2-11: Spell DC and Spell Attack Bonus (attack)", "121", ["extreme", "high", "moderate"]),
+    "attribute-modifiers": ("2-01-abilities.csv", "Table 2-1: Attribute Modifier Scales", "114", ["extreme", "high", "moderate", "low"], None),
+    "perception": ("2-03-perception.csv", "Table 2-2: Perception", "115", ["extreme", "high", "moderate", "low", "terrible"], AON + "1003"),
+    "skills": ("2-03-skills.csv", "Table 2-3: Skills", "116", ["extreme", "high", "moderate", "low"], None),
+    "armor-class": ("2-05-AC.csv", "Table 2-5: Armor Class", "117", ["extreme", "high", "moderate", "low"], AON + "1010"),
+    "saving-throws": ("2-02-saving_throws.csv", "Table 2-6: Saving Throws", "118", ["extreme", "high", "moderate", "low", "terrible"], AON + "1010"),
+    "hit-points": ("2-07-HP.csv", "Table 2-7: Hit Points", "118", ["high", "moderate", "low"], None),
+    "resistances-weaknesses": ("2-8-resistances.csv", "Table 2-8: Resistances and Weaknesses", "119", ["maximum", "minimum"], None),
+    "strike-attack-bonus": ("2-09-strike_attack.csv", "Table 2-9: Strike Attack Bonus", "119", ["extreme", "high", "moderate", "low"], None),
+    "strike-damage": ("2-10-strike_damage_dice.csv", "Table 2-10: Strike Damage", "120", ["extreme", "high", "moderate", "low"], AON + "1018"),
+    "spell-dc": ("2-11-spell_DC.csv", "Table 2-11: Spell DC and Spell Attack Modifier (DC)", "122", ["extreme", "high", "moderate"], AON + "2898"),
+    "spell-attack": ("2-11-spell_attack.csv", "Table 2-11: Spell DC and Spell Attack Modifier (attack)", "122", ["extreme", "high", "moderate"], AON + "2898"),
 }
-PAGE_SEEN = {"117", "118", "120"}
 
 
 def _git_csv(git_dir: Path, name: str) -> list[list[str]]:
@@ -68,7 +73,7 @@ def _git_csv(git_dir: Path, name: str) -> list[list[str]]:
 
 
 def _building_table(git_dir: Path, tid: str) -> dict:
-    fname, title, page, columns = BUILDING[tid]
+    fname, title, page, columns, page_ref = BUILDING[tid]
     rows = _git_csv(git_dir, fname)
     levels: dict[str, dict] = {}
     if tid == "hit-points":  # two header rows: challenge, max/min; then "level"
@@ -97,10 +102,11 @@ def _building_table(git_dir: Path, tid: str) -> dict:
         "name": title,
         "book": GM_CORE,
         "page": page,
-        "page_checked": page in PAGE_SEEN,
+        "page_checked": page_ref is not None,
         "columns": columns,
         "levels": levels,
-        "source": {"repo": SOURCE_REPO, "commit": SOURCE_COMMIT, "path": f"{SOURCE_DIR}/{fname}", "reference": AON_BUILDING},
+        "source": {"repo": SOURCE_REPO, "commit": SOURCE_COMMIT, "path": f"{SOURCE_DIR}/{fname}",
+                   "reference": page_ref or AON_BUILDING},
     }
 
 
@@ -184,11 +190,77 @@ def build(git_dir: Path) -> dict:
     }
 
 
+CHECK_REPO = "Daomephsta/ttrpg_scribe"
+# The last version with the tables as tab-separated text, printed means included. The next commit
+# (025c7c42, "Refactor statistics Table ctor to use python arrays") rewrote them as Python literals and
+# garbled the Strike Damage rows from level 6 up (this cross-check is how that was seen).
+CHECK_COMMIT = "6a60932e894d59218a3ba710d585a9382c71517e"
+CHECK_PATH = "subprojects/pf2e_compendium/ttrpg_scribe/pf2e_compendium/creature/statistics.py"
+CHECK_TABLES = {"ATTRIBUTE_MODIFIERS": "attribute-modifiers", "PERCEPTION": "perception", "SKILLS": "skills",
+                "ARMOR_CLASS": "armor-class", "SAVING_THROWS": "saving-throws", "HIT_POINTS": "hit-points",
+                "RESISTANCES": "resistances-weaknesses", "STRIKE_ATTACK_BONUS": "strike-attack-bonus",
+                "STRIKE_DAMAGE": "strike-damage", "SPELL_DC": "spell-dc", "SPELL_ATTACK_BONUS": "spell-attack"}
+
+
+def _their_cell(text: str):
+    """"+5" -> 5, "—" -> None, "8 to 7" -> [7, 8], "1d6+1 (4)" -> {"dice": "1d6+1", "mean": 4}."""
+    t = text.strip().replace("\u2013", "-").replace("\u2212", "-")
+    if t in ("\u2014", "-", ""):
+        return None
+    if m := re.fullmatch(r"(\S+) \((\d+)\)", t):
+        return {"dice": m.group(1), "mean": int(m.group(2))}
+    if " to " in t:
+        a, b = (int(x) for x in t.split(" to "))
+        return sorted([a, b])
+    return int(t)
+
+
+def cross_check(data: dict, git_dir: Path) -> tuple[list[str], int]:
+    """Every cell where the independent transcription differs from ``data``. Their string tables are read
+    as text (never executed). Their resistance High/Low are compared with GM Core's Maximum/Minimum."""
+    text = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{CHECK_COMMIT}:{CHECK_PATH}"],
+                          check=True, capture_output=True, text=True).stdout
+    diffs: list[str] = []
+    seen = 0
+    # NAME = Table('NAME', Cell, <triple-quoted header and rows>): the string is read as text, never executed
+    for m in re.finditer(r"^(\w+) = Table\('\w+', \w+, '''(.*?)'''\)", text, re.M | re.S):
+        if m.group(1) not in CHECK_TABLES:
+            continue
+        ours = data["building"][CHECK_TABLES[m.group(1)]]
+        header, *rows = m.group(2).strip().splitlines()
+        cols = [c.lower() for c in header.split()[1:]]
+        if ours["id"].endswith("resistances-weaknesses"):
+            cols = [{"high": "maximum", "low": "minimum"}.get(c, c) for c in cols]
+        for row in rows:
+            level, *cells = row.split("\t") if "\t" in row else row.split()
+            level = level.replace("\u2013", "-")
+            for col, cell in zip(cols, cells, strict=True):
+                if col not in ours["levels"][level]:
+                    continue
+                mine, theirs = ours["levels"][level][col], _their_cell(cell)
+                if isinstance(mine, list) and isinstance(theirs, int):
+                    theirs = [theirs, theirs]
+                seen += 1
+                if mine != theirs and not (mine is None or theirs is None):
+                    diffs.append(f"{ours['id']} level {level} {col}: ours {mine!r}, {CHECK_REPO} {theirs!r}")
+                elif (mine is None) != (theirs is None):
+                    diffs.append(f"{ours['id']} level {level} {col}: ours {mine!r}, {CHECK_REPO} {theirs!r}")
+    if not seen:
+        diffs.append("nothing compared: the cross-check source's layout changed")
+    return diffs, seen
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source-git", type=Path, required=True, help=f"git dir of a {SOURCE_REPO} clone")
+    ap.add_argument("--cross-check-git", type=Path, help=f"git dir of a {CHECK_REPO} clone: compare, print differences")
     args = ap.parse_args()
     data = build(args.source_git)
+    if args.cross_check_git:
+        diffs, cells = cross_check(data, args.cross_check_git)
+        print("\n".join(diffs) or f"cross-check against {CHECK_REPO}@{CHECK_COMMIT[:8]}: {cells} cells, no differences")
+        if diffs:
+            raise SystemExit(1)
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT.relative_to(REPO)}")
 

@@ -1,7 +1,7 @@
 """Build a creature or NPC from GM Core's Building Creatures tables, by level and role.
 
 Every number is a cell of a table at the requested level; the role picks the column (the roles
-follow GM Core's creature roadmaps, p. 113: a brute hits hard with high HP and low defences, a
+follow GM Core's creature roadmaps in Building Creatures: a brute hits hard with high HP and low defences, a
 sniper has high Perception and ranged damage, a spellcaster high spell DC and low AC, ...). Range
 cells (HP, low skills) give their middle value. Abilities are suggested from real Monster Core
 creatures of the same level (±1) that match the concept words and role, and are cited.

@@ -33,7 +33,11 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
                  "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _HEADER = re.compile(r"\bencounter\b[^\n(:]*?(?:\(([^)\n]*)\))?\s*\**\s*:", re.I)
 _PARTY_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\**party\**\s*:\s*(.+)$", re.I)
-_SIZE = re.compile(r"(\d+)\s*(?:pcs?|players?|characters?|heroes|adventurers|party members)\b|party of (\d+)", re.I)
+_NUM_WORD = r"(\d+|" + "|".join(w for w in _NUMBER_WORDS if len(w) > 2) + r")"
+_PCS = r"(?:pcs?|players?|characters?|heroes|adventurers|party members)\b"
+# "4 level-3 PCs" / "four 3rd-level characters": size and level in one phrase
+_SIZE_LEVEL = re.compile(_NUM_WORD + r"\s+(?:(?:level|lvl)[- ]?(\d+)|(\d+)(?:st|nd|rd|th)?[- ]level)\s+" + _PCS, re.I)
+_SIZE = re.compile(_NUM_WORD + r"\s*" + _PCS + r"|party of " + _NUM_WORD, re.I)
 _LEVEL = re.compile(r"\b(?:level|lvl|lv)\s*(\d+)\b|\b(\d+)(?:st|nd|rd|th)?[- ]level\b", re.I)
 _BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$")
 _ITEM = re.compile(
@@ -44,30 +48,40 @@ _ITEM = re.compile(
 _MARKUP = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]|\[([^\]]+)\]\([^)]*\)|[*_`]")
 
 
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word.lower()]
+
+
 def _party(text: str, spec: EncounterSpec) -> None:
+    if m := _SIZE_LEVEL.search(text):
+        if spec.party_size is None:
+            spec.party_size = _count(m.group(1))
+        if spec.party_level is None:
+            spec.party_level = int(m.group(2) or m.group(3))
     if spec.party_size is None and (m := _SIZE.search(text)):
-        spec.party_size = int(m.group(1) or m.group(2))
+        spec.party_size = _count(m.group(1) or m.group(2))
     if spec.party_level is None and (m := _LEVEL.search(text)):
         spec.party_level = int(m.group(1) or m.group(2))
 
 
+_SEPARATOR = re.compile(r"[,;]|\s+and\s+|\s+&\s+", re.I)
+
+
 def _items(segment: str, base: int, spec: EncounterSpec) -> None:
-    """Split ``segment`` (at offset ``base`` of the parsed text) on commas/semicolons/"and" into items."""
-    for m in re.finditer(r"[^,;]+", segment):
-        part = m.group()
-        for sub in re.finditer(r"(?:(?!\band\b).)+", part, re.I):
-            raw = sub.group()
-            text = raw.strip()
-            if not text:
-                continue
-            start = base + m.start() + sub.start() + (len(raw) - len(raw.lstrip()))
-            line = _item(text, start)
-            if line:
-                spec.lines.append(line)
+    """Split ``segment`` (at offset ``base`` of the parsed text) on commas, semicolons and "and" into items."""
+    bounds = [(m.start(), m.end()) for m in _SEPARATOR.finditer(segment)] + [(len(segment), len(segment))]
+    piece_start = 0
+    for piece_end, next_start in bounds:
+        raw = segment[piece_start:piece_end]
+        text = raw.strip()
+        if text and (line := _item(text, base + piece_start + len(raw) - len(raw.lstrip()))):
+            spec.lines.append(line)
+        piece_start = next_start
 
 
 def _item(text: str, start: int) -> EncounterLine | None:
     clean = _MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", text).strip().rstrip(".")
+    clean = re.sub(r"^the\s+", "", clean, flags=re.I)
     m = _ITEM.match(clean)
     if not m or not m.group("name").strip():
         return None
@@ -98,7 +112,7 @@ def parse_encounter(text: str) -> EncounterSpec:
         if m := _HEADER.search(line):
             if m.group(1):
                 _party(m.group(1), spec)
-            _party(line[: m.start()], spec)
+            _party(line[: m.end()], spec)  # "Encounter for four 3rd-level PCs:" states the party before the colon
             _items(line[m.end():], at + m.end(), spec)
             continue
         if m := _BULLET.match(line):
@@ -142,12 +156,11 @@ def find_encounter_blocks(document: str) -> list[EncounterBlock]:
     for m in _FENCE.finditer(document):
         add(m.start(), m.end(), "fenced", m.group(2), m.start(2))
     for m in _HEADING.finditer(document):
-        heading_end = m.start(1)
-        spec_text = document[m.start():m.end()]
-        add(m.start(), m.end(), "heading", spec_text, m.start())
-        del heading_end
+        add(m.start(), m.end(), "heading", m.group(), m.start())
     for m in _LINE_BLOCK.finditer(document):
-        add(m.start(), m.end(), "line", m.group(), m.start())
+        party = re.search(r"\(([^)\n]*)\)", m.group())
+        if party and (_SIZE.search(party.group(1)) or _LEVEL.search(party.group(1))):  # "Encounter (optional): ..." is prose
+            add(m.start(), m.end(), "line", m.group(), m.start())
     return sorted(found, key=lambda b: b.start)
 
 
@@ -192,7 +205,8 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
             adjustment=line.adjustment, xp_each=xp_each, book=node.book, page=node.page, start=line.start, end=line.end,
         ))
         adj = f"{line.adjustment} (level {node.level} -> {lvl}, {tables.adjustments_citation().label()}) " if line.adjustment else ""
-        explanation.append(f"{line.count} × {adj}{node.name} (level {lvl}, party level {delta:+d}): {xp_each} XP each = {xp_each * line.count} XP")
+        rel = "party level" if delta == 0 else f"party level {'+' if delta > 0 else '-'} {abs(delta)}"
+        explanation.append(f"{line.count} × {adj}{node.name} (level {lvl} = {rel}): {xp_each} XP each = {xp_each * line.count} XP")
         if delta > tables.XP_MAX_DELTA:
             warnings.append(f"{node.name} (level {lvl}) is more than 4 levels above the party (level {level}); "
                             f"the XP table stops at party level + 4, counted as {xp_each} XP")
@@ -244,8 +258,9 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     budget as possible, preferring creatures matching ``words`` (traits first, then name, then text).
 
     Deterministic: candidates are ordered by relevance, level and name; groups of one to three kinds
-    of creature are enumerated and ranked by (distance to the budget, -relevance, creature count);
-    options are picked so no two share a lead creature."""
+    of creature are enumerated and ranked by (distance to the budget, -mean relevance per creature,
+    distance of the creature count from half the party: neither a lone boss nor a swarm by default);
+    options are picked so they share no creature where possible, else at least no lead creature."""
     if threat not in THREATS:
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
     budget = tables.encounter_budget(party_size)
@@ -266,7 +281,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), p[1].name))
     pool = pool[:30]
     max_count = max(6, party_size + 2)
-    combos = []
+    combos: list[tuple] = []
     for k in (1, 2, 3):
         for group in itertools.combinations(range(len(pool)), k):
             members = [pool[i] for i in group]
@@ -278,22 +293,28 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
                     continue
                 if tables.threat_for_xp(xp, budget) != threat:
                     continue
-                rel = sum(m[0] for m in members)
-                combos.append((target - xp, -rel, sum(counts), [m[1].name for m in members], counts, members))
+                mean_rel = sum(m[0] * c for c, m in zip(counts, members, strict=True)) / sum(counts)
+                size_gap = abs(sum(counts) - (party_size + 1) // 2)
+                combos.append((target - xp, -mean_rel, size_gap, [m[1].name for m in members], counts, members))
     combos.sort(key=lambda c: c[:4])
+    chosen: list[list] = []
+    used: set[str] = set()
+    # first options that share no creature with an earlier one, then ones that differ in their lead
+    for disjoint in (True, False):
+        for *_, counts, members in combos:
+            if len(chosen) >= n:
+                break
+            ids = [m[1].node_id for m in members]
+            if (disjoint and used & set(ids)) or any(ids[0] == c[1][0][1].node_id for c in chosen):
+                continue
+            chosen.append([counts, members])
+            used |= set(ids)
     reports: list[EncounterReport] = []
-    leads: set[str] = set()
-    for *_, counts, members in combos:
-        lead = members[0][1].node_id
-        if lead in leads:
-            continue
-        leads.add(lead)
+    for counts, members in chosen:
         spec = EncounterSpec(party_size=party_size, party_level=party_level, lines=[
             EncounterLine(text=f"{c} {m[1].name}", name=m[1].name, count=c) for c, m in zip(counts, members, strict=True)
         ])
         reports.append(evaluate_encounter(spec, resolver))
-        if len(reports) >= n:
-            break
     return reports
 
 

@@ -21,7 +21,9 @@ class Citation(BaseModel):
     page: str | None = None
 
     def label(self) -> str:
-        return f"{self.name} ({self.book}" + (f", p. {self.page})" if self.page else ")")
+        if not self.page:
+            return f"{self.name} ({self.book})"
+        return f"{self.name} ({self.book}, {'pp.' if '-' in self.page else 'p.'} {self.page})"
 
 
 class UnknownCreature(BaseModel):
@@ -169,7 +171,8 @@ class StatIssue(BaseModel):
     column: str  # where the value falls: "above extreme", "below low", "between high and moderate"...
     expected_range: tuple[int, int]  # lowest..highest value the table allows for this field and level
     message: str  # "AC 25 is above extreme for level 3; high is 19"
-    fix_value: int  # the nearest allowed value (or the high column for above-extreme values)
+    fix_value: int  # the nearest allowed value: the top column's for a value above it, the lowest's below
     start: int  # char offsets of the number in the checked text
     end: int
+    fix_text: str = ""  # what a quick fix puts in place of text[start:end] ("22", "+12", "2d12+8")
     citation: Citation | None = None

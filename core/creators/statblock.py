@@ -8,7 +8,7 @@ attack +12``) and the looser forms GMs write (no bold, "Melee [one-action] jaws 
 
 A number is flagged only when it lies outside every column of its table at that level: above the
 top column (extreme, or high for HP) or below the lowest printed one. Three exceptions the book makes:
-attribute modifiers may go down to -5 ("terrible", GM Core p. 115), skills have no lower bound
+attribute modifiers may go down to -5 ("terrible", GM Core, Attribute Modifiers), skills have no lower bound
 (an untrained skill is simply left off), and Strike damage has none either (creatures that "don't
 care about their Strikes" use "the low damage value, or even less", GM Core p. 120). Strike damage compares the
 expression's average (d4 = 2.5 ... d12 = 6.5, plus flat and extra dice, as GM Core p. 120 says).
@@ -17,6 +17,8 @@ expression's average (d4 = 2.5 ... d12 = 6.5, plus flat and extra dice, as GM Co
 from __future__ import annotations
 
 import re
+
+from pydantic import BaseModel
 
 from gmprep.core.creators import tables
 from gmprep.core.creators.models import StatIssue
@@ -42,9 +44,14 @@ def statblock_level(text: str) -> int | None:
     return None
 
 
-def _label_rx(label: str) -> re.Pattern:
-    # "**AC** 19", "AC 19", "- **AC:** 19", "AC: 19"
-    return re.compile(r"(?:(?<=\n)|^|(?<=[\s;,(]))\**" + label + r"\**\s*:?\**\s*" + _NUM, re.I)
+def _find_label(text: str, label: str) -> re.Match | None:
+    """The statistic after ``label``: the bold form (``**AC** 19``) wherever it is, else the plain form
+    at a line start or after ``;``/``,`` (``AC 19; Fort +11``), never inside prose ("hitting AC 13")."""
+    bold = re.compile(r"\*\*" + label + r":?\*\*\s*:?\s*" + _NUM, re.I)
+    if m := bold.search(text):
+        return m
+    plain = re.compile(r"(?:^[ \t]*(?:[-*+][ \t]+)?|[;,][ \t]*)" + label + r"\b:?[ \t]*" + _NUM, re.I | re.M)
+    return plain.search(text)
 
 
 def extract_numbers(text: str) -> list[tuple[str, str, int, int, int]]:
@@ -57,36 +64,31 @@ def extract_numbers(text: str) -> list[tuple[str, str, int, int, int]]:
     for label, field, tid in (("Perception", "perception", "perception"), ("AC", "ac", "armor-class"),
                               ("Fort", "fort", "saving-throws"), ("Ref", "ref", "saving-throws"),
                               ("Will", "will", "saving-throws"), ("HP", "hp", "hit-points")):
-        if m := _label_rx(label).search(text):
+        if m := _find_label(text, label):
             add(field, tid, m)
     for attr in _ATTRS:
-        if m := _label_rx(attr.capitalize()).search(text):
+        if m := _find_label(text, attr.capitalize()):
             add(attr, "attribute-modifiers", m)
-    if m := re.search(r"\**Skills\**\s*:?\**\s*([^\n]+)", text):
+    if m := re.search(r"^[ \t]*(?:[-*+][ \t]+)?\**Skills\**\s*:?\**\s*([^\n]+)", text, re.M):
         base = m.start(1)
         for s in re.finditer(r"([A-Z][A-Za-z' ]*?(?:\([^)]*\))?)\s+" + _NUM, m.group(1)):
             name = s.group(1).strip()
             out.append((f"skill:{name}", "skills", _int(s.group(2)), base + s.start(2), base + s.end(2)))
-    strike = re.compile(
-        r"\**(Melee|Ranged)(?: strike)?\**\s*(?:\[[^\]\n]*\]\s*|\(\[[^\]\n]*\]\)\s*)?(?P<name>[A-Za-z][A-Za-z' \-]*?)\s+" + _NUM.replace("(", "(?P<atk>", 1)
-        + r"(?P<rest>[^\n]*)", re.I)
+    strike = re.compile(  # at a line start: "**Melee strike** Club +12", "- **Melee** [one-action] jaws +10"
+        r"^[ \t]*(?:[-*+][ \t]+)?\**(Melee|Ranged)(?: strike)?\**\s*(?:\[[^\]\n]*\]\s*|\(\[[^\]\n]*\]\)\s*)?(?P<name>[A-Za-z][A-Za-z' \-]*?)\s+" + _NUM.replace("(", "(?P<atk>", 1)
+        + r"(?P<rest>[^\n]*)", re.I | re.M)
     for m in strike.finditer(text):
         name = m.group("name").strip()
         out.append((f"strike:{name}", "strike-attack-bonus", _int(m.group("atk")), m.start("atk"), m.end("atk")))
         if d := re.search(r"\**Damage\**\s*:?\**\s*([^\n]*)", m.group("rest")):
-            clause = re.split(r"\s(?:plus|and)\s+(?![\d])", d.group(1))[0]
-            dice = list(_DICE.finditer(d.group(1)))
-            dice = [x for x in dice if x.start() < len(d.group(1))]
+            dice = list(_DICE.finditer(d.group(1)))  # the main expression and any extra dice ("plus 1d6 fire")
             if dice:
                 total = 0.0
                 for x in dice:
                     flat = _int(x.group(3) + x.group(4)) if x.group(3) else 0
                     total += int(x.group(1)) * (int(x.group(2)) + 1) / 2 + flat
-                first = dice[0]
-                s = m.start("rest") + d.start(1) + first.start()
-                e = m.start("rest") + d.start(1) + dice[-1].end()
-                out.append((f"damage:{name}", "strike-damage", int(total), s, e))
-            del clause
+                at = m.start("rest") + d.start(1)
+                out.append((f"damage:{name}", "strike-damage", int(total), at + dice[0].start(), at + dice[-1].end()))
     for m in re.finditer(r"Spells\**\s*:?\s*\**\s*DC\s+(\d+)(?:\s*,\s*attack\s+" + _NUM + ")?", text):
         out.append(("spell_dc", "spell-dc", int(m.group(1)), m.start(1), m.end(1)))
         if m.group(2):
@@ -138,11 +140,16 @@ def check_statblock(markdown_text: str, level: int | None = None) -> list[StatIs
         else:
             fix = bot_lo if lo is None or tid != "attribute-modifiers" else lo
             msg = f"{_label(field)} {_val(tid, value)} is below {bot_c} ({_fmt(tid, cols[-1][1])}) for level {lvl}"
-        t = tables.building_table(tid)
-        msg += f" ({t['name']}, GM Core p. {t['page']})"
-        issues.append(StatIssue(field=field, value=value, level=lvl, column=where, expected_range=(lo if lo is not None else bot_lo, hi if hi is not None else top_hi),
-                                message=msg, fix_value=fix, start=start, end=end, citation=tables.building_citation(tid)))
-    return issues
+        msg += f" ({tables.building_citation(tid).label()})"
+        if tid == "strike-damage":  # replace the expression with the printed one of the nearest column
+            fix_text = str(tables.cell(tid, lvl, top_c if value > top_hi else bot_c)["dice"])
+        else:
+            fix_text = f"{fix:+d}" if _signed(tid) else str(fix)
+        issues.append(StatIssue(
+            field=field, value=value, level=lvl, column=where,
+            expected_range=(lo if lo is not None else bot_lo, hi if hi is not None else top_hi),
+            message=msg, fix_value=fix, fix_text=fix_text, start=start, end=end, citation=tables.building_citation(tid)))
+    return sorted(issues, key=lambda i: i.start)
 
 
 def _signed(tid: str) -> bool:
@@ -160,3 +167,46 @@ def _fmt(tid: str, r: tuple[int, int]) -> str:
     if a == b:
         return _val(tid, a) if tid != "strike-damage" else f"average {a}"
     return f"{_val(tid, a)} to {_val(tid, b)}" if tid != "strike-damage" else f"average {a} to {b}"
+
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+[^\n]*$", re.M)
+_STAT_LABELS = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**(?:AC|HP|Perception|Fort|Melee|Ranged)\b", re.I | re.M)
+
+
+class StatblockSpan(BaseModel):
+    """A statblock found in a note: its char span and level."""
+
+    start: int
+    end: int
+    level: int
+
+
+def find_statblocks(document: str) -> list[StatblockSpan]:
+    """Statblocks in a markdown note: sections (split at headings) that state a level ("Creature 3",
+    "Level 3", or a parent section's) and hold at least two statistic lines (AC, HP, Perception, ...).
+    A section without its own level inherits the level of the nearest enclosing section that has one."""
+    cuts = [m.start() for m in _HEADING.finditer(document)]
+    bounds = list(zip([0, *cuts], [*cuts, len(document)], strict=True))
+    out: list[StatblockSpan] = []
+    stack: list[tuple[int, int | None]] = []  # (heading depth, level) of enclosing sections
+    for start, end in bounds:
+        section = document[start:end]
+        h = _HEADING.match(section)
+        depth = len(h.group(1)) if h else 0
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        own = statblock_level(section)
+        level = own if own is not None else next((lv for _, lv in reversed(stack) if lv is not None), None)
+        stack.append((depth, own))
+        if level is not None and len(_STAT_LABELS.findall(section)) >= 2:
+            out.append(StatblockSpan(start=start, end=end, level=level))
+    return out
+
+
+def check_note(document: str) -> list[StatIssue]:
+    """``check_statblock`` over every statblock of a note, offsets relative to the document."""
+    issues: list[StatIssue] = []
+    for span in find_statblocks(document):
+        for issue in check_statblock(document[span.start:span.end], span.level):
+            issues.append(issue.model_copy(update={"start": issue.start + span.start, "end": issue.end + span.start}))
+    return issues

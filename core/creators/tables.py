@@ -100,14 +100,16 @@ def adjustment_hp(level: int, adjustment: str | None) -> int:
     return int(bands[0]["hp"])  # weak below level 1 is not covered by the rule; its lowest band applies
 
 
-# ---- Building Creatures (GM Core pp. 115-121) --------------------------------------------------------
+# ---- Building Creatures (GM Core pp. 114-122) --------------------------------------------------------
 def building_table(tid: str) -> dict:
     return data()["building"][tid]
 
 
 def building_citation(tid: str) -> Citation:
+    """The table's citation; the page only where it was checked against a published page (the data
+    file keeps its estimate beside ``page_checked: false``); the table number locates it either way."""
     t = building_table(tid)
-    return Citation(id=t["id"], name=t["name"], book=t["book"], page=t["page"])
+    return Citation(id=t["id"], name=t["name"], book=t["book"], page=t["page"] if t.get("page_checked") else None)
 
 
 def cell(tid: str, level: int, column: str):
@@ -153,3 +155,30 @@ def column_of(tid: str, level: int, value: int) -> str:
         if r2[1] < value < r1[0]:
             return f"between {c1} and {c2}"
     return "off the table"
+
+
+_UNSIGNED = ("armor-class", "hit-points", "spell-dc", "resistances-weaknesses", "strike-damage")
+
+
+def _cell_text(c, signed: bool) -> str:
+    def num(v: int) -> str:
+        return f"{v:+d}" if signed else str(v)
+
+    if c is None:
+        return "—"
+    if isinstance(c, dict):
+        return f"{c['dice']} ({c['mean']})"
+    if isinstance(c, list):
+        return f"{num(c[1])} to {num(c[0])}" if c[0] != c[1] else num(c[0])
+    return num(c)
+
+
+def table_markdown(tid: str, levels: list[int] | None = None) -> str:
+    """A building table (or some of its levels) as a markdown table with its citation, for hovers and answers."""
+    t = building_table(tid)
+    cols = columns(tid)
+    rows = [f"| Level | {' | '.join(c.capitalize() for c in cols)} |", "|---" * (len(cols) + 1) + "|"]
+    for lvl in levels if levels is not None else range(-1, 25):
+        cells = t["levels"][str(lvl)]
+        rows.append(f"| {lvl} | " + " | ".join(_cell_text(cells.get(c), tid not in _UNSIGNED) for c in cols) + " |")
+    return "\n".join([f"**{t['name']}**", "", *rows, "", f"Source: {building_citation(tid).label()}"])

@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--json", action="store_true", help="print the statblock as JSON")
     c.set_defaults(func=run_creature)
     s = sub.add_parser("statblock", help="check statblocks against GM Core's creature-building tables")
+    s.set_defaults(func=lambda args: (s.print_help(), 2)[1])  # `gmprep statblock` alone: its own help
     ssub = s.add_subparsers(dest="statblock_command", metavar="SUBCOMMAND")
     chk = ssub.add_parser("check", help="numbers off the tables for the statblock's level (exit 1 if any)")
     chk.add_argument("file", help="markdown file with one statblock")
@@ -136,7 +137,7 @@ def run_statblock_check(args: argparse.Namespace) -> int:
         for i in issues:
             line = text.count("\n", 0, i.start) + 1
             col = i.start - (text.rfind("\n", 0, i.start) + 1) + 1
-            print(f"{path}:{line}:{col}: {i.message} (fix: {i.fix_value})")
+            print(f"{path}:{line}:{col}: {i.message} (fix: {i.fix_text})")
         if not issues:
             print(f"{path}: every number is within GM Core's tables")
     return 1 if issues else 0

@@ -122,3 +122,24 @@ def test_build_hits_the_threat_deterministically(resolver, threat):
         assert r.threat == threat and r.xp <= r.budget[threat]
         assert all(-4 <= c.level - 3 <= 4 for c in r.creatures)
     assert any("undead" in t for r in a for c in r.creatures for t in [resolver.resolve(c.name).traits])
+
+
+@pytest.mark.parametrize("text,size,level", [
+    ("Encounter (4 PCs, level 3): 2 wolves", 4, 3),
+    ("Encounter for 4 level-3 PCs: 2 wolves", 4, 3),
+    ("Encounter for four 3rd-level characters: 2 wolves", 4, 3),
+    ("Encounter (party of six, lvl 7): 2 wolves", 6, 7),
+    ("Encounter (3 players, 4th-level): 2 wolves", 3, 4),
+])
+def test_party_phrasings(text, size, level):
+    spec = parse_encounter(text)
+    assert (spec.party_size, spec.party_level) == (size, level)
+    assert [(ln.name, ln.count) for ln in spec.lines] == [("wolves", 2)]
+
+
+def test_item_phrasings():
+    spec = parse_encounter("Encounter (4 PCs, level 3): two goblin warriors and the goblin war chanter; wolf x3, "
+                           "[[Goblin Pyro]] (x2), 2x weak giant rats")
+    assert [(ln.name, ln.count, ln.adjustment) for ln in spec.lines] == [
+        ("goblin warriors", 2, None), ("goblin war chanter", 1, None), ("wolf", 3, None), ("Goblin Pyro", 2, None),
+        ("giant rats", 2, "weak")]

@@ -23,8 +23,31 @@ def test_armor_class_every_row_as_printed():
         assert [tables.cell("armor-class", lvl, c) for c in ("extreme", "high", "moderate", "low")] == vals, lvl
 
 
-# Rows from a second, independent transcription of the same tables (a Python creature tool's tab-separated
-# copy of GM Core's tables, read while building the data; see scripts/build_creature_tables.py)
+# GM Core p. 115, Table 2-2: Perception, as printed on Archives of Nethys (Rules.aspx?ID=1003)
+PERCEPTION_PRINTED = """-1 9 8 5 2 0|0 10 9 6 3 1|1 11 10 7 4 2|2 12 11 8 5 3|3 14 12 9 6 4|4 15 14 11 8 6|5 17 15 12 9 7
+6 18 17 14 11 8|7 20 18 15 12 10|8 21 19 16 13 11|9 23 21 18 15 12|10 24 22 19 16 14|11 26 24 21 18 15
+12 27 25 22 19 16|13 29 26 23 20 18|14 30 28 25 22 19|15 32 29 26 23 20|16 33 30 28 25 22|17 35 32 29 26 23
+18 36 33 30 27 24|19 38 35 32 29 26|20 39 36 33 30 27|21 41 38 35 32 28|22 43 39 36 33 30|23 44 40 37 34 31
+24 46 42 38 36 32"""
+
+
+def test_perception_every_row_as_printed():
+    for row in PERCEPTION_PRINTED.replace("\n", "|").split("|"):
+        lvl, *vals = (int(x) for x in row.split())
+        assert [tables.cell("perception", lvl, c) for c in ("extreme", "high", "moderate", "low", "terrible")] == vals, lvl
+
+
+def test_checked_pages():
+    checked = {tid: t["page"] for tid, t in tables.data()["building"].items() if t["page_checked"]}
+    assert checked == {"perception": "115", "armor-class": "117", "saving-throws": "118", "strike-damage": "120",
+                       "spell-dc": "122", "spell-attack": "122"}
+    assert tables.building_citation("armor-class").label() == "Table 2-5: Armor Class (Pathfinder GM Core, p. 117)"
+    assert tables.building_citation("hit-points").page is None  # estimated page is not shown as a citation
+
+
+# Rows as printed in a second, independent transcription of GM Core's tables (Daomephsta/ttrpg_scribe
+# @ 6a60932e, creature/statistics.py; `scripts/build_creature_tables.py --cross-check-git` compares all 1066
+# cells it shares with the data file: no differences)
 @pytest.mark.parametrize("tid,level,expected", [
     ("perception", 3, {"extreme": 14, "high": 12, "moderate": 9, "low": 6, "terrible": 4}),
     ("perception", 24, {"extreme": 46, "high": 42, "moderate": 38, "low": 36, "terrible": 32}),
@@ -67,3 +90,11 @@ def test_encounter_tables_match_the_corpus_pages():
         assert tables.creature_xp(5 + delta, 5) == xp
         assert f"{xp} XP |" in xp_text
     assert tables.budget_citation().page == "75"
+
+
+def test_table_markdown_as_printed():
+    md = tables.table_markdown("skills", [3])
+    assert "| 3 | +13 | +10 | +9 | +7 to +5 |" in md and md.endswith("Source: Table 2-3: Skills (Pathfinder GM Core)")
+    assert "| 3 | 59 to 53 | 48 to 42 | 37 to 31 |" in tables.table_markdown("hit-points", [3])
+    assert "| 0 | — | +3 | +2 | +0 |" in tables.table_markdown("attribute-modifiers", [0])
+    assert tables.table_markdown("armor-class").count("\n| ") == 1 + 26  # header + levels -1..24
