@@ -1,4 +1,4 @@
-"""Encounter blocks and statblocks in a markdown note, found from markdown-it-py block tokens.
+"""Encounter blocks in a markdown note, found from markdown-it-py block tokens.
 
 An encounter is written one of three ways (issue 14):
 
@@ -34,7 +34,6 @@ _WORD = re.compile(r"\bencounter\b", re.I)
 # "Encounter (…): a, b" on one line: the label, then a colon with creatures after it
 _ONE_LINE = re.compile(r"^[*_]*encounter\b[^:\n]{0,80}:[*_]*\s*\S", re.I)
 _PARTY_LINE = re.compile(r"^\s*(?:[*_]*party[*_]*\s*:|encounter\b)", re.I)
-_STATBLOCK_HEAD = re.compile(r"\*\*\s*creature\s+-?\d+\s*\*\*|\bcreature\s+-?\d+\b", re.I)
 
 MAX_ITEMS = 60  # creature lines read per block: a block is a handful, a runaway block is cut here
 BlockKind = Literal["fence", "heading", "line"]
@@ -68,11 +67,10 @@ class EncounterBlock:
 @dataclass
 class NoteBlocks:
     """What the creators features need from one note version: encounter blocks, the party the note
-    states outside them (``Party: 4 PCs, level 3``), and the statblock regions."""
+    states outside them (``Party: 4 PCs, level 3``)."""
 
     encounters: list[EncounterBlock] = field(default_factory=list)
     party_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text) outside blocks
-    statblocks: list[tuple[int, int]] = field(default_factory=list)  # (start, end) document offsets
 
 
 class _Builder:
@@ -113,26 +111,21 @@ def _inline_after(tokens: list[Token], i: int) -> Token | None:
 
 
 def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
-    """The encounter blocks, party lines and statblocks of a note (cheap when it has none).
+    """The encounter blocks and party lines of a note (cheap when it has none).
 
     The note is cut into chunks before every top-level ATX heading (outside fences): a heading ends
     whatever block precedes it, so each chunk parses on its own exactly as inside the whole note.
-    Only chunks that mention an encounter, a party or a creature are parsed, and their results are
+    Only chunks that mention an encounter or a party are parsed, and their results are
     cached by text, so typing re-parses one chunk instead of the note."""
     out = NoteBlocks()
     lowered = text.lower()
-    if "encounter" not in lowered and "creature" not in lowered and "party" not in lowered:
+    if "encounter" not in lowered and "party" not in lowered:
         return out
-    heads: list[tuple[int, int]] = []
-    triggers: list[int] = []
     for first, end in _chunks(text, line_starts):
         a = line_starts[first]
         b = line_starts[end] if end < len(line_starts) else len(text)
         chunk = text[a:b]
         if not _RELEVANT.search(chunk):
-            m = _ATX.match(chunk)
-            if m:
-                heads.append((first, len(m.group(1))))
             continue
         facts = _chunk_facts(chunk)
         for e in facts.blocks.encounters:
@@ -141,15 +134,11 @@ def find_blocks(text: str, line_starts: list[int]) -> NoteBlocks:
                 [(t0, d0 + a, n) for t0, d0, n in e.pieces], [x + first for x in e.item_lines],
             ))
         out.party_lines += [(line + first, t) for line, t in facts.blocks.party_lines]
-        heads += [(line + first, level) for line, level in facts.heads]
-        triggers += [line + first for line in facts.triggers]
-    if triggers:
-        out.statblocks = _statblock_regions(len(text), heads, triggers, line_starts)
     return out
 
 
-# what a chunk must hold to be parsed: an encounter, a "Party:" line, a "Creature N" statblock line
-_RELEVANT = re.compile(r"encounter|^\s*[*_]*party[*_]*\s*:|creature\s+[+-]?\d", re.I | re.M)
+# what a chunk must hold to be parsed: an encounter or a "Party:" line
+_RELEVANT = re.compile(r"encounter|^\s*[*_]*party[*_]*\s*:", re.I | re.M)
 _ATX = re.compile(r"(#{1,6})(?:[ \t]|$)", re.M)
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 CHUNK_CACHE = 4000
@@ -209,8 +198,6 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 @dataclass
 class _ChunkFacts:
     blocks: NoteBlocks
-    heads: list[tuple[int, int]]  # (line, level) of the chunk's headings
-    triggers: list[int]  # lines that say "**Creature N**"
 
 
 _chunk_cache: OrderedDict[str, _ChunkFacts] = OrderedDict()
@@ -237,7 +224,7 @@ def _chunk_facts(chunk: str) -> _ChunkFacts:
 
 
 def _find_in(text: str, line_starts: list[int]) -> _ChunkFacts:
-    """Blocks, party lines, headings and statblock lines of one chunk, from its block tokens."""
+    """Blocks and party lines of one chunk, from its block tokens."""
     out = NoteBlocks()
     has_encounter = "encounter" in text.lower()
     tokens = _md.parse(text)
@@ -296,10 +283,7 @@ def _find_in(text: str, line_starts: list[int]) -> _ChunkFacts:
         elif tok.type == "inline" and tok.map and _PARTY_LINE.match(tok.content) and tok.map[0] not in used_lines:
             out.party_lines.append((tok.map[0], tok.content.split("\n", 1)[0].strip()))
         i += 1
-    heads = [(t.map[0], int(t.tag[1])) for t in tokens if t.type == "heading_open" and t.map]
-    triggers = [t.map[0] for t in tokens
-                if t.type == "inline" and t.map and _STATBLOCK_HEAD.search(t.content[:200])]
-    return _ChunkFacts(out, heads, triggers)
+    return _ChunkFacts(out)
 
 
 def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[int, int, int]], int, int]:
@@ -326,27 +310,3 @@ def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[in
                 items.append((*piece, tok.map[0]))
         i += 1
     return items, last, i
-
-
-def _statblock_regions(size: int, heads: list[tuple[int, int]], triggers: list[int],
-                       line_starts: list[int]) -> list[tuple[int, int]]:
-    """Statblocks as the creature builder writes them (and as GMs copy them): a section whose first
-    lines say ``**Creature N**``, from its heading (or that line) to the next heading of the same or a
-    higher level, or the end of the note."""
-    head_lines = [h[0] for h in heads]
-    out: list[tuple[int, int]] = []
-    for line in triggers:
-        # the block starts at the heading just above (a name heading), when one is within 2 lines
-        k = bisect.bisect_right(head_lines, line) - 1
-        start_line, level = line, 7
-        if k >= 0 and line - heads[k][0] <= 2:
-            start_line, level = heads[k]
-        if out and line_starts[start_line] < out[-1][1]:
-            continue  # inside the previous statblock (a "Creature 3" mentioned in its text)
-        end = size
-        for h_line, h_level in heads:
-            if h_line > start_line and h_level <= level:
-                end = line_starts[h_line]
-                break
-        out.append((line_starts[start_line], end))
-    return out

@@ -2,8 +2,8 @@
 ``gmprep.core.creators``, cached.
 
 Per note version the analysis is computed once (inlay hints, lenses, hovers and diagnostics of that
-version all read it); per block the report is cached by its text and party, and per statblock the
-issues by its text, so an edit re-evaluates only what it touched. The LSP shapes are built by
+version all read it); per block the report is cached by its text and party, so an edit re-evaluates
+only the block it touched. Statblocks are found and checked by core's ``check_note``. The LSP shapes are built by
 encounters.py and statblocks.py from this analysis.
 """
 
@@ -34,15 +34,6 @@ class EncounterResult:
 
 
 @dataclass
-class StatblockResult:
-    """One statblock region (document offsets) and core's issues (offsets in the region)."""
-
-    start: int
-    end: int
-    issues: list[StatIssue] = field(default_factory=list)
-
-
-@dataclass
 class NoteAnalysis:
     """The creators' view of one note version."""
 
@@ -51,7 +42,7 @@ class NoteAnalysis:
     doc: DocumentMentions  # the text's lines and LSP positions (no mentions)
     blocks: NoteBlocks
     encounters: list[EncounterResult] = field(default_factory=list)
-    statblocks: list[StatblockResult] = field(default_factory=list)
+    stat_issues: list[StatIssue] = field(default_factory=list)  # offsets in the document
 
     def encounter_at(self, line: int) -> EncounterResult | None:
         return next((e for e in self.encounters if e.block.contains_line(line)), None)
@@ -69,7 +60,6 @@ class Creators:
         self._resolver_lock = threading.Lock()
         self._notes: dict[str, NoteAnalysis] = {}
         self._reports: OrderedDict[tuple, EncounterResult] = OrderedDict()
-        self._stat_cache: OrderedDict[str, list[StatIssue]] = OrderedDict()
 
     def resolver(self):
         """The creature resolver over the bundled corpus's creatures, or None while it loads."""
@@ -99,8 +89,7 @@ class Creators:
         resolver = self.resolver() if blocks.encounters else None
         for block in blocks.encounters:
             note.encounters.append(self._evaluate(block, blocks, resolver))
-        for start, end in blocks.statblocks:
-            note.statblocks.append(StatblockResult(start, end, self._check(text[start:end])))
+        note.stat_issues = [] if too_big else self._check(text)
         if resolver is not None or not blocks.encounters:  # not while the creature index loads
             with self._lock:
                 self._notes[uri] = note
@@ -130,22 +119,14 @@ class Creators:
         return result
 
     def _check(self, text: str) -> list[StatIssue]:
-        with self._lock:
-            hit = self._stat_cache.get(text)
-        if hit is not None:
-            return hit
-        from gmprep.core.creators.statblock import check_statblock
+        """Core's statblock check of the whole note (``check_note``: it finds the statblocks)."""
+        from gmprep.core.creators.statblock import check_note
 
         try:
-            issues = check_statblock(text)
+            return check_note(text)
         except Exception:  # a statblock core cannot read gets no diagnostics, not a dead server
-            log.exception("check_statblock failed")
-            issues = []
-        with self._lock:
-            self._stat_cache[text] = issues
-            if len(self._stat_cache) > REPORT_CACHE:
-                self._stat_cache.popitem(last=False)
-        return issues
+            log.exception("check_note failed")
+            return []
 
 
 def _party_above(blocks: NoteBlocks, line: int) -> tuple[int, tuple[int, int]] | None:

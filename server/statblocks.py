@@ -16,15 +16,14 @@ def diagnostics(note: NoteAnalysis) -> list[lsp.Diagnostic]:
     """One Warning per number outside its table column range, the fix value in ``data``."""
     doc = note.doc
     out: list[lsp.Diagnostic] = []
-    for s in note.statblocks:
-        for issue in s.issues:
-            rng = lsp.Range(start=doc.position(s.start + issue.start), end=doc.position(s.start + issue.end))
-            cite = f" ({issue.citation.label()})" if issue.citation else ""
-            out.append(lsp.Diagnostic(
-                range=rng, severity=lsp.DiagnosticSeverity.Warning, source=SOURCE, code=STAT_CODE,
-                message=issue.message + cite,
-                data={"fix": issue.fix_value, "field": issue.field, "expected": list(issue.expected_range)},
-            ))
+    for issue in note.stat_issues:
+        rng = lsp.Range(start=doc.position(issue.start), end=doc.position(issue.end))
+        cite = f" ({issue.citation.label()})" if issue.citation else ""
+        out.append(lsp.Diagnostic(
+            range=rng, severity=lsp.DiagnosticSeverity.Warning, source=SOURCE, code=STAT_CODE,
+            message=issue.message + cite,
+            data={"fix": issue.fix_value, "field": issue.field, "expected": list(issue.expected_range)},
+        ))
     return out
 
 

@@ -1,5 +1,5 @@
-"""The encounter/statblock finder of the editor (server/blocks.py): the three encounter forms, the
-note's party line, statblock regions, and the chunked parse giving exactly what parsing the whole
+"""The encounter finder of the editor (server/blocks.py): the three encounter forms, the note's party
+line, and the chunked parse giving exactly what parsing the whole
 note at once gives (on generated notes with fences, comments, loose lists and headings)."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _blocks(text: str):
     return find_blocks(text, DocumentMentions("x", 1, text, []).line_starts)
 
 
-def test_three_forms_party_line_and_statblock():
+def test_three_forms_and_the_party_line():
     nb = _blocks(NOTE)
     kinds = [(e.kind, e.first_line) for e in nb.encounters]
     assert kinds == [("heading", 4), ("line", 13), ("fence", 15)]
@@ -65,8 +65,6 @@ def test_three_forms_party_line_and_statblock():
         for t0, d0, n in e.pieces:
             assert e.text[t0 : t0 + n] == NOTE[d0 : d0 + n]
     assert nb.party_lines == [(2, "Party: 4 PCs, level 3.")]
-    (start, end), = nb.statblocks
-    assert NOTE[start:end].startswith("## Bog Hag\n") and NOTE[start:end].endswith("She flees.\n\n")
 
 
 def _random_note(rng: random.Random) -> str:
