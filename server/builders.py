@@ -1,5 +1,6 @@
 """Code actions of the creators: "Build encounter" (from a request line such as ``moderate encounter
-for 4 level-3 PCs, undead, in a swamp``, or from the party of the encounter block under the cursor)
+for 4 level-3 PCs, undead, in a swamp``, or from the party of the encounter block whose first line the
+cursor is on)
 inserts an encounter block per option; "Insert creature statblock" (from ``level 5 brute: bog
 troll``) inserts a cited statblock. Reading the request and building are core's
 (``gmprep.core.creators``); this module places the text."""
@@ -64,7 +65,9 @@ class Builders:
                 req = parse_creature_request(text)
                 if req is not None:
                     out += self._statblock_actions(doc, req, line, resolver)
-        elif block.report is not None:
+        elif block.report is not None and line == block.block.first_line:
+            # on the block's first line only: building takes a moment, and the editor asks for code
+            # actions on every cursor move through the block
             r = block.report
             enc = EncounterRequest(threat=r.threat, party_size=r.party_size, party_level=r.party_level)
             out += self._encounter_actions(doc, enc, block.block.last_line, resolver, for_block=True)

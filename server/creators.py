@@ -109,8 +109,9 @@ class Creators:
             hit = self._reports.get(key)
             if hit is not None:
                 self._reports.move_to_end(key)
-        if hit is not None:
-            return EncounterResult(block, hit.report, hit.party_from, hit.error)
+        if hit is not None:  # the party line may have moved: say where it is now
+            party_from = hit.party_from if hit.party_from in (None, "block") or fallback is None else f"line {fallback[0] + 1}"
+            return EncounterResult(block, hit.report, party_from, hit.error)
         result = _evaluate_block(block, fallback, resolver)
         with self._lock:
             self._reports[key] = result

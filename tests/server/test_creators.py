@@ -189,8 +189,8 @@ async def test_build_encounter_action_inserts_a_block_that_evaluates_to_the_thre
     assert any(w in first.lower() for w in ("zombie", "skeleton", "ghoul", "ghost", "wight", "mummy", "wraith", "vampire"))
 
 
-async def test_build_encounter_from_the_block_under_the_cursor(client, note):
-    line = _line(NOTE, "- goblin war chanter")
+async def test_build_encounter_from_the_first_line_of_a_block(client, note):
+    line = _line(NOTE, "## Encounter")
     rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
