@@ -18,7 +18,8 @@ def diagnostics(note: NoteAnalysis) -> list[lsp.Diagnostic]:
     out: list[lsp.Diagnostic] = []
     for issue in note.stat_issues:
         rng = lsp.Range(start=doc.position(issue.start), end=doc.position(issue.end))
-        cite = f" ({issue.citation.label()})" if issue.citation else ""
+        label = issue.citation.label() if issue.citation else ""
+        cite = f" ({label})" if label and label not in issue.message else ""  # the source, once
         out.append(lsp.Diagnostic(
             range=rng, severity=lsp.DiagnosticSeverity.Warning, source=SOURCE, code=STAT_CODE,
             message=issue.message + cite,
