@@ -106,7 +106,7 @@ async def bench(args) -> dict:
     whole = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=len(lines), character=0))
     hint_params = lsp.InlayHintParams(text_document=ident, range=whole)
     first_ms, first = await timed(client.text_document_inlay_hint_async(hint_params))
-    n_hints = len(first or [])
+    n_hints = len(first) if isinstance(first, list) else 0
     same, edited, hovers, status, hover_edited = [], [], [], [], []
     version = 1
     rng = random.Random(2)

@@ -295,7 +295,8 @@ def _list_after(tokens: list[Token], i: int, b: _Builder) -> tuple[list[tuple[in
         return [], -1, i
     depth = 0
     items: list[tuple[int, int, int]] = []
-    last = tokens[i].map[1] - 1 if tokens[i].map else -1
+    first_map = tokens[i].map
+    last = first_map[1] - 1 if first_map else -1
     while i < len(tokens):
         tok = tokens[i]
         if tok.type in ("bullet_list_open", "ordered_list_open"):

@@ -13,10 +13,15 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gmprep.core.creators.models import EncounterReport, StatIssue
 from gmprep.server.blocks import EncounterBlock, NoteBlocks, find_blocks
 from gmprep.server.documents import MAX_SCAN_CHARS, DocumentMentions
+
+if TYPE_CHECKING:
+    from gmprep.core.creators.resolver import CreatureResolver
+    from gmprep.server.state import ServerState
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +57,16 @@ class Creators:
     """Per-server cache of note analyses and evaluated blocks, and the creature resolver (built from
     the corpus's Monster Core entries once the name index is loaded: no store needed)."""
 
-    def __init__(self, state):
+    def __init__(self, state: ServerState):
         self.state = state
-        self._resolver = None
-        self._resolver_book = None
+        self._resolver: CreatureResolver | None = None
+        self._resolver_book: object | None = None
         self._lock = threading.Lock()
         self._resolver_lock = threading.Lock()
         self._notes: dict[str, NoteAnalysis] = {}
         self._reports: OrderedDict[tuple, EncounterResult] = OrderedDict()
 
-    def resolver(self):
+    def resolver(self) -> CreatureResolver | None:
         """The creature resolver over the bundled corpus's creatures, or None while it loads."""
         book = self.state.book
         if book is None:

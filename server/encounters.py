@@ -161,7 +161,7 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
     doc = note.doc
     out: list[lsp.CodeAction] = []
     for d in params.context.diagnostics if params.context else []:
-        data = d.data if isinstance(d.data, dict) else (d.data._asdict() if hasattr(d.data, "_asdict") else None)
+        data = _data(d)
         if d.code != UNKNOWN_CODE or not data:
             continue
         for i, name in enumerate(list(data.get("suggestions") or [])[:3]):
@@ -170,3 +170,11 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
                 edit=lsp.WorkspaceEdit(changes={doc.uri: [lsp.TextEdit(range=d.range, new_text=name)]}),
             ))
     return out
+
+
+def _data(d: lsp.Diagnostic) -> dict | None:
+    """A diagnostic's ``data`` as a dict (clients send it back as JSON; pygls may hand a namedtuple)."""
+    if isinstance(d.data, dict):
+        return d.data
+    asdict = getattr(d.data, "_asdict", None)
+    return asdict() if asdict is not None else None

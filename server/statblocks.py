@@ -40,7 +40,7 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
     doc = note.doc
     out: list[lsp.CodeAction] = []
     for d in params.context.diagnostics if params.context else []:
-        data = d.data if isinstance(d.data, dict) else (d.data._asdict() if hasattr(d.data, "_asdict") else None)
+        data = _data(d)
         if d.code != STAT_CODE or not data or "fix" not in data:
             continue
         a, b = doc.offset(d.range.start), doc.offset(d.range.end)
@@ -53,3 +53,11 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
             edit=lsp.WorkspaceEdit(changes={doc.uri: [lsp.TextEdit(range=d.range, new_text=new)]}),
         ))
     return out
+
+
+def _data(d: lsp.Diagnostic) -> dict | None:
+    """A diagnostic's ``data`` as a dict (clients send it back as JSON; pygls may hand a namedtuple)."""
+    if isinstance(d.data, dict):
+        return d.data
+    asdict = getattr(d.data, "_asdict", None)
+    return asdict() if asdict is not None else None

@@ -54,8 +54,7 @@ def report_citations(report: EncounterReport) -> list[Citation]:
     out = [_citation(c) for c in report.citations]
     for c in report.creatures:
         out.append(Citation(source_id=c.id, name=c.name, type="creature", book=c.book, page=c.page))
-    seen: set[str] = set()
-    return [c for c in out if not (c.source_id in seen or seen.add(c.source_id))]
+    return _unique(out)
 
 
 def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterReport]) -> str:
@@ -108,5 +107,8 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
 
 
 def _unique(cites: list[Citation]) -> list[Citation]:
-    seen: set[str] = set()
-    return [c for c in cites if not (c.source_id in seen or seen.add(c.source_id))]
+    """The citations in order, each source once (its first citation kept)."""
+    first: dict[str, Citation] = {}
+    for c in cites:
+        first.setdefault(c.source_id, c)
+    return list(first.values())
