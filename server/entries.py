@@ -98,7 +98,7 @@ class EntryFiles:
         self.on_error = on_error  # told (in words) when the writer fails
         self.last_error: str | None = None
         self._write_lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._stopping = False
         self._requests: queue.Queue[Path] = queue.Queue()
         self._owner: threading.Thread | None = None
@@ -152,11 +152,11 @@ class EntryFiles:
             if self._proc is not None and self._proc.poll() is None:
                 continue  # a writer for this store is already running
             cmd = [sys.executable, "-m", "gmprep.server.entries", "--store", str(store_dir)]
-            kwargs = {"preexec_fn": _child_setup} if hasattr(os, "nice") else {}
             self._stopping = False
             try:
                 proc = subprocess.Popen(
-                    cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs
+                    cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    preexec_fn=_child_setup if hasattr(os, "nice") else None,
                 )
             except OSError as exc:
                 self._failed(f"could not start the entry-file writer: {exc}")

@@ -8,9 +8,13 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gmprep.commands import open_searcher, settings_from_args
 from gmprep.common.settings import Settings
+
+if TYPE_CHECKING:
+    from gmprep.core.conversations import ConversationStore
 
 BACKENDS = ("extractive", "llamacpp", "transformers", "openai")
 
@@ -89,13 +93,13 @@ def prep_file_key(file: str) -> str:
         return str(resolved)
 
 
-def _conversations(settings: Settings, save: bool):
+def _conversations(settings: Settings, save: bool) -> ConversationStore | None:
     """The conversations database: writable to save; read-only (or None when there is none) with
     ``--no-save``, so a read-only database still serves history."""
     from gmprep.common.errors import ReadOnlyError
     from gmprep.core.conversations import ConversationStore
 
-    db = Path(settings.store_dir) / "conversations.db"
+    db: Path = Path(settings.store_dir) / "conversations.db"
     if not save:
         return ConversationStore(db, read_only=True) if db.exists() else None
     try:
@@ -151,7 +155,7 @@ def run_ask(args: argparse.Namespace) -> int:
             where = (c.book or "no book") + (f", p. {c.page}" if c.page else "")
             print(f"  [{i}] {c.name} ({c.type}; {where}) [{c.source_id}]")
     saved_note = ""
-    if ex is not None:
+    if ex is not None and convs is not None:
         traces = TraceStore(convs.db_path)
         msg = exchange.finish(convs, traces, ex, answer.text, answer.citations, answer.outcome, answer.steps)
         traces.close()

@@ -16,8 +16,6 @@ from lsp_helpers import CAPS, SERVER_CMD, call, copy_store, make_client, wait_st
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from gmprep.common.settings import resolve_settings
-
 
 class Listener:
     """An HTTP endpoint on 127.0.0.1 that records every request it gets and answers 500."""
@@ -117,6 +115,8 @@ async def test_a_workspace_the_user_trusts_may_choose_the_backend(store_dir: Pat
 
 
 def test_policy_keeps_safe_keys_and_names_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from gmprep.common.settings import resolve_settings
+
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("GMPREP_STORE", raising=False)
     ws = tmp_path / "ws"
