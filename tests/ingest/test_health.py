@@ -109,3 +109,23 @@ def test_a_writer_on_a_read_only_folder_gets_read_only_error(tmp_path: Path):
             Store.open(tmp_path / "store")
     finally:
         tmp_path.chmod(0o755)
+
+
+class _Killed(BaseException):
+    """Stands for the process dying: nothing after the raise point runs (BaseException skips handlers)."""
+
+
+def test_the_pipeline_leaves_a_build_cut_short_marked_unfinished(tmp_path: Path, mini_corpus: Path):
+    store = tmp_path / "store"
+
+    def die_while_embedding(stage: str, done: int, total: int) -> None:
+        if stage == "embed" and done == 0:
+            raise _Killed
+
+    with pytest.raises(_Killed):
+        build_index(Settings(store_dir=store), progress=die_while_embedding, corpus_folder=mini_corpus)
+    check = check_store(store, corpus_folder=mini_corpus)
+    assert check.build_state == "building" and not check.usable
+    assert any("the last index build did not finish (0 of" in p for p in check.problems)
+    build_index(Settings(store_dir=store), progress=False, corpus_folder=mini_corpus)  # finishing repairs it
+    assert check_store(store, corpus_folder=mini_corpus).usable
