@@ -260,3 +260,15 @@ async def test_statblock_diagnostic_and_quick_fix(client, workspace):
             break
         await asyncio.sleep(0.1)
     assert not [x for x in client.diagnostics.get(uri, []) if x.code == "statblock-number"]
+
+
+async def test_hints_on_a_document_that_is_not_open_are_a_one_line_error(client, note, workspace):
+    from pygls.exceptions import JsonRpcException
+
+    missing = (workspace / "never-opened.md").as_uri()
+    with pytest.raises(JsonRpcException) as err:
+        await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+            text_document=_ident(missing), range=_whole("x")))
+    assert "is not open in the editor" in str(err.value) and "Traceback" not in str(err.value)
+    # the server is still up
+    assert (await _hints(client, note, NOTE))[_line(NOTE, "## Encounter")]
