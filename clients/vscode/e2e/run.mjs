@@ -379,8 +379,8 @@ async function mainScenario() {
 
 /** The code action menu (Ctrl+.) on the line holding `text`: click the entry whose label contains `label`. */
 async function codeAction(page, text, label, shot) {
-  const r = await textRect(page, text);
-  if (!r) throw new Error(`"${text}" is not on screen`);
+  // the editor may still be scrolling or re-rendering after the previous step: wait for the text
+  const r = await until(`"${text}" on screen`, () => textRect(page, text), 15000, 250);
   await page.mouse.click(r.x + 4, r.y + r.height / 2);
   const row = page.locator(".action-widget .monaco-list-row", { hasText: label }).first();
   await until(`the code action "${label}"`, async () => {
