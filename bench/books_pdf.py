@@ -76,12 +76,12 @@ class Chapter:
 class _Writer:
     """Own two-column layout on top of fpdf2, recording the printed page of every heading."""
 
-    def __init__(self, title: str, rng: random.Random, numbered: bool, metadata_title: bool):
+    def __init__(self, title: str, rng: random.Random, numbered: bool, metadata_title: bool, page_labels: bool):
         self.pdf = FPDF(unit="pt", format="letter")
         self.pdf.set_auto_page_break(False)
         if metadata_title:
             self.pdf.set_title(title)
-        self.title, self.rng, self.numbered = title, rng, numbered
+        self.title, self.rng, self.numbered, self.page_labels = title, rng, numbered, page_labels
         self.truth: dict = {"title": title, "headings": [], "sidebars": [], "tables": [], "statblocks": []}
         self.chapter = ""
         self.col, self.y = 0, TOP
@@ -92,7 +92,8 @@ class _Writer:
     def front_matter(self, chapters: list[Chapter]) -> None:
         pdf = self.pdf
         pdf.add_page()
-        pdf.set_page_label("r", None, 1)  # i, ii (a label range starts on the current page)
+        if self.page_labels:
+            pdf.set_page_label("r", None, 1)  # i, ii (a label range starts on the current page)
         pdf.set_font("Helvetica", "B", 30)
         pdf.text(MARGIN_X, 300, self.title)
         pdf.set_font("Helvetica", "", 12)
@@ -109,7 +110,7 @@ class _Writer:
     def new_page(self) -> None:
         pdf = self.pdf
         pdf.add_page()
-        if self.body_page == 0:
+        if self.body_page == 0 and self.page_labels:
             pdf.set_page_label("D", None, 1)
         self.body_page += 1
         self.col, self.y, self.col_top = 0, TOP, TOP
@@ -176,7 +177,9 @@ class _Writer:
         self.pdf.text(MARGIN_X, self.y + size, shown)  # spans both columns
         self.truth["headings"].append({"title": title, "level": 1, "page": str(self.body_page)})
         self.y += size * 2
-        self.paragraph(self.prose(60), width=PAGE_W - 2 * MARGIN_X)  # a full-width introduction
+        intro = self.prose(60)
+        self.truth["headings"][-1]["starts"] = intro[:60]
+        self.paragraph(intro, width=PAGE_W - 2 * MARGIN_X)  # a full-width introduction
         self.y += 6
         self.col_top = self.y
 
@@ -255,8 +258,11 @@ class _Writer:
 
     def section(self, sec: Section, number: str) -> None:
         self.heading(sec.title, sec.level, number)
-        for _ in range(sec.paragraphs):
-            self.paragraph(self.prose(self.rng.randint(50, 110)))
+        for i in range(sec.paragraphs):
+            text = self.prose(self.rng.randint(50, 110))
+            if i == 0:  # how the section's text must begin once read back in order
+                self.truth["headings"][-1]["starts"] = text[:60]
+            self.paragraph(text)
         if sec.table:
             self.table(f"Table: {sec.title} DCs")
         if sec.statblock:
@@ -268,9 +274,13 @@ class _Writer:
 
 
 def write_book(path: Path, title: str, chapters: list[Chapter], seed: int = 7, numbered: bool = False,
-               metadata_title: bool = True) -> dict:
-    """Write ``chapters`` as a two-column PDF at ``path``; return the truth (headings, sidebars, pages)."""
-    w = _Writer(title, random.Random(seed), numbered, metadata_title)
+               metadata_title: bool = True, page_labels: bool = True) -> dict:
+    """Write ``chapters`` as a two-column PDF at ``path``; return the truth (headings, sidebars, pages).
+
+    ``numbered`` writes "Chapter 1: ..." and "1.2 ..." headings; without ``metadata_title`` the title is only
+    on the title page; without ``page_labels`` the printed numbers are only in the footers.
+    """
+    w = _Writer(title, random.Random(seed), numbered, metadata_title, page_labels)
     w.front_matter(chapters)
     for i, ch in enumerate(chapters, 1):
         w.chapter_start(ch.title, str(i))
