@@ -1,7 +1,7 @@
 """Generated rulebook PDFs with known structure, and the ``gmprep books add`` benchmark.
 
     python bench/books_pdf.py make OUT.pdf [--pages 300] [--seed 7]      # write a book + OUT.truth.json
-    python bench/books_pdf.py bench [--pages 300] [--workdir DIR]         # generate, ingest, score; JSON
+    python bench/books_pdf.py bench [--pages 300] [--store DIR]           # generate, ingest, score; JSON
 
 The generator lays pages out itself (fpdf2, core fonts) so it knows exactly where every heading lands:
 a title page and a contents page (page labels ``i``, ``ii``), then two-column body pages numbered from 1
@@ -336,7 +336,7 @@ def _score(tree, truth: dict) -> dict:
             "extra_headings": len(set(by_title) - {t for t, _, _ in want})}
 
 
-def run_bench(pages: int, workdir: Path) -> dict:
+def run_bench(pages: int, workdir: Path, base_store: Path | None = None) -> dict:
     from gmprep.common.settings import Settings
     from gmprep.ingest.books.pdf import parse_pdf
     from gmprep.ingest.books.store import add_book
@@ -350,6 +350,10 @@ def run_bench(pages: int, workdir: Path) -> dict:
     t0 = time.perf_counter()
     tree = parse_pdf(pdf_path)
     t_parse = time.perf_counter() - t0
+    if base_store is not None:  # a copy of a built store: matching against the bundled entries is measured too
+        import shutil
+
+        shutil.copytree(base_store, workdir / "store")
     settings = Settings(store_dir=workdir / "store")
     t0 = time.perf_counter()
     report = add_book(settings, pdf_path, progress=False)
@@ -357,7 +361,8 @@ def run_bench(pages: int, workdir: Path) -> dict:
     return {
         "pages": truth["pages"], "pdf_mb": round(pdf_path.stat().st_size / 2**20, 2),
         "generate_s": round(t_gen, 1), "parse_s": round(t_parse, 1), "books_add_s": round(t_add, 1),
-        "books_add_nodes": report.nodes, "matched_entries": report.matched,
+        "books_add_nodes": report.nodes, "matched_entries": report.matched, "paged_entries": report.paged,
+        "embedded": report.nodes_embedded,
         "score": _score(tree, truth), "cpus": os.cpu_count(),
         "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in os.getloadavg()],
@@ -374,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("bench")
     b.add_argument("--pages", type=int, default=300)
     b.add_argument("--workdir", type=Path)
+    b.add_argument("--store", type=Path, help="a built store to copy and add the book to (default: an empty one)")
     args = ap.parse_args(argv)
     if args.cmd == "make":
         title, chapters = large_book(args.pages, args.seed)
@@ -382,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.out}: {truth['pages']} pages, {len(truth['headings'])} headings")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        out = run_bench(args.pages, args.workdir or Path(tmp))
+        out = run_bench(args.pages, args.workdir or Path(tmp), args.store)
     print(json.dumps(out, indent=2))
     return 0
 
