@@ -336,6 +336,15 @@ def _score(tree, truth: dict) -> dict:
             "extra_headings": len(set(by_title) - {t for t, _, _ in want})}
 
 
+def _torch_threads() -> int | None:
+    try:
+        import torch
+
+        return torch.get_num_threads()
+    except Exception:
+        return None
+
+
 def run_bench(pages: int, workdir: Path, base_store: Path | None = None) -> dict:
     from gmprep.common.settings import Settings
     from gmprep.ingest.books.pdf import parse_pdf
@@ -344,23 +353,27 @@ def run_bench(pages: int, workdir: Path, base_store: Path | None = None) -> dict
     load_before = os.getloadavg()
     title, chapters = large_book(pages)
     pdf_path = workdir / "bench-book.pdf"
-    t0 = time.perf_counter()
+    # wall seconds and this process's CPU seconds (all threads): on a shared machine the CPU figure
+    # is the one that does not grow with other people's load
+    t0, c0 = time.perf_counter(), time.process_time()
     truth = write_book(pdf_path, title, chapters)
-    t_gen = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t_gen, c_gen = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     tree = parse_pdf(pdf_path)
-    t_parse = time.perf_counter() - t0
+    t_parse, c_parse = time.perf_counter() - t0, time.process_time() - c0
     if base_store is not None:  # a copy of a built store: matching against the bundled entries is measured too
         import shutil
 
         shutil.copytree(base_store, workdir / "store")
     settings = Settings(store_dir=workdir / "store")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     report = add_book(settings, pdf_path, progress=False)
-    t_add = time.perf_counter() - t0
+    t_add, c_add = time.perf_counter() - t0, time.process_time() - c0
     return {
         "pages": truth["pages"], "pdf_mb": round(pdf_path.stat().st_size / 2**20, 2),
         "generate_s": round(t_gen, 1), "parse_s": round(t_parse, 1), "books_add_s": round(t_add, 1),
+        "generate_cpu_s": round(c_gen, 1), "parse_cpu_s": round(c_parse, 1), "books_add_cpu_s": round(c_add, 1),
+        "torch_threads": _torch_threads(),
         "books_add_nodes": report.nodes, "matched_entries": report.matched, "paged_entries": report.paged,
         "embedded": report.nodes_embedded,
         "score": _score(tree, truth), "cpus": os.cpu_count(),
