@@ -215,6 +215,21 @@ def test_books_add_gives_bundled_entries_their_page(store_with_book, book):
     finally:
         store.close()
     settings = Settings(store_dir=store_with_book)
+    # a corpus re-ingest (a new gmprep) replaces the bundled nodes: the books' pages come back
+    from gmprep.ingest.corpus import CORPUS_ORIGIN
+    from gmprep.ingest.pipeline import build_index
+
+    db = sqlite3.connect(store_with_book / "graph.db")
+    with db:
+        db.execute("UPDATE sources SET digest='stale' WHERE origin=?", (CORPUS_ORIGIN,))
+    db.close()
+    report = build_index(settings, progress=False, embed=False)
+    assert report.corpus_reingested
+    store = Store.open(store_with_book)
+    try:
+        assert store.get("pf2e:condition:frightened").page == page_of["Frightened"]
+    finally:
+        store.close()
     [info] = list_books(settings)
     assert info.name == "pathfinder-player-core" and info.matched >= 20 and info.pages == truth["pages"]
     remove_book(settings, "pathfinder-player-core")
