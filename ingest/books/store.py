@@ -110,6 +110,11 @@ def _ensure_tables(store: Store) -> None:
         store.db.executescript(_SCHEMA)
 
 
+def _has_books(store: Store) -> bool:
+    """Whether any book was ever added (readers must not create tables: the store may be read-only)."""
+    return store.db.execute("SELECT 1 FROM sqlite_master WHERE name='user_books'").fetchone() is not None
+
+
 def _type_hints(ancestors: list[str]) -> set[str]:
     hints = set()
     for name in ancestors:
@@ -244,8 +249,10 @@ def _restore_pages(store: Store, name: str) -> None:
 
 
 def reapply_pages(store: Store) -> int:
-    """After the corpus was re-ingested (its nodes replaced), put the books' pages back; returns how many."""
-    _ensure_tables(store)
+    """After the corpus was re-ingested (its nodes replaced), put the books' pages back; returns how many.
+    A store no book was ever added to is left exactly as it is."""
+    if not _has_books(store):
+        return 0
     with store._lock, store.db:
         rows = store.db.execute("SELECT entry_id, page FROM user_book_pages").fetchall()
         store.db.executemany("UPDATE nodes SET page=? WHERE node_id=?", [(p, e) for e, p in rows])
@@ -256,7 +263,8 @@ def list_books(settings: Settings) -> list[BookInfo]:
     """The books added to the store, by name."""
     store = Store.open(settings.store_dir, create=False)
     try:
-        _ensure_tables(store)
+        if not _has_books(store):
+            return []
         rows = store.db.execute(
             "SELECT name, title, source, format, pages, sections, added_at FROM user_books ORDER BY name"
         ).fetchall()
@@ -276,8 +284,7 @@ def book_tree(settings: Settings, name: str) -> BookTree:
     """The stored tree of book ``name``."""
     store = Store.open(settings.store_dir, create=False)
     try:
-        _ensure_tables(store)
-        row = store.db.execute("SELECT tree FROM user_books WHERE name=?", (name,)).fetchone()
+        row = store.db.execute("SELECT tree FROM user_books WHERE name=?", (name,)).fetchone() if _has_books(store) else None
     finally:
         store.close()
     if row is None:
@@ -287,7 +294,8 @@ def book_tree(settings: Settings, name: str) -> BookTree:
 
 def remove_book(settings: Settings, name: str) -> int:
     """Remove book ``name``: its nodes, vectors and tree; bundled entries get their old pages back."""
-    store = Store.open(settings.store_dir, create=False)
+    Store.open(settings.store_dir, create=False).close()  # a clear error when there is no store at all
+    store = Store.open(settings.store_dir)  # a writer: a read-only store is refused with a clear error
     try:
         _ensure_tables(store)
         if not store.db.execute("SELECT 1 FROM user_books WHERE name=?", (name,)).fetchone():
