@@ -327,8 +327,9 @@ def _reading_order(p: _Page, running: set[int]) -> list[Row | Sidebar]:
     return [it for *_, it in items]
 
 
-def _heading_styles(rows: list[Row], body: float) -> dict[tuple[int, bool], int]:
-    """(size cluster, bold) -> level rank; clusters split where the next size is >5% larger."""
+def _heading_styles(rows: list[Row]) -> tuple[dict[tuple[int, bool], int], dict[float, int]]:
+    """``(size cluster, bold) -> level rank`` and ``size -> cluster``; a new cluster starts where the next
+    size is more than 5% larger (sizes of one style drift a little between fonts and exports)."""
     sizes = sorted({r.size for r in rows})
     clusters: dict[float, int] = {}
     cid, prev = 0, None
@@ -338,7 +339,7 @@ def _heading_styles(rows: list[Row], body: float) -> dict[tuple[int, bool], int]
         clusters[s] = cid
         prev = s
     styles = sorted({(clusters[r.size], r.bold) for r in rows}, key=lambda k: (-k[0], not k[1]))
-    return {st: i + 1 for i, st in enumerate(styles)}, clusters  # type: ignore[return-value]
+    return {st: i + 1 for i, st in enumerate(styles)}, clusters
 
 
 def parse_pdf(path: Path, title: str | None = None) -> BookTree:
@@ -423,7 +424,7 @@ def _build_tree(flow: list[Row | Sidebar], labels: list[str], title: str | None,
             continue
         merged.append(Row(**vars(it)) if isinstance(it, Row) else it)
     heads = [r for r in merged if isinstance(r, Row) and heading_like(r) and len(r.text.split()) <= 16]
-    ranks, clusters = _heading_styles(heads, body)
+    ranks, clusters = _heading_styles(heads)
     flat: list[tuple[Section, int]] = []
     preface: list[str] = []
     current: list[str] = preface
