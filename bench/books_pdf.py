@@ -301,8 +301,8 @@ def large_book(pages: int = 300, seed: int = 7) -> tuple[str, list[Chapter]]:
     rng = random.Random(seed)
     chapters = [conditions_chapter(rng)]
     n = 0
-    # about 0.6 pages per section with its subsections, at the average block sizes used here (measured)
-    target_sections = int(pages / 0.6)
+    # about 0.57 pages per section with its subsections, at the average block sizes used here (measured)
+    target_sections = int(pages / 0.56)
     topics = ["Encounters", "Exploration", "Downtime", "Hazards", "Treasure", "Afflictions", "Creatures",
               "Vehicles", "Planes", "Rituals", "Settlements", "Chases", "Influence", "Research", "Duels",
               "Infiltration", "Reputation", "Victory Points", "Terrain", "Weather"]
