@@ -247,3 +247,96 @@ def test_books_cli_list_show(store_with_book, capsys):
     assert main(["books", "show", "pathfinder-player-core", "--store", str(store_with_book)]) == 0
     out = capsys.readouterr().out
     assert "\n    Frightened  p. " in out and "[sidebar] Fear Stacks?" in out
+
+
+def _small_corpus(store_dir: Path) -> None:
+    """A real store holding a handful of bundled-like entries (ids and books as the corpus has them)."""
+    from gmprep.kg.models import Node
+
+    def entry(nid: str, name: str, typ: str, book: str, page: str | None = None) -> Node:
+        return Node(node_id=nid, source_id=nid, kind="entry", name=name, type=typ, book=book, page=page,
+                    origin="corpus:pf2e")
+
+    nodes = [
+        entry("pf2e:condition:frightened", "Frightened", "condition", "Pathfinder Player Core"),
+        entry("pf2e:condition:off-guard", "Off-Guard", "condition", "Pathfinder Player Core", page="999"),
+        entry("pf2e:spell:shield", "Shield", "spell", "Pathfinder Player Core"),
+        entry("pf2e:equipment:shield", "Shield", "equipment", "Pathfinder Player Core"),
+        entry("pf2e:trait:exploration", "Exploration", "trait", "Pathfinder trait glossary"),
+        entry("pf2e:rule:treasure", "Treasure", "rule", "Pathfinder GM Core", page="59"),
+    ]
+    with Store.open(store_dir) as store:
+        store.replace_origin("corpus:pf2e", nodes, [], "test")
+
+
+MATCH_MD = """# Pathfinder Player Core
+
+## Conditions
+
+### Frightened
+
+Fear.
+
+### Off-Guard
+
+Open to attack.
+
+## Spells
+
+### Shield
+
+A spell.
+
+## Exploration
+
+Not the trait.
+
+## Treasure
+
+Loot.
+
+## Equipment
+
+### Shield
+
+Ambiguous only without its chapter.
+"""
+
+
+def test_matching_by_name_and_chapter_and_restoring_pages(tmp_path):
+    store_dir = tmp_path / "store"
+    _small_corpus(store_dir)
+    md = tmp_path / "pc.md"
+    md.write_text(MATCH_MD)
+    settings = Settings(store_dir=store_dir)
+    report = add_book(settings, md, embed=False, progress=False)
+    again = add_book(settings, md, embed=False, progress=False)  # re-adding replaces, never duplicates
+    assert (again.nodes, again.matched) == (report.nodes, report.matched)
+    with Store.open(store_dir) as store:
+        refs = {src.split("/", 1)[1]: dst for src, dst, kind in store.db.execute(
+            "SELECT src, dst, kind FROM edges WHERE origin='books:pathfinder-player-core' AND kind='ref'")}
+        # Shield under Spells is the spell, under Equipment the item; "Exploration" is not the trait;
+        # Treasure (a unique name) is linked but keeps GM Core's page: this book is not GM Core
+        assert refs == {
+            "conditions/frightened": "pf2e:condition:frightened", "conditions/off-guard": "pf2e:condition:off-guard",
+            "spells/shield": "pf2e:spell:shield", "treasure": "pf2e:rule:treasure",
+            "equipment/shield": "pf2e:equipment:shield",
+        }
+        assert store.get("pf2e:rule:treasure").page == "59"
+        assert store.get("pf2e:condition:frightened").page is None  # markdown exports have no pages
+    assert len(list_books(settings)) == 1
+    remove_book(settings, "pathfinder-player-core")
+
+
+def test_a_pdf_page_replaces_the_entrys_page_until_removed(tmp_path, book):
+    path, truth = book
+    store_dir = tmp_path / "store"
+    _small_corpus(store_dir)
+    settings = Settings(store_dir=store_dir)
+    add_book(settings, path, embed=False, progress=False)
+    page = next(h["page"] for h in truth["headings"] if h["title"] == "Off-Guard")
+    with Store.open(store_dir) as store:
+        assert store.get("pf2e:condition:off-guard").page == page != "999"
+    remove_book(settings, "pathfinder-player-core")
+    with Store.open(store_dir) as store:
+        assert store.get("pf2e:condition:off-guard").page == "999"
