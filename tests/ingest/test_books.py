@@ -129,6 +129,15 @@ def test_bad_files_give_one_line_errors(tmp_path):
     bad.write_bytes(b"%PDF-1.4\nnot really a pdf")
     with pytest.raises(GmprepError, match="not a readable PDF"):
         parse_pdf(bad)
+    scanned = tmp_path / "scanned.pdf"  # pages without a text layer (a scan): refused, with the reason
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.rect(10, 10, 100, 100, style="F")
+    pdf.output(str(scanned))
+    with pytest.raises(GmprepError, match="no text found"):
+        parse_pdf(scanned)
     other = tmp_path / "book.docx"
     other.write_bytes(b"PK")
     assert main(["books", "add", str(other), "--store", str(tmp_path / "s")]) == 1
