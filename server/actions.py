@@ -68,7 +68,10 @@ def code_actions(
                 lsp.CodeAction(title=f"Insert rule text: {m.name}", kind=lsp.CodeActionKind.RefactorRewrite, edit=edit)
             )
     if only:
-        out = [a for a in out if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+        out = [
+            a for a in out
+            if isinstance(a, lsp.CodeAction) and a.kind and any(str(a.kind).startswith(str(k)) for k in only)
+        ]
     selected = _selected_text(doc, params.range)
     text = selected or (mentions[0].text if mentions else "")
     if text.strip() and not only:

@@ -18,7 +18,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from gmprep import __version__
+from gmprep.common import __version__
 from gmprep.common.settings import Settings, load_settings
 from gmprep.server import actions, models, requests
 from gmprep.server.ask import Worker
@@ -53,7 +53,7 @@ class GmprepServer(LanguageServer):
         self.worker = Worker()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
-        self._last_state = None
+        self._last_state: str | None = None
         self._warm = False
         self.state.on_status = self._status_changed
 

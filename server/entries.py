@@ -129,9 +129,9 @@ class EntryFiles:
         if self._proc is not None and self._proc.poll() is None:
             return False
         cmd = [sys.executable, "-m", "gmprep.server.entries", "--store", str(self.state.store_dir)]
-        kwargs = {"preexec_fn": _child_setup} if hasattr(os, "nice") else {}
         self._proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            preexec_fn=_child_setup if hasattr(os, "nice") else None,
         )
         threading.Thread(target=self._watch, args=(self._proc,), daemon=True, name="gmprep-render-watch").start()
         return True

@@ -10,7 +10,6 @@ from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from gmprep.common.errors import GmprepError
-from gmprep.core.answer import ChatTurn
 from gmprep.core.conversations import ConversationSummary, StoredMessage
 from gmprep.kg.models import Citation, SearchFilters
 from gmprep.server.ask import AnswerRun
@@ -179,6 +178,8 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
     p = parse(AskParams, params)
     state = ls.state
     request_id = ls.protocol.msg_id
+    from gmprep.core.answer import ChatTurn  # the answer engine loads on the first question
+
     cancelled_early = False
     try:
         searcher = await asyncio.to_thread(state.searcher)

@@ -1,4 +1,4 @@
-"""Subcommands of the ``gmprep`` CLI, one module per area (see ``gmprep.cli.COMMAND_MODULES``)."""
+"""Subcommands of the ``gmprep`` CLI, one module per area (listed in ``gmprep.cli.COMMAND_MODULES``)."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def open_searcher(settings: Settings):
     if not (Path(settings.store_dir) / "graph.db").exists():
         raise GmprepError(f"no index at {settings.store_dir}; run `gmprep index build` first")
     store = Store.open(settings.store_dir, create=False)
-    return store, Searcher(store, settings=settings.search)
+    return store, Searcher.from_settings(store, settings)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -32,7 +32,7 @@ def _open_searcher(args: argparse.Namespace):
 
     settings = settings_from_args(args)
     store = Store.open(settings.store_dir, create=False)
-    return store, Searcher(store, settings=settings.search)
+    return store, Searcher.from_settings(store, settings)
 
 
 def run_search(args: argparse.Namespace) -> int:
