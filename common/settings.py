@@ -2,7 +2,8 @@
 
 Sources, later ones win: built-in defaults < ``[tool.gmprep]`` in the workspace ``pyproject.toml``
 < ``gmprep.toml`` in the workspace < environment (``GMPREP_STORE``) < LSP ``initializationOptions``
-/ ``workspace/configuration`` (section ``gmprep``) < command-line flags.
+/ ``workspace/configuration`` (section ``gmprep``) < command-line flags. The server's workspace is the
+opened folder, the CLI's the current folder; both read them through ``load_settings``.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ class Settings(BaseModel):
     store_dir: Path = Field(default_factory=lambda: default_cache_dir() / "store")
     books: list[str] = Field(default_factory=list)  # restrict answers to these books; empty = all four
     notes_dir: str | None = None  # workspace-relative folder of house rules / homebrew notes to index
-    embedder: str = "all-MiniLM-L6-v2"
-    device: str | None = None  # torch device; None picks cuda when torch sees one, else cpu
+    # torch device of every model (embedder, reranker, relevance judge, transformers LLM); None picks
+    # cuda when torch sees one, else cpu. On the CPU the reranker runs int8, on a GPU fp32.
+    device: str | None = None
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
@@ -93,14 +95,19 @@ def _deep_update(base: dict, upd: dict) -> None:
             base[k] = v
 
 
-def load_settings(workspace: Path | None = None, overrides: dict | None = None) -> Settings:
+def load_settings(
+    workspace: Path | None = None, overrides: dict | None = None, *, workspace_store: bool = True
+) -> Settings:
     """Defaults, then the workspace's TOML files, then the environment, then ``overrides``.
 
-    Inside a workspace the store defaults to ``<workspace>/.gmprep``.
+    Inside a workspace the store defaults to ``<workspace>/.gmprep`` (the server's opened folder);
+    ``workspace_store=False`` keeps the user's cache store instead (the CLI, whose workspace is just
+    the current folder). A relative ``store_dir`` is taken from the workspace either way.
     """
     s = Settings()
     if workspace is not None:
-        s = s.merged({"store_dir": str(workspace / ".gmprep")})
+        if workspace_store:
+            s = s.merged({"store_dir": str(workspace / ".gmprep")})
         pyproject = workspace / "pyproject.toml"
         if pyproject.is_file():
             s = s.merged(_read_toml(pyproject).get("tool", {}).get("gmprep"))
