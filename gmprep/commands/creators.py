@@ -6,10 +6,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import cast
 
 from gmprep.commands import settings_from_args
 from gmprep.common.errors import GmprepError
-from gmprep.core.creators.models import THREATS, Threat
+from gmprep.core.creators.models import Threat
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,8 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("text", nargs="*", help='the creatures ("2 goblin warriors, goblin war chanter"), or "build"')
     e.add_argument("--party", type=int, help="number of characters")
     e.add_argument("--level", type=int, help="party level")
-    e.add_argument("--threat", type=str.lower, choices=THREATS,
-                   help="build: trivial|low|moderate|severe|extreme (default moderate)")
+    e.add_argument("--threat", help="build: trivial|low|moderate|severe|extreme (default moderate)")
     e.add_argument("--traits", action="append", default=[], help="build: creature traits or theme words (repeatable, or comma-separated)")
     e.add_argument("--terrain", action="append", default=[], help="build: terrain words (swamp, forest, ...)")
     e.add_argument("-n", type=int, default=3, help="build: how many options (default 3)")
@@ -71,7 +71,8 @@ def run_encounter(args: argparse.Namespace) -> int:
         if args.party is None or args.level is None:
             raise GmprepError("encounter build needs --party and --level")
         words = _words(args.traits) + _words(args.terrain) + _words(args.text[1:])
-        threat: Threat = args.threat or "moderate"
+        # checked by build_encounters (an unknown threat is a one-line error, exit 1)
+        threat = cast(Threat, (args.threat or "moderate").lower())
         reports = build_encounters(args.party, args.level, threat, words, _resolver(args), n=args.n)
         if not reports:
             raise GmprepError(f"no Monster Core encounter fits a {args.threat or 'moderate'} budget for {args.party} characters of level {args.level}")
