@@ -207,7 +207,7 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
 
     run = AnswerRun(ls.worker)
     answer, error = None, None
-    if cancelled_early:
+    if cancelled_early or searcher is None:
         run.cancelled = True
     else:
         try:
