@@ -8,6 +8,7 @@ share it. Never downloads: HF_HUB_OFFLINE is forced before loading.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,9 @@ from gmprep.common.errors import GmprepError
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2"
 EMBEDDER_DIM = 384
+# Models load one at a time: the index thread (notes) and a search thread can ask at once, and two
+# concurrent first imports of transformers fail ("cannot import name ...") or load two copies.
+MODEL_LOAD_LOCK = threading.RLock()
 
 
 def pick_device(device: str | None = None) -> str:
@@ -79,7 +83,8 @@ class Embedder:
 def shared_embedder(device: str | None = None) -> Embedder:
     """One embedder per process and device (the model is ~90 MB; load it once). ``None`` and the device
     it resolves to ("cpu" on a machine without a GPU) are the same key, so they share one instance."""
-    return _embedder_on(pick_device(device))
+    with MODEL_LOAD_LOCK:
+        return _embedder_on(pick_device(device))
 
 
 @lru_cache(maxsize=2)

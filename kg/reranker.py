@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown
-from gmprep.kg.embedder import pick_device
+from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device
 from gmprep.kg.models import Node
 from gmprep.kg.render import plain_stat_line
 
@@ -218,7 +218,8 @@ def _quantize(model):
 
 def shared_reranker(path: str | None = None, max_length: int | None = None, device: str | None = None) -> Reranker:
     """One reranker per process, path, token window and device (loading takes about a second)."""
-    return _reranker_on(path, max_length, pick_device(device))
+    with MODEL_LOAD_LOCK:
+        return _reranker_on(path, max_length, pick_device(device))
 
 
 @lru_cache(maxsize=4)

@@ -61,3 +61,15 @@ def test_models_run_on_the_gpu_when_device_is_cuda(store):
     assert searcher.embedder is not None and str(searcher.embedder.model.device).startswith("cuda")
     assert AnswerContext(searcher, settings).judge.embedder is searcher.embedder
     assert searcher.search("frightened", k=3)  # scores on the GPU end to end
+
+
+def test_concurrent_first_loads_make_one_embedder():
+    """The index thread and a search thread asking at once get one MiniLM (and no import race)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gmprep.kg import embedder as embedder_module
+
+    embedder_module._embedder_on.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: shared_embedder("cpu"), range(4)))
+    assert all(e is got[0] for e in got)
