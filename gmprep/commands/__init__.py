@@ -1,27 +1,54 @@
-"""Subcommands of the ``gmprep`` CLI, one module per area (listed in ``gmprep.cli.COMMAND_MODULES``)."""
+"""Subcommands of the ``gmprep`` CLI, one module per area (see ``gmprep.cli.COMMAND_MODULES``)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from gmprep.common.errors import GmprepError
-from gmprep.common.settings import Settings, load_settings
+from gmprep.common.settings import Settings, resolve_settings
+
+if TYPE_CHECKING:
+    from gmprep.kg.search import Searcher
+    from gmprep.kg.store import Store
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings for a CLI run, through the server's ``load_settings``: the current folder's TOML
-    (``gmprep.toml``, ``[tool.gmprep]`` in ``pyproject.toml``), the environment, then ``--store``.
-    The store stays ``~/.cache/gmprep/store`` unless one of those names another."""
+    """Settings for a CLI run, through the server's ``resolve_settings``: the user config file, the
+    current folder's TOML (``gmprep.toml``, ``[tool.gmprep]`` in ``pyproject.toml``, under the same
+    workspace-trust policy as the server's; what it ignored is said on stderr), the environment, then
+    ``--store``. The store stays ``~/.cache/gmprep/store`` unless one of those names another."""
     overrides = {"store_dir": args.store} if getattr(args, "store", None) else None
     try:
-        return load_settings(Path.cwd(), overrides, workspace_store=False)
+        loaded = resolve_settings(Path.cwd(), overrides, workspace_store=False)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
         raise GmprepError(f"invalid setting {where}: {first.get('msg')}") from None
     except ValueError as exc:  # an unreadable TOML file
         raise GmprepError(str(exc)) from None
+    message = loaded.ignored_message()
+    if message:
+        print(f"gmprep: {message}", file=sys.stderr)
+    return loaded.settings
 
+
+
+def open_searcher(settings: Settings) -> tuple[Store, Searcher]:
+    """The store and searcher for ``settings``; a missing index or lost vectors is a clear error
+    before any model loads. Close the store (``with store:``) when done."""
+    from gmprep.kg.search import Searcher
+    from gmprep.kg.store import Store
+
+    store = Store.open(settings.store_dir, create=False)
+    searcher = Searcher.from_settings(store, settings)
+    try:
+        searcher.check_vectors()
+    except Exception:
+        store.close()
+        raise
+    return store, searcher

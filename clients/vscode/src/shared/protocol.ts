@@ -91,7 +91,7 @@ export interface EntryResult {
   citation: Citation;
 }
 
-/** A saved chat message; `traceId` is set (to the message id) when a trace was recorded. */
+/** A saved chat message; `traceId` is set (to the message id) when a trace was recorded; `replyTo` is, on an answer, the id of the question it answers. */
 export interface Message {
   id: string;
   role: "user" | "assistant";
@@ -100,6 +100,7 @@ export interface Message {
   outcome: string | null;
   createdAt: string;
   traceId: string | null;
+  replyTo: string | null;
 }
 
 export interface AskResult {
