@@ -1,5 +1,6 @@
 """Settings keep their promises: the CLI reads the current folder's TOML through the server's
-``load_settings``, bad TOML is a one-line error, and every setting is read by some code."""
+``load_settings`` (under the same workspace-trust policy), bad TOML is a one-line error, and every
+setting is read by some code."""
 
 from __future__ import annotations
 
@@ -18,11 +19,21 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture()
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty current folder, no GMPREP_STORE, the user cache under tmp."""
-    monkeypatch.chdir(tmp_path)
+    """An empty current folder, no GMPREP_STORE, the user cache and config under tmp."""
+    work = tmp_path / "campaign"
+    work.mkdir()
+    monkeypatch.chdir(work)
     monkeypatch.delenv("GMPREP_STORE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return work
+
+
+def _trust(folder: Path) -> None:
+    """The user lists ``folder`` in trusted_workspaces of their config file."""
+    config = folder.parent / "config" / "gmprep" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'trusted_workspaces = ["{folder}"]\n', encoding="utf-8")
 
 
 def _cli_settings(*argv: str) -> Settings:
@@ -30,19 +41,32 @@ def _cli_settings(*argv: str) -> Settings:
 
 
 def test_cli_without_toml_keeps_the_cache_store(folder: Path):
-    assert _cli_settings().store_dir == folder / "cache" / "gmprep" / "store"
+    assert _cli_settings().store_dir == folder.parent / "cache" / "gmprep" / "store"
 
 
 def test_cli_reads_gmprep_toml_of_the_current_folder(folder: Path):
     (folder / "gmprep.toml").write_text(
-        'store_dir = "rules-index"\nbooks = ["Pathfinder GM Core"]\n[search]\nrerank = false\n', encoding="utf-8"
+        'notes_dir = "homebrew"\nbooks = ["Pathfinder GM Core"]\n[search]\nrerank = false\n', encoding="utf-8"
     )
     s = _cli_settings()
-    assert s.store_dir == folder / "rules-index"  # relative to the folder, as for the server
-    assert s.books == ["Pathfinder GM Core"] and s.search.rerank is False
+    assert s.notes_dir == "homebrew" and s.books == ["Pathfinder GM Core"] and s.search.rerank is False
     # the same function the server uses, with its workspace default store instead of the cache
     server = load_settings(folder)
-    assert server.store_dir == s.store_dir and server.search == s.search
+    assert server.search == s.search and server.books == s.books and server.store_dir == folder / ".gmprep"
+
+
+def test_cli_applies_the_workspace_trust_policy(folder: Path, capsys: pytest.CaptureFixture[str]):
+    (folder / "gmprep.toml").write_text(
+        'store_dir = "rules-index"\n[llm]\nbackend = "openai"\nurl = "http://collector.example/v1"\n', encoding="utf-8"
+    )
+    s = _cli_settings()
+    assert s.llm.backend == "extractive" and s.llm.url is None  # a cloned folder cannot send notes away
+    assert s.store_dir == folder.parent / "cache" / "gmprep" / "store"
+    err = capsys.readouterr().err
+    assert "ignored" in err and "llm.url" in err and len(err.strip().splitlines()) == 1
+    _trust(folder)  # the user trusts the folder: its file may set everything
+    s = _cli_settings()
+    assert s.store_dir == folder / "rules-index" and s.llm.url == "http://collector.example/v1"
 
 
 def test_cli_reads_tool_gmprep_in_pyproject_and_gmprep_toml_wins(folder: Path):
@@ -54,13 +78,16 @@ def test_cli_reads_tool_gmprep_in_pyproject_and_gmprep_toml_wins(folder: Path):
 
 
 def test_environment_and_flags_beat_the_toml(folder: Path, monkeypatch: pytest.MonkeyPatch):
+    _trust(folder)
     (folder / "gmprep.toml").write_text('store_dir = "from-toml"\n', encoding="utf-8")
+    assert _cli_settings().store_dir == folder / "from-toml"
     monkeypatch.setenv("GMPREP_STORE", str(folder / "from-env"))
     assert _cli_settings().store_dir == folder / "from-env"
     assert _cli_settings("--store", str(folder / "from-flag")).store_dir == folder / "from-flag"
 
 
 def test_the_cli_uses_the_toml_store(folder: Path, capsys: pytest.CaptureFixture[str]):
+    _trust(folder)
     (folder / "gmprep.toml").write_text('store_dir = "toml-store"\n', encoding="utf-8")
     assert main(["index", "status"]) == 1
     err = capsys.readouterr().err
@@ -69,7 +96,7 @@ def test_the_cli_uses_the_toml_store(folder: Path, capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize(
     ("toml", "says"),
-    [("store_dir = [unclosed", "cannot read settings from"), ('[llm]\nbackend = "skynet"\n', "invalid setting llm.backend")],
+    [("store_dir = [unclosed", "cannot read settings from"), ('[search]\nseed_k = "many"\n', "invalid setting search.seed_k")],
 )
 def test_bad_toml_is_one_clear_line(folder: Path, capsys: pytest.CaptureFixture[str], toml: str, says: str):
     (folder / "gmprep.toml").write_text(toml, encoding="utf-8")
