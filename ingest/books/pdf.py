@@ -426,15 +426,16 @@ def _build_tree(flow: list[Row | Sidebar], labels: list[str], title: str | None,
     heads = [r for r in merged if isinstance(r, Row) and heading_like(r) and len(r.text.split()) <= 16]
     ranks, clusters = _heading_styles(heads)
     flat: list[tuple[Section, int]] = []
-    preface: list[str] = []
-    current: list[str] = preface
+    preface: list[Row] = []
+    current: list[Row] = preface
     head_ids = {id(r) for r in heads}
     bodies: dict[int, list[Row]] = {}  # id(section) -> its rows
     for it in merged:
         if isinstance(it, Sidebar):
             first = it.rows[0] if it.rows else None
+            # titled by its first row when that row is bold or larger than the box's text
             titled = first is not None and len(it.rows) > 1 and (first.bold or first.size > it.rows[1].size)
-            name = first.text if titled else "Sidebar"
+            name = first.text if first is not None and titled else "Sidebar"
             text = _paragraphs(it.rows[1:] if titled else it.rows, pitch)
             sec = Section(title=name, level=0, kind="sidebar", page=labels[it.page], physical_page=it.page + 1,
                           text=text)
