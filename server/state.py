@@ -209,7 +209,13 @@ class ServerState:
     def node(self, node_id: str) -> Node | None:
         """An entry by id: from memory for corpus entries, else from the store."""
         if self.book and node_id in self.book.nodes:
-            return self.book.nodes[node_id]
+            node = self.book.nodes[node_id]
+            store = self.store()
+            if store is not None:  # the page from a book the user added (`gmprep books add`) is in the store
+                stored = store.get(node_id)
+                if stored is not None and stored.page != node.page:
+                    node = node.model_copy(update={"page": stored.page})
+            return node
         store = self.store()
         return store.get(node_id) if store else None
 
