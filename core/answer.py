@@ -22,7 +22,9 @@ from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, SearchSourc
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
 
-Outcome = Literal["answered", "partial", "not_in_books", "model_error", "cancelled"]
+# not_in_books: not a question these books answer; not_in_corpus: a PF2e rule only mentioned, never defined, by
+# the bundled text (its prose is in a book the user has not added) -- gmprep.core.agents.answerability decides
+Outcome = Literal["answered", "partial", "not_in_books", "not_in_corpus", "model_error", "cancelled"]
 
 BOOKS_DESCRIPTION = "the Pathfinder 2e Remaster rulebooks (Player Core 1-2, GM Core, Monster Core)"
 NOTES_DESCRIPTION = "the GM's own notes, house rules and homebrew"
@@ -54,8 +56,8 @@ class Answer(BaseModel):
 
     @property
     def declined(self) -> bool:
-        """True when the answer says the books do not answer the question."""
-        return self.outcome == "not_in_books"
+        """True when the answer says the books (or the rules text gmprep holds) do not answer the question."""
+        return self.outcome in ("not_in_books", "not_in_corpus")
 
 
 class AnswerContext:
@@ -70,9 +72,19 @@ class AnswerContext:
 
             judge = RelevanceJudge(store, shared_embedder(settings.device))
         self.judge = judge
+        self._answerability = None
         self.other_systems = OtherSystemsSource(store)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
+
+    @property
+    def answerability(self):
+        """The answer / not_in_books / not_in_corpus decision (loaded on first use)."""
+        if self._answerability is None:
+            from gmprep.core.agents.answerability import AnswerabilityJudge
+
+            self._answerability = AnswerabilityJudge(self.searcher.store, self.judge)
+        return self._answerability
 
     def search_sources(self) -> list[KnowledgeSource]:
         """The sources that can answer, in default order (books first), that hold anything."""
