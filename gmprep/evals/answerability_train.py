@@ -85,8 +85,9 @@ def gap_phrases(store, names: set[str], rng: random.Random, n: int) -> list[str]
         return p not in names and p.rstrip("s") not in names and not any(p in nm for nm in names if len(nm) >= len(p))
 
     # Title Case phrases that are not sentence starts of ordinary words: at least 2 words, or used often
-    t = [p for p, c in titled.items() if c >= 3 and len(p.split()) >= 2 and unnamed(p)]
-    g = [p for p, c in grams.most_common(3000) if c >= 8 and unnamed(p)]
+    # sorted first: set and Counter order follow string hashing, which differs between processes
+    t = sorted(p for p, c in titled.items() if c >= 3 and len(p.split()) >= 2 and unnamed(p))
+    g = [p for p, c in sorted(grams.items(), key=lambda kv: (-kv[1], kv[0]))[:3000] if c >= 8 and unnamed(p)]
     rng.shuffle(t)
     rng.shuffle(g)
     return (t[: n // 2] + g)[:n]
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gap", type=int, default=70)
     p.add_argument("--foreign", type=int, default=70)
     p.add_argument("--cache", help="features cache (.json): reuse the searched features, refit only")
+    p.add_argument("--cached-only", action="store_true",
+                   help="fit on the cached questions only (a partial feature run); the manifest says how many")
     p.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "core" / "agents" / "answerability.json"))
     args = p.parse_args(argv)
 
@@ -173,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
                     Path(args.cache).write_text(json.dumps(cache), encoding="utf-8")
         return cache[q]
 
+    if args.cached_only:
+        data = [(q, label) for q, label in data if q in cache]
     X = np.array([vec(q) for q, _ in data])
     y = np.array([label for _, label in data])
     order = np.random.default_rng(args.seed).permutation(len(y))
@@ -187,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     for q in dev:
         hist = [t["content"] for t in q.get("history", []) if t["role"] == "user"]
         query = followup_query(q["question"], []) if not hist else f"{hist[-1]} {q['question']}"
+        if args.cached_only and query not in cache:
+            continue
         guarded = guard.retrieve(query).verdict == "not_in_books"
         dev_rows.append((vec(query), q["kind"] != "unanswerable", guarded))
 
@@ -224,11 +231,12 @@ def main(argv: list[str] | None = None) -> int:
         chosen = 0.95
         chosen_rates = rates(model_with(chosen))
     model = model_with(chosen)
+    meta = store.meta() if callable(store.meta) else store.meta  # a property since the store-health change
     model.manifest = {
         "command": "python -m gmprep.evals.answerability_train --store STORE --seed " + str(args.seed),
-        "seed": args.seed, "sklearn": sklearn.__version__, "store_corpus_digest": store.meta().get("corpus_digest", ""),
+        "seed": args.seed, "sklearn": sklearn.__version__, "store_corpus_digest": meta.get("corpus_digest", ""),
         "synthetic": dict(Counter(y.tolist())), "train": len(tr), "validation": len(va),
-        "dev_file": Path(args.dev).name, "threshold": chosen, **chosen_rates,
+        "dev_file": Path(args.dev).name, "dev_questions_used": len(dev_rows), "threshold": chosen, **chosen_rates,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     Path(args.out).write_text(json.dumps(model.model_dump(), indent=1) + "\n", encoding="utf-8")
