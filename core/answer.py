@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,9 @@ from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, Searcher, SearchSource
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
+
+if TYPE_CHECKING:
+    from gmprep.core.agents.answerability import AnswerabilityJudge
 
 # not_in_books: not a question these books answer; not_in_corpus: a PF2e rule only mentioned, never defined, by
 # the bundled text (its prose is in a book the user has not added) -- gmprep.core.agents.answerability decides
@@ -72,13 +75,13 @@ class AnswerContext:
         if judge is None:
             judge = RelevanceJudge(store, searcher.embedder)
         self.judge = judge
-        self._answerability = None
+        self._answerability: AnswerabilityJudge | None = None
         self.other_systems = OtherSystemsSource(store)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 
     @property
-    def answerability(self):
+    def answerability(self) -> AnswerabilityJudge:
         """The answer / not_in_books / not_in_corpus decision (loaded on first use)."""
         if self._answerability is None:
             from gmprep.core.agents.answerability import AnswerabilityJudge
