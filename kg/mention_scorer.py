@@ -112,6 +112,7 @@ class MentionScorer:
         self.scales: list[float] = [float(x) or 1.0 for x in model.get("scales", [1.0] * len(self.features))]
         self.zipf: dict[str, float] = {k: float(v) for k, v in model["zipf"].items()}
         self.rule_logodds: dict[str, float] = {k: float(v) for k, v in model["rule_logodds"].items()}
+        self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         if len(self.weights) != len(self.features):
             raise GmprepError("mention scorer model: weights and features differ in length")
@@ -151,7 +152,7 @@ class MentionScorer:
 
     def featurize(self, text: str, start: int, end: int, cand: Candidate, ctx: SpanContext) -> dict[str, float]:
         """The named feature values of one candidate (also used by training)."""
-        return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds)
+        return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds, self.link_rate)
 
 
 @lru_cache(maxsize=4)
@@ -198,7 +199,7 @@ def _mean(xs: list[float]) -> float:
 
 def featurize(
     text: str, start: int, end: int, cand: Candidate, ctx: SpanContext,
-    zipf: dict[str, float], rule_logodds: dict[str, float],
+    zipf: dict[str, float], rule_logodds: dict[str, float], link_rate: dict[str, float] | None = None,
 ) -> dict[str, float]:
     lo = max(ctx.segment_start if ctx.segment_start is not None else 0, start - WINDOW_CHARS)
     hi = min(ctx.segment_end if ctx.segment_end is not None else len(text), end + WINDOW_CHARS)
@@ -223,6 +224,11 @@ def featurize(
     f["legacy"] = float(cand.legacy)
     f["plural"] = float(cand.plural)
     f["ambiguous"] = 1.0 if cand.alternatives > 1 else 0.0
+    # how often the corpus's authors link this entry where its name occurs ("keyphraseness"):
+    # "prone" mostly, "time" or "move" almost never
+    rate = (link_rate or {}).get(cand.node_id)
+    f["link_rate"] = rate if rate is not None else 0.0
+    f["link_rate_unknown"] = 1.0 if rate is None else 0.0
 
     # the writing
     letters = [c for c in span if c.isalpha()]

@@ -294,6 +294,35 @@ def transplant_names(
     return out
 
 
+def _half(entry_id: str) -> int:
+    import hashlib
+
+    return hashlib.sha256(entry_id.encode()).digest()[0] & 1
+
+
+def link_rates(records: list[dict], idx: NameIndex, use, min_seen: int = 3, prior: float = 0.3) -> dict[str, float]:
+    """Per entry id: how often a raw occurrence of its name in other entries' prose is a link
+    (smoothed towards ``prior`` with weight 2; ids seen fewer than ``min_seen`` times are left out)."""
+    seen: Counter[str] = Counter()
+    linked: Counter[str] = Counter()
+    for rec in records:
+        if not use(rec):
+            continue
+        text = rec.get("text") or ""
+        links = set(rec.get("links") or [])
+        for start, _end, cands in raw_candidates(idx, text):
+            if any(c.node_id == rec["id"] for c in cands):
+                continue
+            ls = text.rfind("\n", 0, start) + 1
+            if text[ls:start].lstrip().startswith("#"):
+                continue
+            hit = next((c.node_id for c in cands if c.node_id in links), None)
+            nid = hit or cands[0].node_id
+            seen[nid] += 1
+            linked[nid] += hit is not None
+    return {nid: round((linked[nid] + 2 * prior) / (n + 2), 3) for nid, n in seen.items() if n >= min_seen}
+
+
 # ---- tables ---------------------------------------------------------------------------------
 def build_tables(records: list[dict], idx: NameIndex) -> tuple[dict[str, float], dict[str, float]]:
     """(zipf of every word of an entry name, rule-vocabulary log-odds of frequent corpus words)."""
@@ -367,7 +396,15 @@ def train_scorer(
             seen[k] += 1
             kept.append(ex)
     zipf, logodds = build_tables(records, idx)
-    feats = [featurize(ex.text, ex.start, ex.end, ex.cand, ex.ctx, zipf, logodds) for ex in kept]
+    # the link rate of an example's entry is counted on the other half of the corpus (cross-fitting),
+    # so an example's own link does not leak into its feature; the shipped table counts everything
+    halves = [link_rates(records, idx, lambda r, h=h: _half(r["id"]) != h) for h in (0, 1)]
+    shipped_rates = link_rates(records, idx, lambda r: True)
+    feats = [
+        featurize(ex.text, ex.start, ex.end, ex.cand, ex.ctx, zipf, logodds,
+                  halves[_half(ex.entry)] if ex.entry != "synthetic" else shipped_rates)
+        for ex in kept
+    ]
     names = sorted({k for f in feats for k in f})
     X = np.array([[f.get(k, 0.0) for k in names] for f in feats], dtype=float)
     y = np.array([ex.label for ex in kept])
@@ -431,6 +468,7 @@ def train_scorer(
         "thresholds": dict(DEFAULT_THRESHOLDS),
         "zipf": zipf,
         "rule_logodds": logodds,
+        "link_rate": shipped_rates,
     }
     existing = out_dir / MODEL_FILE
     if existing.exists():  # keep thresholds calibrated on the tuning notes across retraining
@@ -517,11 +555,12 @@ def pr_at(spans: list[LabelledSpan], threshold: float) -> tuple[float, float, in
 
 
 def calibrate(spans: list[LabelledSpan]) -> dict[str, float]:
-    """Thresholds per strictness, each the best F-beta on the labelled spans: loose F2 (recall
-    weighs double), normal F1, strict F0.5 (precision weighs double)."""
+    """Thresholds per strictness, each the best F-beta on the labelled spans: loose F1, normal F0.5
+    (precision weighs double: a wrong hover is noise on every read, a missed one costs a look-up),
+    strict F0.25."""
     grid = sorted({round(x.score, 4) for x in spans} | {0.5})
     out: dict[str, float] = {}
-    for name, beta in (("loose", 2.0), ("normal", 1.0), ("strict", 0.5)):
+    for name, beta in (("loose", 1.0), ("normal", 0.5), ("strict", 0.25)):
         out[name] = round(max(grid, key=lambda t, b=beta: (_fbeta(*pr_at(spans, t)[:2], b), -t)), 4)
     out["loose"] = min(out["loose"], out["normal"])
     out["strict"] = max(out["strict"], out["normal"])
