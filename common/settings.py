@@ -53,6 +53,18 @@ class LLMSettings(BaseModel):
     temperature: float = 0.0
 
 
+class HoverSettings(BaseModel):
+    """Which rule names in a note are hovered (docs/hover.md). Hover, diagnostics, inlay hints,
+    completion and ``gmprep mentions`` all read these through one decision."""
+
+    # Words and phrases never hovered in this workspace, as written ("Commander", "Everlight");
+    # case and punctuation don't matter. The code action "Don't hover 'X' in this workspace" adds here.
+    ignore_words: list[str] = Field(default_factory=list)
+    # How sure the context scorer must be before a name is hovered: "loose" shows more (and more
+    # noise), "strict" only clear rule references; the thresholds are calibrated with the model.
+    strictness: Literal["loose", "normal", "strict"] = "normal"
+
+
 class Settings(BaseModel):
     """Everything gmprep reads from configuration."""
 
@@ -63,6 +75,7 @@ class Settings(BaseModel):
     device: str | None = None  # torch device; None picks cuda when torch sees one, else cpu
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    hover: HoverSettings = Field(default_factory=HoverSettings)
 
     def merged(self, overrides: dict | None) -> Settings:
         """A copy with ``overrides`` (possibly nested, camelCase or snake_case keys) applied."""

@@ -48,6 +48,7 @@ _HTML_LONG = [
     (re.compile(r"^[ \t]{0,3}<![A-Za-z]"), re.compile(r">")),
     (re.compile(r"^[ \t]{0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
 ]
+_BLOCK_MARKS = frozenset(" \t>#*+-|.)")
 _REF_DEF = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*\S", re.M)
 
 
@@ -329,6 +330,13 @@ def _inline(chunk, starts, tok, keep: bytearray, out: ChunkProse, in_cell: bool,
             keep[da:db] = b"\x01" * (db - da)
         return True
 
+    # block markers before each line (list bullets, quote marks, heading hashes, cell bars) stay
+    # visible: they end a sentence for the rules that read what precedes a name
+    for off in line_offs:
+        ls = chunk.rfind("\n", 0, off) + 1
+        for p in range(ls, off):
+            if chunk[p] in _BLOCK_MARKS:
+                keep[p] = 1
     c = 0
     n = len(content)
     strong: list[int] = []

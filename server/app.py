@@ -123,21 +123,48 @@ class GmprepServer(LanguageServer):
 
     # ---- documents --------------------------------------------------------------------------
     def document(self, uri: str) -> DocumentMentions:
-        """The mentions of the current version of an open (or on-disk) document."""
+        """The mentions of the current version of an open (or on-disk) document, scanned in this
+        thread if need be (commands; the LSP features use ``document_async``)."""
         names = self.state.names
         if names is None:
             book = self.state.wait_book()
             names = book.names if book else None
         doc = self.workspace.get_text_document(uri)
-        return self.state.docs.get(uri, doc.version, doc.source, names)
+        return self.state.docs.get(uri, doc.version, doc.source, names, self.state.settings.hover)
+
+    async def document_async(self, uri: str) -> DocumentMentions:
+        """The mentions of the current version, without scanning on the event loop: a cached
+        version answers at once; otherwise the scan worker's result is awaited (hovers on other
+        files are never queued behind a big note's rescan)."""
+        doc = self.workspace.get_text_document(uri)
+        cached = self.state.docs.cached(uri, doc.version, doc.source)
+        if cached is not None:
+            return cached
+        names = self.state.names
+        if names is None:
+            book = await asyncio.get_running_loop().run_in_executor(None, self.state.wait_book)
+            names = book.names if book else None
+        fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
+        return await asyncio.wrap_future(fut)
 
     def publish(self, uri: str) -> None:
-        """Recompute mentions and publish the legacy-name hints of a document."""
+        """Rescan a document on the worker thread, then publish its legacy-name hints."""
         try:
-            doc = self.document(uri)
+            doc = self.workspace.get_text_document(uri)
+            names = self.state.names
+            fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
         except Exception:
             log.exception("scanning %s failed", uri)
             return
+        fut.add_done_callback(lambda f: self.call_soon(lambda: self._publish_done(uri, f)))
+
+    def _publish_done(self, uri: str, fut) -> None:
+        if fut.exception() is not None:
+            return
+        doc = fut.result()
+        current = self.workspace.text_documents.get(uri)
+        if current is not None and current.version != doc.version:
+            return  # a newer version is on its way
         if doc.skipped:
             log.info("%s: not scanned (%s)", uri, doc.skipped)
         self.text_document_publish_diagnostics(
@@ -237,12 +264,12 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
 
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        return hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+    async def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        return hover(ls.state, ls.entries, await ls.document_async(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
-    def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        doc = ls.document(params.text_document.uri)
+    async def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        doc = await ls.document_async(params.text_document.uri)
         return complete(ls.state.book, doc, params.position)
 
     @server.feature(
@@ -251,12 +278,12 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
             code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
         ),
     )
-    def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        return actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+    async def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
+        return actions.code_actions(ls.state, await ls.document_async(params.text_document.uri), params)
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-        return definition(ls.entries, ls.document(params.text_document.uri), params.position)
+    async def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+        return definition(ls.entries, await ls.document_async(params.text_document.uri), params.position)
 
     # ---- commands -------------------------------------------------------------------------
     @server.command(actions.INSERT_RULE_TEXT)
@@ -346,6 +373,9 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
         log.warning("ignored bad settings: %s", exc)
         ls.state.settings = old
         return
+    if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open
+        for uri in list(ls.workspace.text_documents):
+            ls.publish(uri)
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):
         ls.state.close_store()
         ls.state.set_status(state="empty", message="store folder changed", percentage=None)
