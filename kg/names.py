@@ -122,6 +122,8 @@ _JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
 _SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:[-+*]|\d+[.)])$")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
+# Lowercase words inside a longer proper name (English grammar, not a list of names).
+_CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
 _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
 
 
@@ -571,5 +573,13 @@ def _glued_capital(text: str, tokens: list[_Token], joins: list[bool], i: int, j
     if prev is not None and prev.upper and text[prev.end:tokens[i].start] == " " \
             and not prev.norm.endswith("'s") and prev.norm not in _STOP_BEFORE \
             and not _at_sentence_start(text, prev.start):
+        return True
+    # "Hands of the Everlight", "Order of the Nail": a capitalised word, lowercase connectors, the name
+    k = i - 1
+    while k >= 0 and i - k <= 3 and not tokens[k].upper and tokens[k].norm in _CONNECTORS \
+            and text[tokens[k].end:tokens[k + 1].start] == " ":
+        k -= 1
+    if k < i - 1 and k >= 0 and tokens[k].upper and text[tokens[k].end:tokens[k + 1].start] == " " \
+            and not _at_sentence_start(text, tokens[k].start):
         return True
     return False

@@ -207,7 +207,8 @@ def parse_chunk(chunk: str, refs: tuple[str, ...] = (), front_matter: bool = Fal
                 ))
                 if in_heading:
                     plain = "".join(ch if keep[i] else " " for i, ch in enumerate(chunk[a:b], a))
-                    out.headings.append((a, in_heading, " ".join(plain.split()).strip("*_~[] ")))
+                    plain = re.sub(r"[*_~\[\]\x00]", " ", plain)  # emphasis and link marks are not words
+                    out.headings.append((a, in_heading, " ".join(plain.split())))
     out.text = _apply_mask(chunk, keep)
     return out
 

@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep import __version__
-from gmprep.common.settings import Settings, load_settings
+from gmprep.common.settings import Settings, add_ignore_word, load_settings
 from gmprep.server import actions, requests
 from gmprep.server.ask import Worker
 from gmprep.server.completion import complete
@@ -53,6 +53,7 @@ class GmprepServer(LanguageServer):
         self.worker = Worker()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
+        self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
         self._last_state = None
         self._warm = False
         self.state.on_status = self._status_changed
@@ -305,6 +306,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Replace legacy name"))
         return {"applied": bool(result and result.applied)}
 
+    @server.command(actions.IGNORE_WORD)
+    def cmd_ignore_word(ls: GmprepServer, word: str) -> dict:
+        root = ls.state.workspace_root
+        if root is None:
+            raise requests.failed("open a folder first: the word is kept in its gmprep.toml")
+        try:
+            path = add_ignore_word(root, str(word))
+        except (OSError, ValueError) as exc:
+            raise requests.failed(f"could not update gmprep.toml: {exc}") from None
+        _apply_settings(ls, ls.last_options)  # re-read gmprep.toml; open notes are rescanned
+        return {"file": str(path), "ignored": str(word)}
+
     @server.command(actions.REBUILD_INDEX)
     def cmd_rebuild(ls: GmprepServer, *args) -> dict:
         return {"started": ls.start_index(force=True)}
@@ -367,6 +380,7 @@ def _loop_running() -> bool:
 def _apply_settings(ls: GmprepServer, options: dict) -> None:
     old = ls.state.settings
     merged = {**ls.init_options, **options}
+    ls.last_options = options
     try:
         ls.configure(ls.state.workspace_root, merged)
     except Exception as exc:
