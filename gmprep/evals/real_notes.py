@@ -9,6 +9,7 @@ surface text to detect drift:
 - ``label: "noise"``: a span some matcher could hover that a GM would not want hovered, with a
   reason class (markup, link target, proper-name part, everyday sense, ...).
 
+Predictions come from the same scan as hover (``kg.note_scan.NoteScanner``, see ``note_scanner``).
 Gold is exhaustive over the labelled notes, so every predicted mention that matches no gold span is
 a false positive, judged or not. Matching rule: a predicted mention matches a gold span when their
 character spans overlap and the predicted entry id is one of the gold span's acceptable ids.
@@ -132,12 +133,18 @@ def check_offsets(judgements: list[Judgement], texts: dict[str, str]) -> None:
             raise GmprepError(f"{j.doc}:{j.start}: label {j.text!r} but the note has {got!r} (text drifted)")
 
 
-def predict_all(doc: str, text: str, names) -> list:
-    """The mentions hover would show for a whole note: the server's own document scan
-    (``DocumentCache.get``, paragraph cache included), so the eval measures what hover does."""
-    from gmprep.server.documents import DocumentCache
+def note_scanner(names):
+    """The scanner hover uses (``kg.note_scan.NoteScanner``: the server's ``DocumentCache`` and
+    ``gmprep mentions`` both scan through it), with default hover settings and the shipped scorer."""
+    from gmprep.common.settings import HoverSettings
+    from gmprep.kg.note_scan import NoteScanner, load_scorer
 
-    return DocumentCache().get(f"real-notes:///{doc}.md", 1, text, names).mentions
+    return NoteScanner(names, HoverSettings(), load_scorer())
+
+
+def predict_all(text: str, scanner) -> list:
+    """The mentions hover would show for a whole note, through the one shared scan."""
+    return scanner.scan(text).mentions
 
 
 def overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
@@ -219,12 +226,13 @@ def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None) 
     wanted = ["tune", "heldout"] if split == "both" else [split]
     texts = {s.id: load_text(s, cache) for s in sources if s.split in wanted}
     check_offsets(judgements, texts)
+    scanner = note_scanner(names)
     preds: dict[str, list[Predicted]] = {}
     for s in sources:
         if s.id in texts:
             preds[s.id] = [
                 Predicted(doc=s.id, start=m.start, end=m.end, text=m.text, id=m.node_id)
-                for m in predict_all(s.id, texts[s.id], names)
+                for m in predict_all(texts[s.id], scanner)
             ]
     reports = []
     groups = [(w, [s.id for s in sources if s.split == w]) for w in wanted]

@@ -75,7 +75,7 @@ def broad(text: str, names) -> list[dict]:
 
 
 def main() -> int:
-    from gmprep.evals.real_notes import load_sources, load_text, predict_all
+    from gmprep.evals.real_notes import load_sources, load_text, note_scanner, predict_all
     from gmprep.server.state import RulesBook
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -83,11 +83,12 @@ def main() -> int:
     p.add_argument("--split", default="both")
     args = p.parse_args()
     names = RulesBook.from_corpus().names
+    scanner = note_scanner(names)
     for src in load_sources(HERE):
         if args.split != "both" and src.split != args.split:
             continue
         text = load_text(src, args.cache)
-        pred = {(m.start, m.end): m.node_id for m in predict_all(src.id, text, names)}
+        pred = {(m.start, m.end): m.node_id for m in predict_all(text, scanner)}
         cands = {(c["start"], c["end"]): c["ids"] for c in broad(text, names)}
         for span, nid in pred.items():
             ids = cands.get(span, [])
