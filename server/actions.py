@@ -15,6 +15,7 @@ INSERT_RULE_TEXT = "gmprep.insertRuleText"
 REPLACE_LEGACY_NAME = "gmprep.replaceLegacyName"
 ASK_ABOUT_SELECTION = "gmprep.askAboutSelection"  # client-side: opens the chat with [text, uri]
 REBUILD_INDEX = "gmprep.rebuildIndex"
+IGNORE_WORD = "gmprep.ignoreWord"  # args: [word]; writes hover.ignore_words in the workspace gmprep.toml
 MAX_MENTIONS = 3  # a selection over a paragraph offers the first few entries, not dozens
 
 
@@ -69,6 +70,14 @@ def code_actions(
         if edit is not None:
             out.append(
                 lsp.CodeAction(title=f"Insert rule text: {m.name}", kind=lsp.CodeActionKind.RefactorRewrite, edit=edit)
+            )
+        if state.workspace_root is not None:
+            title = f"Don't hover '{m.text}' in this workspace"
+            out.append(
+                lsp.CodeAction(
+                    title=title, kind=lsp.CodeActionKind.QuickFix,
+                    command=lsp.Command(title=title, command=IGNORE_WORD, arguments=[m.text]),
+                )
             )
     if only:
         out = [a for a in out if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]

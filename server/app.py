@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep import __version__
-from gmprep.common.settings import Settings, load_settings
+from gmprep.common.settings import Settings, add_ignore_word, load_settings
 from gmprep.server import actions, requests
 from gmprep.server.ask import Worker
 from gmprep.server.completion import complete
@@ -53,6 +53,7 @@ class GmprepServer(LanguageServer):
         self.worker = Worker()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
+        self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
         self._last_state = None
         self._warm = False
         self.state.on_status = self._status_changed
@@ -123,21 +124,48 @@ class GmprepServer(LanguageServer):
 
     # ---- documents --------------------------------------------------------------------------
     def document(self, uri: str) -> DocumentMentions:
-        """The mentions of the current version of an open (or on-disk) document."""
+        """The mentions of the current version of an open (or on-disk) document, scanned in this
+        thread if need be (commands; the LSP features use ``document_async``)."""
         names = self.state.names
         if names is None:
             book = self.state.wait_book()
             names = book.names if book else None
         doc = self.workspace.get_text_document(uri)
-        return self.state.docs.get(uri, doc.version, doc.source, names)
+        return self.state.docs.get(uri, doc.version, doc.source, names, self.state.settings.hover)
+
+    async def document_async(self, uri: str) -> DocumentMentions:
+        """The mentions of the current version, without scanning on the event loop: a cached
+        version answers at once; otherwise the scan worker's result is awaited (hovers on other
+        files are never queued behind a big note's rescan)."""
+        doc = self.workspace.get_text_document(uri)
+        cached = self.state.docs.cached(uri, doc.version, doc.source)
+        if cached is not None:
+            return cached
+        names = self.state.names
+        if names is None:
+            book = await asyncio.get_running_loop().run_in_executor(None, self.state.wait_book)
+            names = book.names if book else None
+        fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
+        return await asyncio.wrap_future(fut)
 
     def publish(self, uri: str) -> None:
-        """Recompute mentions and publish the legacy-name hints of a document."""
+        """Rescan a document on the worker thread, then publish its legacy-name hints."""
         try:
-            doc = self.document(uri)
+            doc = self.workspace.get_text_document(uri)
+            names = self.state.names
+            fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
         except Exception:
             log.exception("scanning %s failed", uri)
             return
+        fut.add_done_callback(lambda f: self.call_soon(lambda: self._publish_done(uri, f)))
+
+    def _publish_done(self, uri: str, fut) -> None:
+        if fut.exception() is not None:
+            return
+        doc = fut.result()
+        current = self.workspace.text_documents.get(uri)
+        if current is not None and current.version != doc.version:
+            return  # a newer version is on its way
         if doc.skipped:
             log.info("%s: not scanned (%s)", uri, doc.skipped)
         self.text_document_publish_diagnostics(
@@ -237,12 +265,12 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
 
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        return hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+    async def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        return hover(ls.state, ls.entries, await ls.document_async(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
-    def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        doc = ls.document(params.text_document.uri)
+    async def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        doc = await ls.document_async(params.text_document.uri)
         return complete(ls.state.book, doc, params.position)
 
     @server.feature(
@@ -251,12 +279,12 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
             code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
         ),
     )
-    def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        return actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+    async def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
+        return actions.code_actions(ls.state, await ls.document_async(params.text_document.uri), params)
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-        return definition(ls.entries, ls.document(params.text_document.uri), params.position)
+    async def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+        return definition(ls.entries, await ls.document_async(params.text_document.uri), params.position)
 
     # ---- commands -------------------------------------------------------------------------
     @server.command(actions.INSERT_RULE_TEXT)
@@ -277,6 +305,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         edit = actions.replace_legacy_edit(doc, rng, new_name)
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Replace legacy name"))
         return {"applied": bool(result and result.applied)}
+
+    @server.command(actions.IGNORE_WORD)
+    def cmd_ignore_word(ls: GmprepServer, word: str) -> dict:
+        root = ls.state.workspace_root
+        if root is None:
+            raise requests.failed("open a folder first: the word is kept in its gmprep.toml")
+        try:
+            path = add_ignore_word(root, str(word))
+        except (OSError, ValueError) as exc:
+            raise requests.failed(f"could not update gmprep.toml: {exc}") from None
+        _apply_settings(ls, ls.last_options)  # re-read gmprep.toml; open notes are rescanned
+        return {"file": str(path), "ignored": str(word)}
 
     @server.command(actions.REBUILD_INDEX)
     def cmd_rebuild(ls: GmprepServer, *args) -> dict:
@@ -340,12 +380,16 @@ def _loop_running() -> bool:
 def _apply_settings(ls: GmprepServer, options: dict) -> None:
     old = ls.state.settings
     merged = {**ls.init_options, **options}
+    ls.last_options = options
     try:
         ls.configure(ls.state.workspace_root, merged)
     except Exception as exc:
         log.warning("ignored bad settings: %s", exc)
         ls.state.settings = old
         return
+    if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open
+        for uri in list(ls.workspace.text_documents):
+            ls.publish(uri)
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):
         ls.state.close_store()
         ls.state.set_status(state="empty", message="store folder changed", percentage=None)
