@@ -241,7 +241,10 @@ def featurize(
     f["zipf_span_last"] = zipf.get(span_words[-1], zs[-1]) / 8.0 if span_words else 0.0
     f["inflected"] = float(cand.inflected)
     f["legacy"] = float(cand.legacy)
-    f["plural"] = float(cand.plural)
+    plural_form = cand.plural or (
+        bool(span_words) and span_words[-1] != name_words[-1] and span_words[-1].endswith("s")
+    )
+    f["plural"] = float(plural_form)
     f["ambiguous"] = 1.0 if cand.alternatives > 1 else 0.0
     # how often the corpus's authors link this entry where its name occurs ("keyphraseness"):
     # "prone" mostly, "time" or "move" almost never
@@ -330,6 +333,7 @@ def featurize(
     f["cap_name_bridge"] = float(bridged)
     f["in_longer_name"] = float((next_cap or prev_cap or bridged) and cap)
     f["the_before_cap"] = float(prev_word == "the" and cap and not sstart and prev_gap == " ")
+    f["the_cap_plural"] = f["the_before_cap"] * f["plural"] * (1.0 - f["multiword"])
 
     # rule vocabulary nearby (learned log-odds: rule prose vs ordinary English)
     ctx_words = before_words[-CONTEXT_TOKENS:] + after_words[:CONTEXT_TOKENS]
