@@ -388,6 +388,7 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
         ls.state.settings = old
         return
     if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open
+        ls.state.docs.clear()
         for uri in list(ls.workspace.text_documents):
             ls.publish(uri)
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):
