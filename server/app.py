@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,9 @@ def _root_of(params: lsp.InitializeParams) -> Path | None:
 
 def create_server(settings: Settings | None = None, build_index: bool = True) -> GmprepServer:
     """A server with every handler registered."""
+    # The scan worker thread holds the GIL while a big note is parsed; a 1 ms switch interval
+    # (default 5 ms) lets the event loop answer a hover on another file without waiting a slice.
+    sys.setswitchinterval(0.001)
     server = GmprepServer(settings, build_index)
 
     @server.feature(lsp.INITIALIZE)
