@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 MAX_SCAN_CHARS = 2_000_000  # larger documents are not scanned (a pasted log gets no hovers, quickly)
 CHUNK_CACHE = 20_000  # chunks remembered across edits and files
+WINDOW = 4096  # characters of masked prose matched at once
 
 
 @dataclass(slots=True)
@@ -129,7 +130,7 @@ class NoteScanner:
                 self._chunks.move_to_end(key)
                 return found
         prose = parse_chunk(chunk_text, refs, front_matter=front)
-        matches = self.names.matches(prose.text, note_forms=True, skip=False) if prose.regions else []
+        matches = self._matches(prose.text) if prose.regions else []
         starts = [r.start for r in prose.regions]
         regions = []
         for m in matches:
@@ -141,6 +142,29 @@ class NoteScanner:
             if len(self._chunks) > CHUNK_CACHE:
                 self._chunks.popitem(last=False)
         return found
+
+    def _matches(self, text: str) -> list[Match]:
+        """``NameIndex.matches`` over windows of ~``WINDOW`` characters cut after a sentence or a
+        line (no name runs across either), so a 160k-character line costs 10 times a 16k one
+        instead of more (one long token list grows past the CPU caches)."""
+        if len(text) <= 2 * WINDOW:
+            return self.names.matches(text, note_forms=True, skip=False)
+        out: list[Match] = []
+        a = 0
+        while a < len(text):
+            b = min(len(text), a + WINDOW)
+            if b < len(text):
+                cut = max(text.rfind(". ", a, b), text.rfind("\n", a, b))
+                b = cut + 1 if cut > a else b
+                if cut <= a:  # no sentence end in the window: a longer one, up to the next
+                    nxt = min((p for p in (text.find(". ", b), text.find("\n", b)) if p >= 0), default=len(text) - 1)
+                    b = nxt + 1
+            for m in self.names.matches(text[a:b], note_forms=True, skip=False):
+                m.start += a
+                m.end += a
+                out.append(m)
+            a = b
+        return out
 
     def _decide(self, chunk: _Chunk, headings: list[tuple[int, str]], marks, source: str) -> list[Mention]:
         prose = chunk.prose

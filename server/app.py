@@ -36,6 +36,8 @@ from gmprep.server.state import IndexStatus, ServerState
 log = logging.getLogger(__name__)
 
 CONFIG_SECTION = "gmprep"
+DEBOUNCE_CHARS = 32_000  # notes larger than this publish their hints once typing pauses ...
+DEBOUNCE_S = 0.3  # ... for this long
 
 
 class GmprepServer(LanguageServer):
@@ -55,6 +57,7 @@ class GmprepServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
         self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
+        self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._last_state = None
         self._warm = False
         self.state.on_status = self._status_changed
@@ -150,7 +153,23 @@ class GmprepServer(LanguageServer):
         return await asyncio.wrap_future(fut)
 
     def publish(self, uri: str) -> None:
-        """Rescan a document on the worker thread, then publish its legacy-name hints."""
+        """Rescan a document on the worker thread, then publish its legacy-name hints. A big note
+        being typed into is rescanned once typing pauses (its own hovers rescan at once)."""
+        loop = self.loop
+        try:
+            size = len(self.workspace.get_text_document(uri).source)
+        except Exception:
+            size = 0
+        if size > DEBOUNCE_CHARS and loop is not None and not loop.is_closed():
+            old = self._debounce.pop(uri, None)
+            if old is not None:
+                old.cancel()
+            self._debounce[uri] = loop.call_later(DEBOUNCE_S, _guard(lambda: self._publish_now(uri)))
+            return
+        self._publish_now(uri)
+
+    def _publish_now(self, uri: str) -> None:
+        self._debounce.pop(uri, None)
         try:
             doc = self.workspace.get_text_document(uri)
             names = self.state.names
