@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "gmprep.commands.lsp",
     "gmprep.commands.ask",
     "gmprep.commands.mentions",
+    "gmprep.commands.hover",
 ]
 
 

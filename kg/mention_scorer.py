@@ -47,7 +47,7 @@ _SENTENCE_END = re.compile(r"(?:^|[.!?:;|>#\n]|^\s*(?:[-+*]|\d+[.)]))[\s*_\[\"(]
 # Grammar words, not rule vocabulary: determiners before a noun, and the connectors inside a longer
 # proper name ("Hands of the Everlight", "Order of the Nail").
 DETERMINERS = frozenset("the a an this that these those his her their its our my your no some any every".split())
-NAME_CONNECTORS = frozenset("of the and de du von van la le del in on at for".split())
+NAME_CONNECTORS = frozenset("of the de du von van la le del".split())
 # Type words that follow a name to say which kind of entry is meant ("the grab trait").
 TYPE_WORDS = {
     "trait": "trait", "traits": "trait", "spell": "spell", "spells": "spell", "cantrip": "spell",
@@ -112,6 +112,7 @@ class MentionScorer:
         self.scales: list[float] = [float(x) or 1.0 for x in model.get("scales", [1.0] * len(self.features))]
         self.zipf: dict[str, float] = {k: float(v) for k, v in model["zipf"].items()}
         self.rule_logodds: dict[str, float] = {k: float(v) for k, v in model["rule_logodds"].items()}
+        self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         if len(self.weights) != len(self.features):
             raise GmprepError("mention scorer model: weights and features differ in length")
@@ -151,7 +152,7 @@ class MentionScorer:
 
     def featurize(self, text: str, start: int, end: int, cand: Candidate, ctx: SpanContext) -> dict[str, float]:
         """The named feature values of one candidate (also used by training)."""
-        return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds)
+        return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds, self.link_rate)
 
 
 @lru_cache(maxsize=4)
@@ -198,7 +199,7 @@ def _mean(xs: list[float]) -> float:
 
 def featurize(
     text: str, start: int, end: int, cand: Candidate, ctx: SpanContext,
-    zipf: dict[str, float], rule_logodds: dict[str, float],
+    zipf: dict[str, float], rule_logodds: dict[str, float], link_rate: dict[str, float] | None = None,
 ) -> dict[str, float]:
     lo = max(ctx.segment_start if ctx.segment_start is not None else 0, start - WINDOW_CHARS)
     hi = min(ctx.segment_end if ctx.segment_end is not None else len(text), end + WINDOW_CHARS)
@@ -223,6 +224,11 @@ def featurize(
     f["legacy"] = float(cand.legacy)
     f["plural"] = float(cand.plural)
     f["ambiguous"] = 1.0 if cand.alternatives > 1 else 0.0
+    # how often the corpus's authors link this entry where its name occurs ("keyphraseness"):
+    # "prone" mostly, "time" or "move" almost never
+    rate = (link_rate or {}).get(cand.node_id)
+    f["link_rate"] = rate if rate is not None else 0.0
+    f["link_rate_unknown"] = 1.0 if rate is None else 0.0
 
     # the writing
     letters = [c for c in span if c.isalpha()]
@@ -262,6 +268,16 @@ def featurize(
     f["determiner_before"] = float(prev_word in DETERMINERS and prev_gap.strip() == "")
     f["of_after"] = float(next_word == "of" and next_gap.strip() == "")
     f["possessive"] = float(after[:2] in ("'s", "\u2019s"))
+    # a field label ("**Status:** Active", "Class: Bard") names the GM's own field, not a rule
+    f["colon_after"] = float(re.match(r"^[*_]*[ \t]*:", after) is not None)
+    # capitals explained by a title-case line ("### Investigate the Pyramid") are not evidence
+    ls = before.rfind("\n") + 1
+    le = after.find("\n")
+    line_words = [w for w in re.findall(r"[A-Za-z][A-Za-z'\u2019\-]*", before[ls:] + " " + after[: le if le >= 0 else None])
+                  if len(w) > 3]
+    f["line_title_case"] = float(
+        len(line_words) >= 2 and sum(w[0].isupper() for w in line_words) / len(line_words) >= 0.6
+    ) * float(cap)
     # capitalised words glued to the span: part of a longer proper name
     next_cap = bool(aw) and next_gap in (" ", "-") and after[aw[0][0]].isupper() and next_word not in TYPE_WORDS
     prev_cap = (
@@ -296,6 +312,8 @@ def featurize(
     f["ctx_rule_count"] = min(4, sum(1 for x in lods if x > 2.0)) / 4.0
     f["ctx_numbers"] = min(3, len(re.findall(r"(?<![A-Za-z])[+-]?\d+", before[-60:] + after[:60]))) / 3.0
     f["ctx_words"] = min(len(ctx_words), 2 * CONTEXT_TOKENS) / (2.0 * CONTEXT_TOKENS)
+    wide = [rule_logodds.get(w, 0.0) for w in words(before) + words(after) if not w.isdigit()]
+    f["ctx_rule_wide"] = _mean(wide) / 4.0
     head_words = words(" ".join(ctx.headings[-2:]))
     hl = [rule_logodds.get(w, 0.0) for w in head_words]
     f["heading_rule_mean"] = _mean(hl) / 4.0
