@@ -160,11 +160,12 @@ class Match:
     (``chosen``), a value after it, and whether the built-in rules of thumb accept it."""
 
     start: int
-    end: int
+    end: int  # after the value, when there is one
     candidates: list[_Candidate]
     chosen: _Candidate
     value: int | None
     heuristic: bool  # accepted by the rules of thumb in ``NameIndex._accept``
+    name_end: int = -1  # end of the name's own words (before "2" of "frightened 2")
 
     def mention(self, text: str, confidence: float = 1.0) -> Mention:
         c = self.chosen
@@ -293,7 +294,8 @@ class NameIndex:
         for alias in node.aliases:
             self._add(alias, nid, variant=1, form="alias")
         key = name_key(node.name)
-        forms: set[str] = set()
+        forms: set[str] = set()  # grade reorders and rune names: the name itself, written otherwise
+        plurals: set[str] = set()
         m = re.match(r"^(.*?)\s*\(([^()]+)\)$", node.name)
         base = m.group(1) if m else node.name
         if m:
@@ -302,18 +304,20 @@ class NameIndex:
                 forms |= {f"{grade} {base}", f"{base} {grade}"}
                 base_key = name_key(base)
                 if base_key and node.type in ("equipment", "creature"):  # "minor healing potions"
-                    forms |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
+                    plurals |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
         if node.type == "equipment" and "etched" in str(node.fields.get("usage", "")):
             forms |= {f"{f} rune" for f in [node.name, *forms]}
         # plurals of the last word, singular of plural multi-word names
         if node.type not in ("condition", "trait") and key and not m:
             for p in _plural(key[-1]):
-                forms.add(" ".join([*key[:-1], p]))
+                plurals.add(" ".join([*key[:-1], p]))
         if len(key) > 1 and not m and node.type in ("rule", "equipment", "hazard", "creature"):
             sing = _singular(key[-1])
             if sing:
-                forms.add(" ".join([*key[:-1], sing]))
-        for form in forms:
+                plurals.add(" ".join([*key[:-1], sing]))
+        for form in sorted(forms):
+            self._add(form, nid, variant=2, form="alias")
+        for form in sorted(plurals - forms):
             self._add(form, nid, variant=2, form="plural")
 
     def _add_families(self, nodes: list[Node]) -> None:
@@ -480,7 +484,7 @@ class NameIndex:
         if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
             stop += 1
         ok = self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
-        return Match(start, stop, cands, chosen, value, ok), j_end
+        return Match(start, stop, cands, chosen, value, ok, end), j_end
 
     def _accept(self, text, tokens, joins, i, j, chosen: _Candidate, value, emphasis, want) -> bool:
         """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""

@@ -6,8 +6,10 @@ prose (``kg.prose.parse_chunk``) and its name matches found (``NameIndex.matches
 remembered by the chunk's text, so an edit re-reads only the chunks it touched. Each match is then
 decided in context: the learned ``MentionScorer`` (when its model is shipped) gives a confidence
 from the span, its markdown context (``SpanContext``: heading, list, table, emphasis, link text, the
-enclosing headings) and its neighbours; below the strictness threshold nothing is hovered. Without
-a model the rules of thumb of ``NameIndex`` decide (confidence 1 or 0). Last, the user's controls:
+enclosing headings) and its neighbours; at or above the strictness threshold it is hovered. Below it,
+a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value or the
+scorer is above its "loose" threshold (not with strictness "strict"). Without a model the rules of
+thumb alone decide (confidence 1 or 0). Last, the user's controls:
 the workspace's ``hover.ignore_words`` and the ``<!-- gmprep-ignore -->`` (to the end of the file or
 ``<!-- gmprep-ignore-end -->``) and ``<!-- gmprep-ignore-next-line -->`` comments.
 
@@ -72,6 +74,7 @@ class NoteScanner:
         self.settings = settings or HoverSettings()
         self.scorer = scorer
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
+        self.floor = scorer.threshold_for("loose") if scorer is not None else 0.0
         self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
         self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
         self._lock = threading.Lock()
@@ -162,6 +165,7 @@ class NoteScanner:
             for m in self.names.matches(text[a:b], note_forms=True, skip=False):
                 m.start += a
                 m.end += a
+                m.name_end += a
                 out.append(m)
             a = b
         return out
@@ -180,19 +184,30 @@ class NoteScanner:
                 k += 1
             if self.scorer is None:
                 conf = 1.0 if match.heuristic else 0.0
+                shown = match.heuristic
             else:
                 conf = self._score(prose, match, region, tuple(t for _, t in stack))
-            if conf >= self.threshold:
+                shown = conf >= self.threshold or self._rescued(match, conf)
+            if shown:
                 m = match.mention(source, round(conf, 4))
                 out.append(m)
         return out
+
+    def _rescued(self, match: Match, conf: float) -> bool:
+        """Below the threshold, a match the rules of thumb accept is still shown when it carries a
+        value ("reach 10 ft", "slowed 1") or the scorer is at least loosely for it; "strict"
+        shows only what the scorer is sure of."""
+        if not match.heuristic or self.settings.strictness == "strict":
+            return False
+        return match.value is not None or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
         from gmprep.kg.mention_scorer import Candidate, SpanContext
 
         text = prose.text
         c = match.chosen
-        span = text[match.start:match.end]
+        end = match.name_end if match.name_end > match.start else match.end  # the value stays "after"
+        span = text[match.start:end]
         ctx = SpanContext(
             in_heading=region.in_heading, in_list_item=region.in_list_item, in_table_cell=region.in_table_cell,
             bold=_inside(prose.bold, match.start, match.end), italic=_inside(prose.italic, match.start, match.end),
@@ -206,7 +221,7 @@ class NoteScanner:
             alternatives=len({o.node_id for o in match.candidates}),
         )
         try:
-            return float(self.scorer.score(text, match.start, match.end, cand, ctx))
+            return float(self.scorer.score(text, match.start, end, cand, ctx))
         except Exception:  # a scorer bug must not take hovers down: fall back to the rules of thumb
             log.exception("mention scorer failed on %r", span)
             return 1.0 if match.heuristic else 0.0
