@@ -113,7 +113,7 @@ _SKIP = re.compile(
     re.S,
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
-NOTE_FORMS = frozenset({"inflected", "adjective", "skill"})
+NOTE_FORMS = frozenset({"inflected", "adjective"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
@@ -339,7 +339,7 @@ class NameIndex:
     def _add_note_forms(self, nodes: list[Node]) -> None:
         """Forms GMs write that are not names: verb forms of actions ("trips", "Hunted Prey",
         "stood up" when the action's own text says "You stand up"), adjectives of ancestries found
-        in the corpus's own prose ("elven", "dwarven"), and the skills of the skill-actions table."""
+        in the corpus's own prose ("elven", "dwarven"), and plurals of traits ("scrolls", "troops")."""
         vocab: set[str] = set()
         for node in nodes:
             vocab.update(w.lower() for w in re.findall(r"[A-Za-z]+", node.text or ""))
@@ -355,6 +355,9 @@ class NameIndex:
                         self._add(" ".join((f, *rest)), node.node_id, variant=4, form="inflected")
                     if particle:
                         self._add(f"{f} {particle}", node.node_id, variant=4, form="inflected")
+            if node.type == "trait" and len(key) == 1:
+                for p in _plural(key[0]):
+                    self._add(p, node.node_id, variant=4, form="plural")
             if node.type == "ancestry" and len(key) == 1:
                 word = key[0]
                 stems = {word, word[:-1] if word.endswith("e") else word}
@@ -364,14 +367,9 @@ class NameIndex:
                         adj = stem + suf
                         if adj != word and adj in vocab and (adj,) not in self._keys:
                             self._add(adj, node.node_id, variant=4, form="adjective")
-        skills = self._by_id.get("pf2e:rule:gm-screen--skill-actions")
-        node = next((n for n in nodes if n.node_id == "pf2e:rule:gm-screen--skill-actions"), None)
-        if skills and node is not None:
-            # the first column of the page's table names the skills
-            for line in (node.text or "").splitlines():
-                cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                if len(cells) >= 3 and re.fullmatch(r"[A-Z][a-z]+", cells[0]) and cells[0] != "Skill":
-                    self._add(cells[0], node.node_id, variant=4, form="skill")
+        # Skills (Stealth, Perception) have no entry of their own in the corpus; the skill-actions
+        # table is not what a GM hovering "Stealth" wants (judged a wrong entry on real notes), so
+        # skills are left unhovered until the corpus has them.
 
     # ---- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
@@ -395,7 +393,7 @@ class NameIndex:
     def find_mentions(self, text: str, *, note_forms: bool = False) -> list[Mention]:
         """Every entry name in ``text`` the rules of thumb accept: leftmost-longest,
         non-overlapping, case-insensitive. ``note_forms`` also reads verb forms, ancestry
-        adjectives and skills (what notes say; search queries keep to names)."""
+        adjectives (what notes say; search queries keep to names)."""
         return [m.mention(text) for m in self.matches(text, note_forms=note_forms) if m.heuristic]
 
     def matches(self, text: str, *, note_forms: bool = True, skip: bool = True) -> list[Match]:
@@ -421,7 +419,7 @@ class NameIndex:
             # a rejected name is skipped whole: never fall back to a part of it
             i = (j_end if match.heuristic else j_best) + 1
 
-    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool):
+    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True):
         key: tuple[str, ...] = ()
         best_j, best = i, None
         j = i
@@ -497,7 +495,7 @@ class NameIndex:
             # ("Trip him into the pit" is the action, "Light the torches" is not the rules page)
             if not first.upper or (_at_sentence_start(text, start) and chosen.type != "action"):
                 return False
-        # forms only notes use (verb forms, adjectives, skills) need a capital or emphasis, or a
+        # forms only notes use (verb forms, adjectives) need a capital or emphasis, or a
         # name of more than one word ("hunted prey")
         if chosen.form in NOTE_FORMS and not emphasis and want is None and j == i:
             if not first.upper or (chosen.form != "inflected" and _at_sentence_start(text, start)):
