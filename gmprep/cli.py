@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "gmprep.commands.ask",
     "gmprep.commands.mentions",
     "gmprep.commands.hover",
+    "gmprep.commands.creators",
 ]
 
 
