@@ -7,8 +7,8 @@ remembered by the chunk's text, so an edit re-reads only the chunks it touched. 
 decided in context: the learned ``MentionScorer`` (when its model is shipped) gives a confidence
 from the span, its markdown context (``SpanContext``: heading, list, table, emphasis, link text, the
 enclosing headings) and its neighbours; at or above the strictness threshold it is hovered. Below it,
-a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value or the
-scorer is above its "loose" threshold (not with strictness "strict"). Without a model the rules of
+a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value, is a
+pre-Remaster name, or the scorer is above its "loose" threshold (not with strictness "strict"). Without a model the rules of
 thumb alone decide (confidence 1 or 0). Last, the user's controls:
 the workspace's ``hover.ignore_words`` and the ``<!-- gmprep-ignore -->`` (to the end of the file or
 ``<!-- gmprep-ignore-end -->``) and ``<!-- gmprep-ignore-next-line -->`` comments.
@@ -199,7 +199,8 @@ class NoteScanner:
         shows only what the scorer is sure of."""
         if not match.heuristic or self.settings.strictness == "strict":
             return False
-        return match.value is not None or conf >= self.floor
+        # a pre-Remaster name (kg/legacy.py lists rule names only) keeps its hint and quick fix
+        return match.value is not None or match.chosen.form == "legacy" or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
         from gmprep.kg.mention_scorer import Candidate, SpanContext

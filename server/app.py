@@ -170,6 +170,13 @@ class GmprepServer(LanguageServer):
 
     def _publish_now(self, uri: str) -> None:
         self._debounce.pop(uri, None)
+        if self.state.names is None:  # still loading: publish once the names are there
+            def later() -> None:
+                if self.state.wait_book() is not None:
+                    self.call_soon(lambda: self._publish_now(uri))
+
+            threading.Thread(target=later, name="gmprep-publish-wait", daemon=True).start()
+            return
         try:
             doc = self.workspace.get_text_document(uri)
             names = self.state.names
