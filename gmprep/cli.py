@@ -17,8 +17,9 @@ COMMAND_MODULES = [
     "gmprep.commands.eval",
     "gmprep.commands.lsp",
     "gmprep.commands.ask",
-    "gmprep.commands.hover",
     "gmprep.commands.mentions",
+    "gmprep.commands.hover",
+    "gmprep.commands.creators",
 ]
 
 

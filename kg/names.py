@@ -113,7 +113,7 @@ _SKIP = re.compile(
     re.S,
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
-NOTE_FORMS = frozenset({"inflected", "adjective", "skill"})
+NOTE_FORMS = frozenset({"inflected", "adjective"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
@@ -160,11 +160,12 @@ class Match:
     (``chosen``), a value after it, and whether the built-in rules of thumb accept it."""
 
     start: int
-    end: int
+    end: int  # after the value, when there is one
     candidates: list[_Candidate]
     chosen: _Candidate
     value: int | None
     heuristic: bool  # accepted by the rules of thumb in ``NameIndex._accept``
+    name_end: int = -1  # end of the name's own words (before "2" of "frightened 2")
 
     def mention(self, text: str, confidence: float = 1.0) -> Mention:
         c = self.chosen
@@ -293,7 +294,8 @@ class NameIndex:
         for alias in node.aliases:
             self._add(alias, nid, variant=1, form="alias")
         key = name_key(node.name)
-        forms: set[str] = set()
+        forms: set[str] = set()  # grade reorders and rune names: the name itself, written otherwise
+        plurals: set[str] = set()
         m = re.match(r"^(.*?)\s*\(([^()]+)\)$", node.name)
         base = m.group(1) if m else node.name
         if m:
@@ -302,18 +304,20 @@ class NameIndex:
                 forms |= {f"{grade} {base}", f"{base} {grade}"}
                 base_key = name_key(base)
                 if base_key and node.type in ("equipment", "creature"):  # "minor healing potions"
-                    forms |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
+                    plurals |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
         if node.type == "equipment" and "etched" in str(node.fields.get("usage", "")):
             forms |= {f"{f} rune" for f in [node.name, *forms]}
         # plurals of the last word, singular of plural multi-word names
         if node.type not in ("condition", "trait") and key and not m:
             for p in _plural(key[-1]):
-                forms.add(" ".join([*key[:-1], p]))
+                plurals.add(" ".join([*key[:-1], p]))
         if len(key) > 1 and not m and node.type in ("rule", "equipment", "hazard", "creature"):
             sing = _singular(key[-1])
             if sing:
-                forms.add(" ".join([*key[:-1], sing]))
-        for form in forms:
+                plurals.add(" ".join([*key[:-1], sing]))
+        for form in sorted(forms):
+            self._add(form, nid, variant=2, form="alias")
+        for form in sorted(plurals - forms):
             self._add(form, nid, variant=2, form="plural")
 
     def _add_families(self, nodes: list[Node]) -> None:
@@ -335,7 +339,7 @@ class NameIndex:
     def _add_note_forms(self, nodes: list[Node]) -> None:
         """Forms GMs write that are not names: verb forms of actions ("trips", "Hunted Prey",
         "stood up" when the action's own text says "You stand up"), adjectives of ancestries found
-        in the corpus's own prose ("elven", "dwarven"), and the skills of the skill-actions table."""
+        in the corpus's own prose ("elven", "dwarven"), and plurals of traits ("scrolls", "troops")."""
         vocab: set[str] = set()
         for node in nodes:
             vocab.update(w.lower() for w in re.findall(r"[A-Za-z]+", node.text or ""))
@@ -351,6 +355,9 @@ class NameIndex:
                         self._add(" ".join((f, *rest)), node.node_id, variant=4, form="inflected")
                     if particle:
                         self._add(f"{f} {particle}", node.node_id, variant=4, form="inflected")
+            if node.type == "trait" and len(key) == 1:
+                for p in _plural(key[0]):
+                    self._add(p, node.node_id, variant=4, form="plural")
             if node.type == "ancestry" and len(key) == 1:
                 word = key[0]
                 stems = {word, word[:-1] if word.endswith("e") else word}
@@ -360,14 +367,9 @@ class NameIndex:
                         adj = stem + suf
                         if adj != word and adj in vocab and (adj,) not in self._keys:
                             self._add(adj, node.node_id, variant=4, form="adjective")
-        skills = self._by_id.get("pf2e:rule:gm-screen--skill-actions")
-        node = next((n for n in nodes if n.node_id == "pf2e:rule:gm-screen--skill-actions"), None)
-        if skills and node is not None:
-            # the first column of the page's table names the skills
-            for line in (node.text or "").splitlines():
-                cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                if len(cells) >= 3 and re.fullmatch(r"[A-Z][a-z]+", cells[0]) and cells[0] != "Skill":
-                    self._add(cells[0], node.node_id, variant=4, form="skill")
+        # Skills (Stealth, Perception) have no entry of their own in the corpus; the skill-actions
+        # table is not what a GM hovering "Stealth" wants (judged a wrong entry on real notes), so
+        # skills are left unhovered until the corpus has them.
 
     # ---- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
@@ -391,7 +393,7 @@ class NameIndex:
     def find_mentions(self, text: str, *, note_forms: bool = False) -> list[Mention]:
         """Every entry name in ``text`` the rules of thumb accept: leftmost-longest,
         non-overlapping, case-insensitive. ``note_forms`` also reads verb forms, ancestry
-        adjectives and skills (what notes say; search queries keep to names)."""
+        adjectives (what notes say; search queries keep to names)."""
         return [m.mention(text) for m in self.matches(text, note_forms=note_forms) if m.heuristic]
 
     def matches(self, text: str, *, note_forms: bool = True, skip: bool = True) -> list[Match]:
@@ -417,7 +419,7 @@ class NameIndex:
             # a rejected name is skipped whole: never fall back to a part of it
             i = (j_end if match.heuristic else j_best) + 1
 
-    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool):
+    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True):
         key: tuple[str, ...] = ()
         best_j, best = i, None
         j = i
@@ -480,7 +482,7 @@ class NameIndex:
         if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
             stop += 1
         ok = self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
-        return Match(start, stop, cands, chosen, value, ok), j_end
+        return Match(start, stop, cands, chosen, value, ok, end), j_end
 
     def _accept(self, text, tokens, joins, i, j, chosen: _Candidate, value, emphasis, want) -> bool:
         """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""
@@ -493,7 +495,7 @@ class NameIndex:
             # ("Trip him into the pit" is the action, "Light the torches" is not the rules page)
             if not first.upper or (_at_sentence_start(text, start) and chosen.type != "action"):
                 return False
-        # forms only notes use (verb forms, adjectives, skills) need a capital or emphasis, or a
+        # forms only notes use (verb forms, adjectives) need a capital or emphasis, or a
         # name of more than one word ("hunted prey")
         if chosen.form in NOTE_FORMS and not emphasis and want is None and j == i:
             if not first.upper or (chosen.form != "inflected" and _at_sentence_start(text, start)):

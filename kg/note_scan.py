@@ -6,8 +6,10 @@ prose (``kg.prose.parse_chunk``) and its name matches found (``NameIndex.matches
 remembered by the chunk's text, so an edit re-reads only the chunks it touched. Each match is then
 decided in context: the learned ``MentionScorer`` (when its model is shipped) gives a confidence
 from the span, its markdown context (``SpanContext``: heading, list, table, emphasis, link text, the
-enclosing headings) and its neighbours; below the strictness threshold nothing is hovered. Without
-a model the rules of thumb of ``NameIndex`` decide (confidence 1 or 0). Last, the user's controls:
+enclosing headings) and its neighbours; at or above the strictness threshold it is hovered. Below it,
+a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value, is a
+pre-Remaster name, or the scorer is above its "loose" threshold (not with strictness "strict"). Without a model the rules of
+thumb alone decide (confidence 1 or 0). Last, the user's controls:
 the workspace's ``hover.ignore_words`` and the ``<!-- gmprep-ignore -->`` (to the end of the file or
 ``<!-- gmprep-ignore-end -->``) and ``<!-- gmprep-ignore-next-line -->`` comments.
 
@@ -31,6 +33,7 @@ log = logging.getLogger(__name__)
 
 MAX_SCAN_CHARS = 2_000_000  # larger documents are not scanned (a pasted log gets no hovers, quickly)
 CHUNK_CACHE = 20_000  # chunks remembered across edits and files
+WINDOW = 4096  # characters of masked prose matched at once
 
 
 @dataclass(slots=True)
@@ -71,6 +74,7 @@ class NoteScanner:
         self.settings = settings or HoverSettings()
         self.scorer = scorer
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
+        self.floor = scorer.threshold_for("loose") if scorer is not None else 0.0
         self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
         self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
         self._lock = threading.Lock()
@@ -129,7 +133,7 @@ class NoteScanner:
                 self._chunks.move_to_end(key)
                 return found
         prose = parse_chunk(chunk_text, refs, front_matter=front)
-        matches = self.names.matches(prose.text, note_forms=True, skip=False) if prose.regions else []
+        matches = self._matches(prose.text) if prose.regions else []
         starts = [r.start for r in prose.regions]
         regions = []
         for m in matches:
@@ -141,6 +145,30 @@ class NoteScanner:
             if len(self._chunks) > CHUNK_CACHE:
                 self._chunks.popitem(last=False)
         return found
+
+    def _matches(self, text: str) -> list[Match]:
+        """``NameIndex.matches`` over windows of ~``WINDOW`` characters cut after a sentence or a
+        line (no name runs across either), so a 160k-character line costs 10 times a 16k one
+        instead of more (one long token list grows past the CPU caches)."""
+        if len(text) <= 2 * WINDOW:
+            return self.names.matches(text, note_forms=True, skip=False)
+        out: list[Match] = []
+        a = 0
+        while a < len(text):
+            b = min(len(text), a + WINDOW)
+            if b < len(text):
+                cut = max(text.rfind(". ", a, b), text.rfind("\n", a, b))
+                b = cut + 1 if cut > a else b
+                if cut <= a:  # no sentence end in the window: a longer one, up to the next
+                    nxt = min((p for p in (text.find(". ", b), text.find("\n", b)) if p >= 0), default=len(text) - 1)
+                    b = nxt + 1
+            for m in self.names.matches(text[a:b], note_forms=True, skip=False):
+                m.start += a
+                m.end += a
+                m.name_end += a
+                out.append(m)
+            a = b
+        return out
 
     def _decide(self, chunk: _Chunk, headings: list[tuple[int, str]], marks, source: str) -> list[Mention]:
         prose = chunk.prose
@@ -156,19 +184,31 @@ class NoteScanner:
                 k += 1
             if self.scorer is None:
                 conf = 1.0 if match.heuristic else 0.0
+                shown = match.heuristic
             else:
                 conf = self._score(prose, match, region, tuple(t for _, t in stack))
-            if conf >= self.threshold:
+                shown = conf >= self.threshold or self._rescued(match, conf)
+            if shown:
                 m = match.mention(source, round(conf, 4))
                 out.append(m)
         return out
+
+    def _rescued(self, match: Match, conf: float) -> bool:
+        """Below the threshold, a match the rules of thumb accept is still shown when it carries a
+        value ("reach 10 ft", "slowed 1") or the scorer is at least loosely for it; "strict"
+        shows only what the scorer is sure of."""
+        if not match.heuristic or self.settings.strictness == "strict":
+            return False
+        # a pre-Remaster name (kg/legacy.py lists rule names only) keeps its hint and quick fix
+        return match.value is not None or match.chosen.form == "legacy" or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
         from gmprep.kg.mention_scorer import Candidate, SpanContext
 
         text = prose.text
         c = match.chosen
-        span = text[match.start:match.end]
+        end = match.name_end if match.name_end > match.start else match.end  # the value stays "after"
+        span = text[match.start:end]
         ctx = SpanContext(
             in_heading=region.in_heading, in_list_item=region.in_list_item, in_table_cell=region.in_table_cell,
             bold=_inside(prose.bold, match.start, match.end), italic=_inside(prose.italic, match.start, match.end),
@@ -182,7 +222,7 @@ class NoteScanner:
             alternatives=len({o.node_id for o in match.candidates}),
         )
         try:
-            return float(self.scorer.score(text, match.start, match.end, cand, ctx))
+            return float(self.scorer.score(text, match.start, end, cand, ctx))
         except Exception:  # a scorer bug must not take hovers down: fall back to the rules of thumb
             log.exception("mention scorer failed on %r", span)
             return 1.0 if match.heuristic else 0.0

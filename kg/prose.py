@@ -12,9 +12,10 @@ line (``token.map``); its children are walked with a cursor over the inline sour
 span is checked against the document, so a construct we don't expect loses its hovers, never
 misplaces them.
 
-``split_chunks(text)`` cuts a note at blank lines that start a new top-level block (not inside a
-fence, an HTML comment/``<pre>``-like block or front matter, not before an indented continuation),
-so a change re-parses only the chunks whose text changed. Front matter (YAML ``---`` / TOML ``+++``
+``split_chunks(text)`` cuts a note where a new top-level block starts (after a blank line, or at an
+unindented heading, list item or quote line; never inside a fence, an HTML comment/``<pre>``-like
+block or front matter, never before an indented continuation), so a change re-parses only the
+chunks whose text changed. Front matter (YAML ``---`` / TOML ``+++``
 at the top) is its own chunk and never scanned.
 
 The ignore comments (``<!-- gmprep-ignore -->``, ``<!-- gmprep-ignore-end -->``,
@@ -48,6 +49,9 @@ _HTML_LONG = [
     (re.compile(r"^[ \t]{0,3}<![A-Za-z]"), re.compile(r">")),
     (re.compile(r"^[ \t]{0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
 ]
+# Unindented lines that start a block of their own even right after a paragraph line (a heading,
+# a list item, a quote): parsed alone they read the same, so a long list is many small chunks.
+_BLOCK_START = re.compile(r"#{1,6}(?:[ \t]|$)|[-+*][ \t]+\S|\d{1,9}[.)][ \t]+\S|>")
 _BLOCK_MARKS = frozenset(" \t>#*+-|.)")
 _REF_DEF = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*\S", re.M)
 
@@ -133,7 +137,9 @@ def split_chunks(text: str) -> list[tuple[int, int]]:
                 html_end = None
         else:
             is_blank = line.strip() == ""
-            if blank and not is_blank and line[:1] not in (" ", "\t") and pos > cuts[-1]:
+            if not is_blank and line[:1] not in (" ", "\t") and pos > cuts[-1] and (
+                blank or _BLOCK_START.match(line)
+            ):
                 cuts.append(pos)
             m = _FENCE_OPEN.match(line)
             if m:

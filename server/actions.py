@@ -71,14 +71,10 @@ def code_actions(
             out.append(
                 lsp.CodeAction(title=f"Insert rule text: {m.name}", kind=lsp.CodeActionKind.RefactorRewrite, edit=edit)
             )
-        if state.workspace_root is not None:
+        if state.workspace_root is not None and not only:
+            # a bare Command, like "Ask": clients read a CodeAction that carries a command as one
             title = f"Don't hover '{m.text}' in this workspace"
-            out.append(
-                lsp.CodeAction(
-                    title=title, kind=lsp.CodeActionKind.QuickFix,
-                    command=lsp.Command(title=title, command=IGNORE_WORD, arguments=[m.text]),
-                )
-            )
+            out.append(lsp.Command(title=title, command=IGNORE_WORD, arguments=[m.text]))
     if only:
         out = [a for a in out if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
     selected = _selected_text(doc, params.range)

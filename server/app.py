@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from gmprep.server.state import IndexStatus, ServerState
 log = logging.getLogger(__name__)
 
 CONFIG_SECTION = "gmprep"
+DEBOUNCE_CHARS = 32_000  # notes larger than this publish their hints once typing pauses ...
+DEBOUNCE_S = 0.3  # ... for this long
 
 
 class GmprepServer(LanguageServer):
@@ -54,6 +57,7 @@ class GmprepServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
         self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
+        self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._last_state = None
         self._warm = False
         self.state.on_status = self._status_changed
@@ -149,7 +153,30 @@ class GmprepServer(LanguageServer):
         return await asyncio.wrap_future(fut)
 
     def publish(self, uri: str) -> None:
-        """Rescan a document on the worker thread, then publish its legacy-name hints."""
+        """Rescan a document on the worker thread, then publish its legacy-name hints. A big note
+        being typed into is rescanned once typing pauses (its own hovers rescan at once)."""
+        loop = self.loop
+        try:
+            size = len(self.workspace.get_text_document(uri).source)
+        except Exception:
+            size = 0
+        if size > DEBOUNCE_CHARS and loop is not None and not loop.is_closed():
+            old = self._debounce.pop(uri, None)
+            if old is not None:
+                old.cancel()
+            self._debounce[uri] = loop.call_later(DEBOUNCE_S, _guard(lambda: self._publish_now(uri)))
+            return
+        self._publish_now(uri)
+
+    def _publish_now(self, uri: str) -> None:
+        self._debounce.pop(uri, None)
+        if self.state.names is None:  # still loading: publish once the names are there
+            def later() -> None:
+                if self.state.wait_book() is not None:
+                    self.call_soon(lambda: self._publish_now(uri))
+
+            threading.Thread(target=later, name="gmprep-publish-wait", daemon=True).start()
+            return
         try:
             doc = self.workspace.get_text_document(uri)
             names = self.state.names
@@ -196,6 +223,9 @@ def _root_of(params: lsp.InitializeParams) -> Path | None:
 
 def create_server(settings: Settings | None = None, build_index: bool = True) -> GmprepServer:
     """A server with every handler registered."""
+    # The scan worker thread holds the GIL while a big note is parsed; a 1 ms switch interval
+    # (default 5 ms) lets the event loop answer a hover on another file without waiting a slice.
+    sys.setswitchinterval(0.001)
     server = GmprepServer(settings, build_index)
 
     @server.feature(lsp.INITIALIZE)
@@ -388,6 +418,7 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
         ls.state.settings = old
         return
     if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open
+        ls.state.docs.clear()
         for uri in list(ls.workspace.text_documents):
             ls.publish(uri)
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):

@@ -160,9 +160,12 @@ class DocumentCache:
         doc = self.cached(uri, version, text)
         if doc is not None:
             return doc
-        doc = scan(uri, version, text, names, self.scanner(names, hover) if names is not None else None)
-        if names is not None:  # don't cache the empty result computed before the names were ready
-            with self._lock:
+        scanner = self.scanner(names, hover) if names is not None else None
+        doc = scan(uri, version, text, names, scanner)
+        with self._lock:
+            # not the empty result computed before the names were ready, nor one from settings
+            # that changed during the scan
+            if scanner is not None and self._scanner is scanner:
                 self._docs[uri] = doc
         return doc
 

@@ -41,14 +41,13 @@ def test_forms_gms_write(names):
     note = (
         "- The ranger Hunted Prey, then stood up.\n"
         "- An elven archer and a Dwarven guard.\n"
-        "- Roll Stealth against the DC.\n"
+        "- The troops scatter.\n"
         "- She found a bag of holding.\n"
     )
     got = dict(found(names, note))
     assert got["Hunted Prey"] == "pf2e:action:hunt-prey"
     assert got["stood up"] == "pf2e:action:stand"
     assert got["Dwarven"] == "pf2e:ancestry:dwarf"
-    assert got["Stealth"] == "pf2e:rule:gm-screen--skill-actions"
     assert got["bag of holding"] == "pf2e:equipment:spacious-pouch-type-i"
 
 
