@@ -212,6 +212,10 @@ def _heading_words(headings: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(words(" ".join(headings[-2:])))
 
 
+def _pad(xs: list[float], n: int) -> list[float]:
+    return (xs + [xs[-1]] * n)[:n] if xs else [0.0] * n
+
+
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
@@ -238,7 +242,9 @@ def featurize(
     f["zipf_single"] = zs[0] / 8.0 if n == 1 else 0.0
     f["english_word"] = 1.0 if n == 1 and zs[0] > 0 else 0.0
     span_words = words(span)
-    f["zipf_span_last"] = zipf.get(span_words[-1], zs[-1]) / 8.0 if span_words else 0.0
+    # how common the words as written are: the rarest one carries the sense ("stood up" -> "stood")
+    f["zipf_span_min"] = min(zipf.get(w, z) for w, z in zip(span_words, _pad(zs, len(span_words)), strict=True)) / 8.0 \
+        if span_words else 0.0
     f["inflected"] = float(cand.inflected)
     f["legacy"] = float(cand.legacy)
     plural_form = cand.plural or (
