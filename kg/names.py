@@ -120,6 +120,7 @@ _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
 # What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
 _JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
 _SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
+_CLASS_TRAIT = re.compile(r"abilities from the [\w' -]+ class", re.I)
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:[-+*]|\d+[.)])$")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
 # Lowercase words inside a longer proper name (English grammar, not a list of names).
@@ -166,6 +167,7 @@ class Match:
     value: int | None
     heuristic: bool  # accepted by the rules of thumb in ``NameIndex._accept``
     name_end: int = -1  # end of the name's own words (before "2" of "frightened 2")
+    veto: bool = False  # never a mention, whatever a scorer says (a class's trait without "trait")
 
     def mention(self, text: str, confidence: float = 1.0) -> Mention:
         c = self.chosen
@@ -234,6 +236,9 @@ class NameIndex:
         self._prefixes: set[tuple[str, ...]] = set()
         self._valued_traits: set[str] = set()
         self._by_id: dict[str, tuple[str, str]] = {}  # node_id -> (name, type)
+        # traits that only mark a class's abilities ("This indicates abilities from the magus class"):
+        # a GM writing "Magus" or "Commander" means the class or a rank, never this trait
+        self._class_traits: set[str] = set()
 
     # ---- building -------------------------------------------------------------------------
     @classmethod
@@ -244,6 +249,8 @@ class NameIndex:
         entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)]
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
+            if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):
+                idx._class_traits.add(node.node_id)
         for node in entries:
             idx._add_entry(node)
             for trait in node.traits:
@@ -481,8 +488,9 @@ class NameIndex:
         stop = tokens[j_end].end
         if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
             stop += 1
-        ok = self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
-        return Match(start, stop, cands, chosen, value, ok, end), j_end
+        veto = chosen.node_id in self._class_traits and want != "trait"
+        ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
+        return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
 
     def _accept(self, text, tokens, joins, i, j, chosen: _Candidate, value, emphasis, want) -> bool:
         """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""

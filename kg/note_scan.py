@@ -182,6 +182,8 @@ class NoteScanner:
                     stack.pop()
                 stack.append((level, title))
                 k += 1
+            if match.veto:
+                continue
             if self.scorer is None:
                 conf = 1.0 if match.heuristic else 0.0
                 shown = match.heuristic

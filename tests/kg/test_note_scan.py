@@ -102,3 +102,9 @@ def test_gmprep_mentions_cli_prints_lsp_positions(tmp_path):
     assert (m["line"], m["character"], m["end_character"]) == (2, 16, 28)  # the dragon counts two UTF-16 units
     assert (m["text"], m["id"]) == ("frightened 2", "pf2e:condition:frightened")
     assert 0 <= m["confidence"] <= 1
+
+
+def test_a_class_trait_is_only_meant_with_the_word_trait(names):
+    # "Magus", "Commander": the class or a rank, not the trait that marks the class's abilities
+    assert found(names, "Our Magus talks to the Commander at dawn.\n") == []
+    assert found(names, "Spellstrike has the magus trait.\n") == [("magus", "pf2e:trait:magus")]

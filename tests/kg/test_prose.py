@@ -4,9 +4,18 @@ exactly where it is in the document (UTF-16, CRLF, front matter included)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from gmprep.kg.note_scan import line_starts, lsp_position
+from gmprep.ingest.corpus import load_corpus
+from gmprep.kg.names import NameIndex
+from gmprep.kg.note_scan import NoteScanner, line_starts, lsp_position
 from gmprep.kg.prose import MASK, front_matter_end, parse_chunk, split_chunks
+
+
+@pytest.fixture(scope="module")
+def names():
+    return NameIndex.build(n for n in load_corpus().nodes if n.kind == "entry")
 
 
 def masked(text: str) -> str:
@@ -106,3 +115,30 @@ def test_directives_are_found_in_html_blocks_and_inline():
     for a, b in split_chunks(note):
         kinds += [k for _, k in parse_chunk(note[a:b]).directives]
     assert kinds == ["ignore-next-line", "ignore", "ignore-end"]
+
+
+# Pieces of markdown (and of broken markdown) a note may hold, glued at random: whatever the mix,
+# the masked text keeps every kept character in its place and every found name is the document's text.
+_PIECES = [
+    "Trip", "frightened 2", "*fireball*", "**Stride**", "the troll", " ", "\n", "\r\n", "\n\n", "- ", "1. ", "> ",
+    "# ", "| a | b |\n|---|---|\n| Trip | x |\n", "```\n", "~~~", "`", "``", "<div>", "</div>", "<!--", "-->",
+    "<!-- gmprep-ignore -->", "<!-- gmprep-ignore-next-line -->\n", "[", "]", "(", ")", "[[", "]]", "|", "![",
+    "https://x.org/a_b", "a@b.co", "\\*", "&amp;", "&#x1F409;", "🐉", "é", "\t", "---\n", "+++\n", "    ",
+    "[ref]: https://r.org\n", "[t][ref]", "<http://y.z>", "_", "~~", "Hunted Prey", "elven",
+]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_any_mix_of_markdown_maps_exactly(pieces):
+    text = "".join(pieces)
+    check_aligned(text)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_mentions_are_the_documents_own_text(names, pieces):
+    text = "".join(pieces)
+    for m in NoteScanner(names).scan(text).mentions:
+        assert text[m.start:m.end] == m.text
