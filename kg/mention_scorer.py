@@ -117,6 +117,11 @@ class MentionScorer:
         if len(self.weights) != len(self.features):
             raise GmprepError("mention scorer model: weights and features differ in length")
         self._index = {f: i for i, f in enumerate(self.features)}
+        # w * (x - mean) / scale folded into one coefficient per feature and one intercept
+        self._coef = {f: w / sc for f, w, sc in zip(self.features, self.weights, self.scales, strict=True)}
+        self._intercept = self.bias - sum(
+            w * m / sc for w, m, sc in zip(self.weights, self.means, self.scales, strict=True)
+        )
 
     # ---- loading ---------------------------------------------------------------------------
     @classmethod
@@ -137,11 +142,11 @@ class MentionScorer:
     def score(self, text: str, start: int, end: int, candidate: Candidate, ctx: SpanContext | None = None) -> float:
         """Confidence in 0..1 that ``text[start:end]`` is meant as ``candidate``'s rule."""
         feats = self.featurize(text, start, end, candidate, ctx or SpanContext())
-        z = self.bias
+        coef = self._coef
+        z = self._intercept
         for name, value in feats.items():
-            i = self._index.get(name)
-            if i is not None:
-                z += self.weights[i] * (value - self.means[i]) / self.scales[i]
+            if value:
+                z += coef.get(name, 0.0) * value
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def score_batch(
@@ -193,6 +198,24 @@ def at_sentence_start(text: str, start: int, lo: int = 0) -> bool:
     return _SENTENCE_END.search(seg) is not None
 
 
+def _norm(word: str) -> str:
+    return word.replace("\u2019", "'").lower().strip("'-")
+
+
+@lru_cache(maxsize=8192)
+def _name_words(name: str) -> tuple[str, ...]:
+    return tuple(words(name.split("(")[0]) or words(name))
+
+
+@lru_cache(maxsize=1024)
+def _heading_words(headings: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(words(" ".join(headings[-2:])))
+
+
+def _pad(xs: list[float], n: int) -> list[float]:
+    return (xs + [xs[-1]] * n)[:n] if xs else [0.0] * n
+
+
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
@@ -210,7 +233,7 @@ def featurize(
     # the entry
     etype = cand.type if cand.type in ENTRY_TYPES else "other"
     f[f"type={etype}"] = 1.0
-    name_words = words(cand.name.split("(")[0]) or words(cand.name)
+    name_words = _name_words(cand.name)
     n = len(name_words)
     f["multiword"] = 1.0 if n > 1 else 0.0
     zs = [zipf.get(w, 0.0) for w in name_words] or [0.0]
@@ -219,10 +242,15 @@ def featurize(
     f["zipf_single"] = zs[0] / 8.0 if n == 1 else 0.0
     f["english_word"] = 1.0 if n == 1 and zs[0] > 0 else 0.0
     span_words = words(span)
-    f["zipf_span_last"] = zipf.get(span_words[-1], zs[-1]) / 8.0 if span_words else 0.0
+    # how common the words as written are: the rarest one carries the sense ("stood up" -> "stood")
+    f["zipf_span_min"] = min(zipf.get(w, z) for w, z in zip(span_words, _pad(zs, len(span_words)), strict=True)) / 8.0 \
+        if span_words else 0.0
     f["inflected"] = float(cand.inflected)
     f["legacy"] = float(cand.legacy)
-    f["plural"] = float(cand.plural)
+    plural_form = cand.plural or (
+        bool(span_words) and span_words[-1] != name_words[-1] and span_words[-1].endswith("s")
+    )
+    f["plural"] = float(plural_form)
     f["ambiguous"] = 1.0 if cand.alternatives > 1 else 0.0
     # how often the corpus's authors link this entry where its name occurs ("keyphraseness"):
     # "prone" mostly, "time" or "move" almost never
@@ -256,6 +284,14 @@ def featurize(
     # the neighbours
     aw = _word_spans(after)
     bw = _word_spans(before)
+    low_after = after.lower().replace("\u2019", "'")
+    low_before = before.lower().replace("\u2019", "'")
+    if len(low_after) != len(after) or len(low_before) != len(before):  # a letter whose lowercase is longer
+        after_words = [_norm(after[a:b]) for a, b in aw]
+        before_words = [_norm(before[a:b]) for a, b in bw]
+    else:
+        after_words = [low_after[a:b].strip("'-") for a, b in aw]
+        before_words = [low_before[a:b].strip("'-") for a, b in bw]
     next_word = after[aw[0][0]:aw[0][1]].lower() if aw else ""
     next_gap = after[:aw[0][0]] if aw else ""
     prev_word = before[bw[-1][0]:bw[-1][1]].lower() if bw else ""
@@ -303,18 +339,19 @@ def featurize(
     f["cap_name_bridge"] = float(bridged)
     f["in_longer_name"] = float((next_cap or prev_cap or bridged) and cap)
     f["the_before_cap"] = float(prev_word == "the" and cap and not sstart and prev_gap == " ")
+    f["the_cap_plural"] = f["the_before_cap"] * f["plural"] * (1.0 - f["multiword"])
 
     # rule vocabulary nearby (learned log-odds: rule prose vs ordinary English)
-    ctx_words = [w for w in words(before)[-CONTEXT_TOKENS:] + words(after)[:CONTEXT_TOKENS]]
+    ctx_words = before_words[-CONTEXT_TOKENS:] + after_words[:CONTEXT_TOKENS]
     lods = [rule_logodds.get(w, 0.0) for w in ctx_words if not w.isdigit()]
     f["ctx_rule_mean"] = _mean(lods) / 4.0
     f["ctx_rule_max"] = (max(lods) if lods else 0.0) / 8.0
     f["ctx_rule_count"] = min(4, sum(1 for x in lods if x > 2.0)) / 4.0
     f["ctx_numbers"] = min(3, len(re.findall(r"(?<![A-Za-z])[+-]?\d+", before[-60:] + after[:60]))) / 3.0
     f["ctx_words"] = min(len(ctx_words), 2 * CONTEXT_TOKENS) / (2.0 * CONTEXT_TOKENS)
-    wide = [rule_logodds.get(w, 0.0) for w in words(before) + words(after) if not w.isdigit()]
+    wide = [rule_logodds.get(w, 0.0) for w in before_words + after_words if not w.isdigit()]
     f["ctx_rule_wide"] = _mean(wide) / 4.0
-    head_words = words(" ".join(ctx.headings[-2:]))
+    head_words = _heading_words(ctx.headings)
     hl = [rule_logodds.get(w, 0.0) for w in head_words]
     f["heading_rule_mean"] = _mean(hl) / 4.0
     # interactions the linear model can't form on its own

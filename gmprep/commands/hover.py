@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--seed", type=int, default=7)
     t.add_argument("--out", type=Path, default=None, help="model folder (default: the bundled kg/mention_scorer_model)")
     t.add_argument("--limit-entries", type=int, default=None, help="use only N corpus entries drawn by the seed (a quick run)")
+    t.add_argument("--max-per-name", type=int, default=30,
+                   help="examples kept per (entry, label kind), so frequent names don't dominate (default 30)")
     t.add_argument("--json", action="store_true", help="print the manifest as JSON")
     t.set_defaults(func=run_train)
     c = hsub.add_parser(
@@ -42,7 +44,10 @@ def run_train(args: argparse.Namespace) -> int:
         raise GmprepError("--limit-entries must be at least 10")
     command = "gmprep hover train-scorer " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if sys.argv[1:3] == [
         "hover", "train-scorer"] else f"gmprep hover train-scorer --seed {args.seed}"
-    manifest = train_scorer(out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, command=command.strip())
+    manifest = train_scorer(
+        out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
+        command=command.strip(),
+    )
     if args.json:
         print(json.dumps(manifest, indent=2))
     else:

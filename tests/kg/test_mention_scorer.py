@@ -218,11 +218,13 @@ def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
     )
     (notes / "n1.md").write_text(text)
     rows = []
-    for word, label in (("frightened", "rule"), ("gates", "noise"), ("Grabbed", "rule"),
-                        ("Everlight", "noise"), ("fireball", "rule")):
+    for word, label, ids in (
+        ("frightened", "rule", ["pf2e:condition:frightened"]), ("gates", "noise", []),
+        ("Grabbed", "rule", ["pf2e:condition:grabbed"]), ("Everlight", "noise", []),
+        ("fireball", "rule", ["pf2e:spell:fireball"]),
+    ):
         s, e = _span(text, word)
-        rows.append({"doc": "n1", "start": s, "end": e, "text": word, "label": label})
-    rows[1]["ids"] = ["pf2e:spell:gate"]
+        rows.append({"doc": "n1", "start": s, "end": e, "text": word, "label": label, "ids": ids})
     labels = tmp_path / "tune.jsonl"
     labels.write_text("\n".join(json.dumps(r) for r in rows))
     assert main(["hover", "calibrate", "--labels", str(labels), "--notes", str(notes), "--model", str(model)]) == 0
