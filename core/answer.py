@@ -94,6 +94,29 @@ def context_for(searcher, settings: Settings) -> AnswerContext:
     return ctx
 
 
+_RESOLVERS: dict[int, object] = {}
+
+
+def creators_route(question: str, searcher, on_delta: Callable[[str], None] | None) -> Answer | None:
+    """An encounter or creature request goes to the deterministic builders (``gmprep.core.creators``):
+    their numbers come from the GM Core tables, never from a model or retrieval. None: a rules question."""
+    from gmprep.core.creators.chat import creators_answer
+
+    def resolver():
+        store = searcher.store
+        if id(store) not in _RESOLVERS:  # one resolver per store (its creature list is read once)
+            from gmprep.core.creators.resolver import CreatureResolver
+
+            _RESOLVERS.clear()
+            _RESOLVERS[id(store)] = CreatureResolver.from_store(store)
+        return _RESOLVERS[id(store)]
+
+    answer = creators_answer(question, resolver)
+    if answer is not None and on_delta:
+        on_delta(answer.text)
+    return answer
+
+
 def finish(answer: Answer, started: float) -> Answer:
     """Fill the totals (tokens, wall time) from the trace."""
     answer.tokens_in = sum(s.tokens_in for s in answer.steps)
@@ -120,6 +143,9 @@ async def answer_question(
     ``context`` and ``llm`` override the per-process defaults (an embedding application, tests).
     """
     started = time.perf_counter()
+    routed = creators_route(question, searcher, on_delta)
+    if routed is not None:
+        return finish(routed, started)
     ctx = context or context_for(searcher, settings)
     if llm is None and settings.llm.backend == "extractive":
         from gmprep.core.llm.extractive import ExtractiveAnswerer

@@ -95,6 +95,8 @@ RULE_ALIASES = {
     "elite adjustments": "pf2e:rule:gm-screen--monster-adjustments",
     "weak adjustment": "pf2e:rule:gm-screen--monster-adjustments",
     "weak adjustments": "pf2e:rule:gm-screen--monster-adjustments",
+    "elite template": "pf2e:rule:gm-screen--monster-adjustments",
+    "weak template": "pf2e:rule:gm-screen--monster-adjustments",
     "bulk": "pf2e:rule:gm-screen--bulk-and-encumbered",
     "xp award": "pf2e:rule:gm-screen--xp-awards",
     "encounter budget": "pf2e:rule:gm-screen--encounter-budget",
@@ -113,13 +115,15 @@ _SKIP = re.compile(
     re.S,
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
-NOTE_FORMS = frozenset({"inflected", "adjective"})
+NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
 # What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
 _JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
 _SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
+# Determiners and pronouns: never half of a compound name ("fear some" is not Fearsome).
+_GRAMMAR = frozenset("some any many much this that these those what whom whose them they their".split())
 _CLASS_TRAIT = re.compile(r"abilities from the [\w' -]+ class", re.I)
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:[-+*]|\d+[.)])$")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
@@ -206,6 +210,14 @@ def _plural(word: str) -> set[str]:
 
     forms = getAllInflections(word, upos="NOUN").get("NNS") or getAllInflectionsOOV(word, upos="NOUN").get("NNS")
     return {f for f in forms or () if f != word}
+
+
+@cache
+def _verb_lemmas(word: str) -> tuple[str, ...]:
+    """The verbs a word is a form of (lemminflect): "frightened" -> ("frighten",)."""
+    from lemminflect import getAllLemmas
+
+    return tuple(getAllLemmas(word, upos="VERB").get("VERB", ()))
 
 
 @cache
@@ -342,6 +354,9 @@ class NameIndex:
         for fam, node in families.items():
             if fam not in self._keys:
                 self._add(" ".join(fam), node.node_id, variant=3, form="family")
+                for p in _plural(fam[-1]):  # "healing potions"
+                    if (*fam[:-1], p) not in self._keys:
+                        self._add(" ".join((*fam[:-1], p)), node.node_id, variant=3, form="plural-note")
 
     def _add_note_forms(self, nodes: list[Node]) -> None:
         """Forms GMs write that are not names: verb forms of actions ("trips", "Hunted Prey",
@@ -364,7 +379,24 @@ class NameIndex:
                         self._add(f"{f} {particle}", node.node_id, variant=4, form="inflected")
             if node.type == "trait" and len(key) == 1:
                 for p in _plural(key[0]):
-                    self._add(p, node.node_id, variant=4, form="plural")
+                    self._add(p, node.node_id, variant=4, form="plural-note")
+            if node.type == "action" and ("a" in key[1:-1] or "an" in key[1:-1]):
+                # "Raise Shield", "Grab Edge": GMs drop the article
+                self._add(" ".join(w for w in key if w not in ("a", "an")), node.node_id, variant=4, form="inflected")
+            if node.type == "condition" and len(key) == 1 and key[0].endswith(("ed", "en")):
+                # "frightens", "frighten": the verb behind a participle condition
+                for lemma in _verb_lemmas(key[0]):
+                    for f in {lemma} | _verb_forms(lemma):
+                        if (f,) not in self._keys and f != key[0] and not f.endswith(("ed", "en")):
+                            self._add(f, node.node_id, variant=4, form="inflected")
+            if len(key) == 1 and len(key[0]) >= 8 and node.type in ("equipment", "spell", "creature"):
+                # compounds written open: "dark vision", "short sword", "fire ball": when exactly one
+                # cut makes two words of the corpus's prose of 4 letters or more (never "can trip")
+                word = key[0]
+                splits = [(word[:k], word[k:]) for k in range(4, len(word) - 3)
+                          if word[:k] in vocab and word[k:] in vocab and word[k:] not in _GRAMMAR]
+                if len(splits) == 1 and splits[0] not in self._keys:
+                    self._add(" ".join(splits[0]), node.node_id, variant=4, form="compound")
             if node.type == "ancestry" and len(key) == 1:
                 word = key[0]
                 stems = {word, word[:-1] if word.endswith("e") else word}

@@ -220,7 +220,7 @@ class NoteScanner:
         )
         cand = Candidate(
             node_id=c.node_id, type=c.type, name=c.name, matched=span, exact_case=span == c.name,
-            inflected=c.form == "inflected", legacy=c.form == "legacy", plural=c.form in ("plural", "adjective"),
+            inflected=c.form == "inflected", legacy=c.form == "legacy", plural=c.form in ("plural", "adjective", "plural-note"),
             alternatives=len({o.node_id for o in match.candidates}),
         )
         try:

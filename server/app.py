@@ -20,10 +20,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep import __version__
-from gmprep.common.settings import Settings, add_ignore_word, load_settings
-from gmprep.server import actions, requests
+from gmprep.common.settings import LoadedSettings, Settings, add_ignore_word, resolve_settings
+from gmprep.server import actions, encounters, requests, statblocks
 from gmprep.server.ask import Worker
+from gmprep.server.builders import Builders
 from gmprep.server.completion import complete
+from gmprep.server.creators import Creators
 from gmprep.server.definition import definition
 from gmprep.server.diagnostics import legacy_diagnostics
 from gmprep.server.documents import DocumentMentions
@@ -51,28 +53,45 @@ class GmprepServer(LanguageServer):
         self.base_settings = settings
         self.auto_build = build_index
         self.state = ServerState(settings or Settings())
-        self.entries = EntryFiles(self.state)
+        self.entries = EntryFiles(self.state, on_error=self._report_error)
         self.indexer = IndexRunner(self, self.state)
         self.worker = Worker()
+        self.creators = Creators(self.state)
+        self.builders = Builders(self.creators)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
         self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._last_state = None
         self._warm = False
+        self._told_ignored: set[str] = set()  # workspace keys the user was told were ignored
         self.state.on_status = self._status_changed
 
     # ---- lifecycle --------------------------------------------------------------------------
     def configure(self, root: Path | None, options: dict | None) -> None:
-        """Settings from the workspace TOML files, then the client's options."""
+        """Settings from the user config, the workspace TOML files (under the trust policy of
+        ``gmprep.common.settings``), then the client's options; ignored workspace keys are told
+        to the user once."""
         self.state.workspace_root = root
-        base = load_settings(root, None)
+        loaded = resolve_settings(root, None)
+        self._tell_ignored(loaded)
+        base = loaded.settings
         if self.base_settings is not None:
             base = base.merged(self.base_settings.model_dump(exclude_defaults=True, mode="json"))
         settings = base.merged(options or None)
         if root is not None and not Path(settings.store_dir).is_absolute():
             settings = settings.merged({"store_dir": str(root / settings.store_dir)})
         self.state.settings = settings
+
+    def _tell_ignored(self, loaded: LoadedSettings) -> None:
+        fresh = {i.key for i in loaded.ignored} - self._told_ignored
+        message = loaded.ignored_message()
+        if not fresh or message is None:
+            return
+        self._told_ignored |= fresh
+        log.warning("%s", message)
+        params = lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message)
+        self.call_soon(lambda: self.window_show_message(params))
 
     def start_index(self, force: bool = False) -> bool:
         """Check (and if needed and allowed, build) the index in the background."""
@@ -86,12 +105,16 @@ class GmprepServer(LanguageServer):
         if status.names_ready and not self._warm:
             self._warm = True
             self.call_soon(self.warm_up)
+            # the creature resolver (a second of name variants) is built off the event loop
+            threading.Thread(target=_guard(self.creators.resolver), name="gmprep-creatures", daemon=True).start()
         if status.state == "ready" and status.state != self._last_state:
-            try:
-                self.entries.start_background()
-            except OSError:
-                log.exception("could not start the entry-file writer")
+            self.entries.start_background()
         self._last_state = status.state
+
+    def _report_error(self, message: str) -> None:
+        """A background failure the user should see in the editor's gmprep log (from any thread)."""
+        params = lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"gmprep: {message}")
+        self.call_soon(lambda: self.window_log_message(params))
 
     def warm_up(self) -> None:
         """Serialize one of each result type once: cattrs builds its (un)structure functions on first
@@ -116,6 +139,10 @@ class GmprepServer(LanguageServer):
             lsp.Location(uri=doc.uri, range=lsp.Range(start=pos, end=pos)),
             lsp.PublishDiagnosticsParams(uri=doc.uri, diagnostics=legacy_diagnostics(doc)),
         ]
+        samples += [  # the shapes of the creators' results
+            lsp.InlayHint(position=pos, label="10 XP", kind=lsp.InlayHintKind.Type, padding_left=True),
+            lsp.CodeLens(range=lsp.Range(start=pos, end=pos), command=lsp.Command(title="", command="")),
+        ]
         converter = self.protocol._converter
         for sample in samples:
             converter.unstructure(sample)
@@ -134,14 +161,14 @@ class GmprepServer(LanguageServer):
         if names is None:
             book = self.state.wait_book()
             names = book.names if book else None
-        doc = self.workspace.get_text_document(uri)
+        doc = self.text_document(uri)
         return self.state.docs.get(uri, doc.version, doc.source, names, self.state.settings.hover)
 
     async def document_async(self, uri: str) -> DocumentMentions:
         """The mentions of the current version, without scanning on the event loop: a cached
         version answers at once; otherwise the scan worker's result is awaited (hovers on other
         files are never queued behind a big note's rescan)."""
-        doc = self.workspace.get_text_document(uri)
+        doc = self.text_document(uri)
         cached = self.state.docs.cached(uri, doc.version, doc.source)
         if cached is not None:
             return cached
@@ -151,6 +178,20 @@ class GmprepServer(LanguageServer):
             names = book.names if book else None
         fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
         return await asyncio.wrap_future(fut)
+
+    def text_document(self, uri: str):
+        """The open (or on-disk) document; a clear error for one that is neither."""
+        if uri not in self.workspace.text_documents:
+            # pygls would read the file lazily and fail with a traceback; say what is wrong instead
+            fs = to_fs_path(uri) if uri.startswith("file:") else None
+            if fs is None or not Path(fs).is_file():
+                raise requests.failed(f"{uri} is not open in the editor (open it first)")
+        return self.workspace.get_text_document(uri)
+
+    def creators_note(self, uri: str):
+        """The creators' analysis (encounters, statblocks) of the current version of a document."""
+        doc = self.text_document(uri)
+        return self.creators.analyse(uri, doc.version, doc.source)
 
     def publish(self, uri: str) -> None:
         """Rescan a document on the worker thread, then publish its legacy-name hints. A big note
@@ -195,8 +236,14 @@ class GmprepServer(LanguageServer):
             return  # a newer version is on its way
         if doc.skipped:
             log.info("%s: not scanned (%s)", uri, doc.skipped)
+        diagnostics = legacy_diagnostics(doc)
+        try:
+            note = self.creators.analyse(uri, doc.version, doc.text)
+            diagnostics += encounters.diagnostics(note) + statblocks.diagnostics(note)
+        except Exception:  # the creators must never cost the note its other diagnostics
+            log.exception("creators analysis of %s failed", uri)
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=legacy_diagnostics(doc))
+            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
         )
 
 
@@ -272,6 +319,7 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GmprepServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.state.docs.drop(params.text_document.uri)
+        ls.creators.drop(params.text_document.uri)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=False))
@@ -296,7 +344,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        return hover(ls.state, ls.entries, await ls.document_async(params.text_document.uri), params.position)
+        found = hover(ls.state, ls.entries, await ls.document_async(params.text_document.uri), params.position)
+        if found is None:  # not on a rule name: on an encounter block, its arithmetic
+            found = encounters.hover(ls.creators_note(params.text_document.uri), params.position)
+        return found
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+    def on_inlay_hint(ls: GmprepServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        return encounters.inlay_hints(ls.creators_note(params.text_document.uri), params.range)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    def on_code_lens(ls: GmprepServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        return encounters.code_lenses(ls.creators_note(params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
     async def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
@@ -310,7 +369,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         ),
     )
     async def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        return actions.code_actions(ls.state, await ls.document_async(params.text_document.uri), params)
+        out = actions.code_actions(ls.state, await ls.document_async(params.text_document.uri), params)
+        try:
+            note = ls.creators_note(params.text_document.uri)
+            made = encounters.quick_fixes(note, params) + statblocks.quick_fixes(note, params)
+            made += ls.builders.actions(note, params.range)
+        except Exception:
+            log.exception("creators code actions failed")
+            made = []
+        only = params.context.only if params.context else None
+        if only:
+            made = [a for a in made if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+        return made + out
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     async def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
@@ -371,6 +441,14 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     return server
 
 
+def _failure(fn, exc: Exception) -> JsonRpcException:
+    """The one-line error a client gets when a custom request fails unexpectedly (traceback logged)."""
+    log.exception("%s failed", fn.__name__)
+    if isinstance(exc, UnicodeError):  # JSON can carry lone surrogates; SQLite and UTF-8 cannot
+        return requests.failed(f"{fn.__name__} failed: the text contains invalid Unicode (a lone surrogate)")
+    return requests.failed(f"{fn.__name__} failed: {exc}")
+
+
 def _sync_request(fn):
     def handler(ls: GmprepServer, params: Any):
         try:
@@ -378,8 +456,7 @@ def _sync_request(fn):
         except JsonRpcException:
             raise
         except Exception as exc:
-            log.exception("%s failed", fn.__name__)
-            raise requests.failed(f"{fn.__name__} failed: {exc}") from None
+            raise _failure(fn, exc) from None
 
     handler.__name__ = fn.__name__
     return handler
@@ -392,8 +469,7 @@ def _async_request(fn):
         except (JsonRpcException, asyncio.CancelledError):
             raise
         except Exception as exc:
-            log.exception("%s failed", fn.__name__)
-            raise requests.failed(f"{fn.__name__} failed: {exc}") from None
+            raise _failure(fn, exc) from None
 
     handler.__name__ = fn.__name__
     return handler

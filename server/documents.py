@@ -25,10 +25,11 @@ __all__ = ["MAX_SCAN_CHARS", "DocumentCache", "DocumentMentions", "scan"]
 
 
 def utf16_len(text: str) -> int:
-    """Length of ``text`` in UTF-16 code units."""
+    """Length of ``text`` in UTF-16 code units (a lone surrogate, which JSON lets a client send,
+    counts as the one unit it is)."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf16_to_index(line: str, units: int) -> int:

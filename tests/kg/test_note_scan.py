@@ -108,3 +108,18 @@ def test_a_class_trait_is_only_meant_with_the_word_trait(names):
     # "Magus", "Commander": the class or a rank, not the trait that marks the class's abilities
     assert found(names, "Our Magus talks to the Commander at dawn.\n") == []
     assert found(names, "Spellstrike has the magus trait.\n") == [("magus", "pf2e:trait:magus")]
+
+
+def test_more_forms_gms_write(names):
+    note = (
+        "- Tovan can Raise Shield and has Dark Vision.\n"
+        "- The shop sells Healing Potions.\n"
+        "- Use the Elite template on the ogre.\n"
+    )
+    got = dict(found(names, note))
+    assert got["Raise Shield"] == "pf2e:action:raise-a-shield"
+    assert got["Dark Vision"] == "pf2e:spell:darkvision"
+    assert got["Healing Potions"].startswith("pf2e:equipment:healing-potion")
+    assert got["Elite template"] == "pf2e:rule:gm-screen--monster-adjustments"
+    # search queries keep to names: the open compound is a note form only
+    assert [m.node_id for m in names.find_mentions("has Dark Vision")] == []
