@@ -327,6 +327,19 @@ def transplant_names(
     return out
 
 
+def _inputs_digest(corpus: Path) -> dict[str, str]:
+    """SHA-256 (first 16 hex) of the sources the training examples depend on, and the corpus digest."""
+    import hashlib
+
+    from gmprep.ingest.corpus import corpus_digest
+
+    here = Path(__file__).resolve().parent
+    out = {name: hashlib.sha256((here / name).read_bytes()).hexdigest()[:16]
+           for name in ("names.py", "legacy.py", "mention_scorer.py", "mention_scorer_train.py")}
+    out["corpus"] = corpus_digest(corpus)[:16]
+    return out
+
+
 def _half(entry_id: str) -> int:
     import hashlib
 
@@ -492,6 +505,8 @@ def train_scorer(
         "zipf_words": len(zipf),
         "rule_vocabulary_words": len(logodds),
         "validation": metrics,
+        # the model depends on what the note matcher proposes: retrain when these change
+        "inputs_sha256": _inputs_digest(corpus),
         "sources": {
             "labels": "corpus entry texts (ingest/data/pf2e, ORC): links, unresolved links, italics, capitalised runs",
             "zipf": "wordfreq 3.1.1 (data CC-BY-SA 4.0, Robyn Speer et al.): zipf_frequency(word, 'en')",
