@@ -28,7 +28,6 @@ the saved file holds feature names, standardisation, weights, the two tables and
 
 from __future__ import annotations
 
-import gzip
 import json
 import logging
 import math
@@ -134,14 +133,6 @@ def candidate_view(text: str, start: int, end: int, c, alternatives: int) -> Can
 
 
 # ---- labelling -----------------------------------------------------------------------------
-def iter_records(folder: Path) -> Iterator[dict]:
-    for path in sorted(folder.glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    yield json.loads(line)
-
-
 EVERYDAY_ZIPF = 4.0  # ~10 uses per million words of ordinary English: a word with an everyday sense
 
 
@@ -327,16 +318,14 @@ def transplant_names(
     return out
 
 
-def _inputs_digest(corpus: Path) -> dict[str, str]:
+def _inputs_digest(corpus: CorpusText) -> dict[str, str]:
     """SHA-256 (first 16 hex) of the sources the training examples depend on, and the corpus digest."""
     import hashlib
-
-    from gmprep.ingest.corpus import corpus_digest
 
     here = Path(__file__).resolve().parent
     out = {name: hashlib.sha256((here / name).read_bytes()).hexdigest()[:16]
            for name in ("names.py", "legacy.py", "mention_scorer.py", "mention_scorer_train.py")}
-    out["corpus"] = corpus_digest(corpus)[:16]
+    out["corpus"] = corpus.digest[:16]
     return out
 
 
@@ -397,12 +386,21 @@ def build_tables(records: list[dict], idx: NameIndex) -> tuple[dict[str, float],
 
 
 # ---- training -------------------------------------------------------------------------------
-def collect_examples(corpus: Path, seed: int, limit_entries: int | None = None) -> tuple[list[Example], list[dict], NameIndex]:
-    from gmprep.ingest.corpus import load_corpus
+@dataclass
+class CorpusText:
+    """What training reads of the corpus, handed in by the caller (kg does not import ingest):
+    the graph's nodes (for the name index), the raw records (text, links) and the corpus digest."""
 
-    load = load_corpus(corpus)
-    idx = NameIndex.build(load.nodes)
-    records = list(iter_records(corpus))
+    nodes: list
+    records: list[dict]
+    digest: str
+
+
+def collect_examples(
+    corpus: CorpusText, seed: int, limit_entries: int | None = None
+) -> tuple[list[Example], list[dict], NameIndex]:
+    idx = NameIndex.build(corpus.nodes)
+    records = list(corpus.records)
     if limit_entries is not None:
         random.Random(seed).shuffle(records)
         records = records[:limit_entries]
@@ -421,7 +419,7 @@ def collect_examples(corpus: Path, seed: int, limit_entries: int | None = None) 
 
 
 def train_scorer(
-    corpus: Path | None = None, out_dir: Path | None = None, seed: int = 7, limit_entries: int | None = None,
+    corpus: CorpusText, out_dir: Path | None = None, seed: int = 7, limit_entries: int | None = None,
     max_per_kind_name: int = 30, command: str = "",
 ) -> dict:
     """Label, featurize, fit, save; returns the manifest (counts, validation metrics, seed)."""
@@ -429,9 +427,6 @@ def train_scorer(
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
 
-    from gmprep.ingest.corpus import corpus_dir
-
-    corpus = corpus or corpus_dir()
     out_dir = out_dir or MODEL_DIR
     examples, records, idx = collect_examples(corpus, seed, limit_entries)
     if not examples:
@@ -549,19 +544,18 @@ class LabelledSpan:
     score: float
 
 
-def score_labelled_spans(labels: Path, notes_dir: Path, scorer=None) -> list[LabelledSpan]:
+def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None) -> list[LabelledSpan]:
     """Every mention the note scanner (the hover path, ``kg.note_scan``) proposes in the labelled
     notes, scored with no threshold, and judged by the labels (JSON lines: doc, start, end, text,
     label rule/noise, ids): a rule span whose accepted ids hold the mention's entry is right; a noise
     span, or a rule span of another entry, is wrong; a mention no label covers is left out."""
-    from gmprep.ingest.corpus import load_corpus
     from gmprep.kg.mention_scorer import MentionScorer
     from gmprep.kg.note_scan import NoteScanner
 
     if "heldout" in labels.name:
         raise GmprepError("refusing to calibrate on a held-out split: pass the tuning labels")
     scorer = scorer or MentionScorer.load()
-    names = NameIndex.build([n for n in load_corpus().nodes if n.kind == "entry"])
+    names = NameIndex.build([n for n in nodes if n.kind == "entry"])
     scanner = NoteScanner(names, scorer=scorer)
     scanner.threshold = 0.0
     gold: dict[str, list[dict]] = {}

@@ -36,6 +36,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=run_calibrate)
 
 
+def corpus_text():
+    """The bundled corpus as the trainer reads it: graph nodes, raw records, digest."""
+    from gmprep.ingest.corpus import corpus_digest, corpus_dir, iter_records, load_corpus
+    from gmprep.kg.mention_scorer_train import CorpusText
+
+    folder = corpus_dir()
+    errors: list[str] = []
+    records = list(iter_records(folder, errors))
+    if errors:
+        raise GmprepError(f"corpus unreadable: {errors[0]}")
+    return CorpusText(nodes=load_corpus(folder).nodes, records=records, digest=corpus_digest(folder))
+
+
 def run_train(args: argparse.Namespace) -> int:
     """Label, train and save the scorer; print what went in."""
     from gmprep.kg.mention_scorer_train import train_scorer
@@ -45,7 +58,7 @@ def run_train(args: argparse.Namespace) -> int:
     command = "gmprep hover train-scorer " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if sys.argv[1:3] == [
         "hover", "train-scorer"] else f"gmprep hover train-scorer --seed {args.seed}"
     manifest = train_scorer(
-        out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
+        corpus_text(), out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
         command=command.strip(),
     )
     if args.json:
@@ -66,7 +79,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     model_dir = args.model or MODEL_DIR
     scorer = MentionScorer.load(model_dir)
-    spans = score_labelled_spans(args.labels, args.notes, scorer)
+    spans = score_labelled_spans(args.labels, args.notes, corpus_text().nodes, scorer)
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
     thresholds = calibrate(spans)
