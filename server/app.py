@@ -168,14 +168,14 @@ class GmprepServer(LanguageServer):
         """The mentions of the current version, without scanning on the event loop: a cached
         version answers at once; otherwise the scan worker's result is awaited (hovers on other
         files are never queued behind a big note's rescan)."""
+        names = self.state.names
+        if names is None:  # still loading (startup): wait for it off the loop, as document() does
+            book = await asyncio.get_running_loop().run_in_executor(None, self.state.wait_book)
+            names = book.names if book else None
         doc = self.text_document(uri)
         cached = self.state.docs.cached(uri, doc.version, doc.source)
         if cached is not None:
             return cached
-        names = self.state.names
-        if names is None:
-            book = await asyncio.get_running_loop().run_in_executor(None, self.state.wait_book)
-            names = book.names if book else None
         fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
         return await asyncio.wrap_future(fut)
 
