@@ -279,13 +279,13 @@ def transplant_names(
             words_ = words_[1:]  # a capital the sentence start (or "The") explains is not a name's
         if len(words_) < 2:
             continue
-        ws, we = words_[rng.randrange(len(words_))]
+        w0, w1 = words_[rng.randrange(len(words_))]
         c = singles[rng.randrange(len(singles))]
         new = c.name.split(" (")[0]
         if len(name_key(new)) != 1:
             continue
-        text = line[: a + ws] + new + line[a + we:]
-        s, e = a + ws, a + ws + len(new)
+        text = line[: a + w0] + new + line[a + w1:]
+        s, e = a + w0, a + w0 + len(new)
         cand = candidate_view(text, s, e, c, len(idx._keys.get(name_key(new), [])) or 1)
         out.append(Example(text, s, e, cand, markdown_context(text, s, e), 0, "transplant", "synthetic"))
     # groups named "the <Name>s" ("the Hellknights"): a capitalised word after "the" that is no
@@ -598,7 +598,8 @@ def calibrate(spans: list[LabelledSpan]) -> dict[str, float]:
     grid = sorted({round(x.score, 4) for x in spans} | {0.5})
     out: dict[str, float] = {}
     for name, beta in (("loose", 2.0), ("normal", 1.0), ("strict", 0.5)):
-        out[name] = round(max(grid, key=lambda t, b=beta: (_fbeta(*pr_at(spans, t)[:2], b), -t)), 4)
+        best = max((_fbeta(*pr_at(spans, t)[:2], beta), -t) for t in grid)
+        out[name] = round(-best[1], 4)
     out["loose"] = min(out["loose"], out["normal"])
     out["strict"] = max(out["strict"], out["normal"])
     return out
