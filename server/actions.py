@@ -9,13 +9,9 @@ from gmprep.kg.names import Mention
 from gmprep.server.diagnostics import LEGACY_CODE, replacement_text
 from gmprep.server.documents import DocumentMentions
 from gmprep.server.markdown import quote_block
+from gmprep.server.models import ASK_ABOUT_SELECTION, IGNORE_WORD
 from gmprep.server.state import ServerState
 
-INSERT_RULE_TEXT = "gmprep.insertRuleText"
-REPLACE_LEGACY_NAME = "gmprep.replaceLegacyName"
-ASK_ABOUT_SELECTION = "gmprep.askAboutSelection"  # client-side: opens the chat with [text, uri]
-REBUILD_INDEX = "gmprep.rebuildIndex"
-IGNORE_WORD = "gmprep.ignoreWord"  # args: [word]; writes hover.ignore_words in the workspace gmprep.toml
 MAX_MENTIONS = 3  # a selection over a paragraph offers the first few entries, not dozens
 
 
@@ -76,7 +72,10 @@ def code_actions(
             title = f"Don't hover '{m.text}' in this workspace"
             out.append(lsp.Command(title=title, command=IGNORE_WORD, arguments=[m.text]))
     if only:
-        out = [a for a in out if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+        out = [
+            a for a in out
+            if isinstance(a, lsp.CodeAction) and a.kind and any(str(a.kind).startswith(str(k)) for k in only)
+        ]
     selected = _selected_text(doc, params.range)
     text = selected or (mentions[0].text if mentions else "")
     if text.strip() and not only:

@@ -19,9 +19,9 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from gmprep import __version__
+from gmprep.common import __version__
 from gmprep.common.settings import LoadedSettings, Settings, add_ignore_word, resolve_settings
-from gmprep.server import actions, encounters, requests, statblocks
+from gmprep.server import actions, encounters, models, requests, statblocks
 from gmprep.server.ask import Worker
 from gmprep.server.builders import Builders
 from gmprep.server.completion import complete
@@ -62,7 +62,7 @@ class GmprepServer(LanguageServer):
         self.init_options: dict = {}
         self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
         self._debounce: dict[str, asyncio.TimerHandle] = {}
-        self._last_state = None
+        self._last_state: str | None = None
         self._warm = False
         self._told_ignored: set[str] = set()  # workspace keys the user was told were ignored
         self.state.on_status = self._status_changed
@@ -100,7 +100,9 @@ class GmprepServer(LanguageServer):
         return self.indexer.start(force=force, build=self.auto_build)
 
     def _status_changed(self, status: IndexStatus) -> None:
-        payload = {"state": status.state, "message": status.message, "percentage": status.percentage}
+        payload = models.IndexStateNotification(
+            state=status.state, message=status.message, percentage=status.percentage
+        ).wire()
         self.call_soon(lambda: self.protocol.notify("gmprep/indexState", payload))
         if status.names_ready and not self._warm:
             self._warm = True
@@ -126,7 +128,7 @@ class GmprepServer(LanguageServer):
 
         doc = scan("untitled:warm-up", 0, "The troll is frightened 2 and flat-footed.", book.names)
         pos = lsp.Position(line=0, character=15)
-        samples = [
+        samples: list[Any] = [
             hover(self.state, self.entries, doc, pos),
             complete(book, doc, lsp.Position(line=0, character=9)),
             actions.code_actions(
@@ -387,7 +389,7 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         return definition(ls.entries, await ls.document_async(params.text_document.uri), params.position)
 
     # ---- commands -------------------------------------------------------------------------
-    @server.command(actions.INSERT_RULE_TEXT)
+    @server.command(models.INSERT_RULE_TEXT)
     async def cmd_insert(ls: GmprepServer, uri: str, line: int, character: int) -> dict:
         doc = ls.document(uri)
         mention = doc.at(lsp.Position(line=int(line), character=int(character)))
@@ -397,16 +399,16 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         if edit is None:
             raise requests.failed(f"entry {mention.node_id} is not available")
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Insert rule text"))
-        return {"applied": bool(result and result.applied)}
+        return models.AppliedResult(applied=bool(result and result.applied)).wire()
 
-    @server.command(actions.REPLACE_LEGACY_NAME)
+    @server.command(models.REPLACE_LEGACY_NAME)
     async def cmd_replace(ls: GmprepServer, uri: str, rng: lsp.Range, new_name: str) -> dict:
         doc = ls.document(uri)
         edit = actions.replace_legacy_edit(doc, rng, new_name)
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Replace legacy name"))
-        return {"applied": bool(result and result.applied)}
+        return models.AppliedResult(applied=bool(result and result.applied)).wire()
 
-    @server.command(actions.IGNORE_WORD)
+    @server.command(models.IGNORE_WORD)
     def cmd_ignore_word(ls: GmprepServer, word: str) -> dict:
         root = ls.state.workspace_root
         if root is None:
@@ -416,11 +418,11 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         except (OSError, ValueError) as exc:
             raise requests.failed(f"could not update gmprep.toml: {exc}") from None
         _apply_settings(ls, ls.last_options)  # re-read gmprep.toml; open notes are rescanned
-        return {"file": str(path), "ignored": str(word)}
+        return models.IgnoredWordResult(file=str(path), ignored=str(word)).wire()
 
-    @server.command(actions.REBUILD_INDEX)
+    @server.command(models.REBUILD_INDEX)
     def cmd_rebuild(ls: GmprepServer, *args) -> dict:
-        return {"started": ls.start_index(force=True)}
+        return models.StartedResult(started=ls.start_index(force=True)).wire()
 
     # ---- custom requests --------------------------------------------------------------------
     simple = {

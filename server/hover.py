@@ -27,10 +27,10 @@ def hover(state: ServerState, entries: EntryFiles, doc: DocumentMentions, pos: l
         related.append((other, path.as_uri() if path else None))
     alternatives = []
     for other_id in mention.alternatives[:MAX_ALTERNATIVES]:
-        other = state.node(other_id)
-        if other is not None:
+        alt = state.node(other_id)
+        if alt is not None:
             path = entries.path_if_ready(other_id)
-            alternatives.append((other, path.as_uri() if path else None))
+            alternatives.append((alt, path.as_uri() if path else None))
     value = hover_markdown(node, mention, related, own.as_uri() if own else None, alternatives)
     return lsp.Hover(
         contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=value),

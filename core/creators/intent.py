@@ -103,7 +103,7 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _LEVEL_ANY.sub(" ", rest)))
     words = [w for w in _rest_words(rest) if not _PCS_WORD.fullmatch(w)]
     return EncounterRequest(
-        threat=threat.group(1).lower() if threat else "moderate",  # type: ignore[arg-type]
+        threat=threat.group(1).lower() if threat else "moderate",
         threat_stated=threat is not None,
         party_size=size,
         party_level=level,
@@ -129,6 +129,6 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     concept = " ".join(_rest_words(rest))
     return CreatureRequest(
         level=lv,
-        role=role.group(1).lower() if role else "soldier",  # type: ignore[arg-type]
+        role=role.group(1).lower() if role else "soldier",
         concept=concept,
     )
