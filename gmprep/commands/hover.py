@@ -83,11 +83,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
     thresholds = calibrate(spans)
+    at: dict[str, dict[str, float]] = {
+        k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
+        for k, t in thresholds.items()
+    }
     report = {
         "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
-        "thresholds": thresholds,
-        "at": {k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
-               for k, t in thresholds.items()},
+        "thresholds": thresholds, "at": at,
     }
     if not args.dry_run:
         path = model_dir / MODEL_FILE
@@ -103,7 +105,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         for k, t in thresholds.items():
-            a = report["at"][k]
+            a = at[k]
             print(f"{k:6} threshold {t:.4f}: precision {a['precision']:.3f} recall {a['recall']:.3f} "
                   f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']}) on {len(spans)} tuning spans")
     return 0
