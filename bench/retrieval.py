@@ -120,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings(None, {"store_dir": str(args.store)} if args.store else None)
     result: dict = {"queries": len(queries), "repeat": args.repeat}
     result["build"] = bench_build(args.build)
-    store = Store.open(settings.store_dir, create=False)
-    try:
+    with Store.open(settings.store_dir, create=False) as store:
         searcher = Searcher.from_settings(store, settings)
         t0 = time.perf_counter()
         searcher.search("warm up the name index, embedder and reranker", k=10)
@@ -141,8 +140,6 @@ def main(argv: list[str] | None = None) -> int:
             "reranker": str(searcher.reranker.path) if searcher.reranker else None,
         }
         result["vectors"] = bench_vectors(store, shared_embedder(settings.device), queries)
-    finally:
-        store.close()
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")

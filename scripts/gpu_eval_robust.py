@@ -8,7 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from gmprep.commands.ask import open_searcher
+from gmprep.commands import open_searcher
 from gmprep.common.settings import Settings
 from gmprep.evals.answers import QuestionResult, evaluate, load_questions, summarize
 

@@ -47,12 +47,9 @@ def run_train(args: argparse.Namespace) -> int:
         pairs=args.pairs, epochs=args.epochs, seed=args.seed, max_length=args.max_length,
         negatives=args.negatives, lr=args.lr, layers=args.layers,
     )
-    store = Store.open(settings.store_dir, create=False)
-    try:
+    with Store.open(settings.store_dir, create=False) as store:
         out = args.out or bundled_model_dir()
         report = train_reranker(store, config, out, progress=not args.json, pairs_file=args.pairs_out, init=args.init)
-    finally:
-        store.close()
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -70,8 +67,7 @@ def run_score(args: argparse.Namespace) -> int:
     from gmprep.kg.store import Store
 
     settings = settings_from_args(args)
-    store = Store.open(settings.store_dir, create=False)
-    try:
+    with Store.open(settings.store_dir, create=False) as store:
         nodes = store.get_many(args.ids)
         missing = [i for i in args.ids if i not in nodes]
         if missing:
@@ -79,8 +75,6 @@ def run_score(args: argparse.Namespace) -> int:
         reranker = Reranker.load(args.model)
         ordered = [nodes[i] for i in args.ids]
         scores = reranker.score_nodes(args.query, ordered)
-    finally:
-        store.close()
     for node, score in sorted(zip(ordered, scores, strict=True), key=lambda x: -x[1]):
         print(f"{score:8.3f}  {node.node_id}  {node.name}")
     return 0

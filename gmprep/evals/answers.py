@@ -242,19 +242,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``gmprep eval answers``."""
-    from gmprep.commands.ask import open_searcher, settings_with_backend
+    from gmprep.commands import open_searcher
+    from gmprep.commands.ask import settings_with_backend
 
     settings = settings_with_backend(args)
     questions = load_questions(Path(args.questions), args.kinds, args.limit, args.sample)
     store, searcher = open_searcher(settings)
-    try:
+    with store:
         if args.rewrite_vs_concat:
             report = asyncio.run(rewrite_vs_concat(questions, searcher, settings))
             print(json.dumps(report, indent=2))
             return 0
         results = asyncio.run(evaluate(questions, searcher, settings))
-    finally:
-        store.close()
     totals = summarize(results, settings.llm.backend)
     if args.out:
         Path(args.out).write_text("".join(r.model_dump_json() + "\n" for r in results), encoding="utf-8")

@@ -186,8 +186,7 @@ def run(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions, args.limit)
     if not questions:
         raise GmprepError(f"no questions in {args.questions}")
-    store = Store.open(settings.store_dir, create=False)
-    try:
+    with Store.open(settings.store_dir, create=False) as store:
         if not store.entry_count():
             raise GmprepError(f"the index in {settings.store_dir} is empty: run `gmprep index build` first")
         searcher = Searcher.from_settings(store, settings)
@@ -211,8 +210,6 @@ def run(args: argparse.Namespace) -> int:
             result["warnings"] = searcher.warnings
         result["questions"] = {"file": str(args.questions), "total": len(questions),
                                "answerable": sum(1 for q in questions if q.gold)}
-    finally:
-        store.close()
     if args.run_out:
         args.run_out.parent.mkdir(parents=True, exist_ok=True)
         with open(args.run_out, "w", encoding="utf-8") as fh:

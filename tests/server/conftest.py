@@ -43,3 +43,23 @@ async def client(lsp_client: LanguageClient, lsp_store: Path, workspace: Path):
     await wait_status(lsp_client, "ready")
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest.fixture()
+def fresh_store(store_dir: Path, tmp_path: Path) -> Path:
+    """A private copy of the session store for one test (no conversations, no entry files)."""
+    return copy_store(store_dir, tmp_path / "store")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD, client_factory=make_client))
+async def fresh(lsp_client: LanguageClient, fresh_store: Path, tmp_path: Path):
+    """A fresh ``gmprep lsp`` for one test on its own store copy, index ready."""
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=CAPS, root_uri=tmp_path.as_uri(),
+            initialization_options={"storeDir": str(fresh_store), "llm": {"backend": "extractive"}},
+        )
+    )
+    await wait_status(lsp_client, "ready")
+    yield
+    await lsp_client.shutdown_session()

@@ -11,31 +11,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-import pytest_lsp
-from lsp_helpers import CAPS, SERVER_CMD, as_dict, call, copy_store, make_client, wait_status
+from lsp_helpers import as_dict, call
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from gmprep.server.ask import AnswerRun, Worker
-
-
-@pytest.fixture()
-def fresh_store(store_dir: Path, tmp_path: Path) -> Path:
-    return copy_store(store_dir, tmp_path / "store")
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD, client_factory=make_client))
-async def fresh(lsp_client: LanguageClient, fresh_store: Path, tmp_path: Path):
-    await lsp_client.initialize_session(
-        lsp.InitializeParams(
-            capabilities=CAPS, root_uri=tmp_path.as_uri(),
-            initialization_options={"storeDir": str(fresh_store), "llm": {"backend": "extractive"}},
-        )
-    )
-    await wait_status(lsp_client, "ready")
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_cancel_over_lsp_saves_question_and_cancelled_answer(fresh, tmp_path: Path):

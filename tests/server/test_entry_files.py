@@ -10,41 +10,16 @@ import time
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsp_helpers import (
-    CAPS,
     PREP_NOTE,
-    SERVER_CMD,
-    copy_store,
-    make_client,
     open_doc,
     position_of,
-    wait_status,
 )
 from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from gmprep.server.entries import EntryFiles
 from gmprep.server.state import ServerState
-
-
-@pytest.fixture()
-def fresh_store(store_dir: Path, tmp_path: Path) -> Path:
-    return copy_store(store_dir, tmp_path / "store")  # no entries/ folder: the server must write it
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD, client_factory=make_client))
-async def fresh(lsp_client: LanguageClient, fresh_store: Path, tmp_path: Path):
-    await lsp_client.initialize_session(
-        lsp.InitializeParams(
-            capabilities=CAPS, root_uri=tmp_path.as_uri(),
-            initialization_options={"storeDir": str(fresh_store), "llm": {"backend": "extractive"}},
-        )
-    )
-    await wait_status(lsp_client, "ready")
-    yield
-    await lsp_client.shutdown_session()
 
 
 @pytest.mark.slow
