@@ -1,6 +1,6 @@
 """The cross-encoder reranker: scores (query, passage) pairs with our own fine-tuned MiniLM.
 
-No cross-encoder ships on any registry, so ``gmprep reranker train`` (``kg.reranker_train``) fine-tunes
+No cross-encoder ships on any registry, so ``gmprep reranker train`` (the ``training`` package) fine-tunes
 one from the bundled MiniLM weights on pairs generated from the corpus, and the result is shipped in
 ``kg/reranker_model/`` (fp16 safetensors). At load time the weights are cast to fp32 and, on CPU, the
 Linear layers are dynamically quantised to int8 (about 1.6x faster here, same ranking) so that a
