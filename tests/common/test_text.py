@@ -35,6 +35,8 @@ def test_stems_join_the_inflections_of_one_word():
     assert stem("critically") == stem("critical")
     assert stem("poisoned") == stem("poison")
     assert stem("grabbed") == "grab"
+    # degree-of-success words: Snowball keeps succeed/success apart, the 5-letter key joins them
+    assert stem("succeeds") == stem("success") == stem("succeed")
     assert content_stems("Tripped creatures fall prone") == content_stems("a creature trips and falls PRONE")
 
 
