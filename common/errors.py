@@ -7,3 +7,7 @@ class GmprepError(Exception):
 
 class StoreError(GmprepError):
     """The store is missing, corrupt, or was built with another embedder/corpus."""
+
+
+class ReadOnlyError(StoreError):
+    """A store or database this process may not write (permissions, a read-only mount)."""

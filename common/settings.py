@@ -1,8 +1,17 @@
-"""Configuration in one place.
+"""Configuration in one place, with the workspace-trust policy.
 
-Sources, later ones win: built-in defaults < ``[tool.gmprep]`` in the workspace ``pyproject.toml``
-< ``gmprep.toml`` in the workspace < environment (``GMPREP_STORE``) < LSP ``initializationOptions``
-/ ``workspace/configuration`` (section ``gmprep``) < command-line flags.
+Sources, later ones win: built-in defaults < the user's ``$XDG_CONFIG_HOME/gmprep/config.toml``
+< ``[tool.gmprep]`` in the workspace ``pyproject.toml`` < ``gmprep.toml`` in the workspace
+< environment (``GMPREP_STORE``) < LSP ``initializationOptions`` / ``workspace/configuration``
+(section ``gmprep``) < command-line flags.
+
+Workspace files are written by whoever wrote the folder (a cloned campaign repository), not by the
+user: they may set only ``WORKSPACE_KEYS`` (``notes_dir`` inside the workspace). The answer backend,
+its URL, key and model, the store folder, the embedder and the device - what could send note text
+off the machine or read and write outside the folder - come from the user (the user config file,
+the editor, the environment, the command line) unless the user lists the folder in
+``trusted_workspaces`` of the user config file. Ignored keys are returned by ``resolve_settings``
+so the caller can say so.
 """
 
 from __future__ import annotations
@@ -13,6 +22,11 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+# What a workspace file may set without the user's trust: nothing here reaches the network, a model
+# file or a path outside the workspace. (notes_dir is also checked to stay inside the workspace.)
+WORKSPACE_KEYS = frozenset({"books", "notes_dir", "search"})
+TRUST_KEY = "trusted_workspaces"  # user config file only: folders whose files may set everything
 
 
 def default_cache_dir() -> Path:
@@ -93,26 +107,111 @@ def _deep_update(base: dict, upd: dict) -> None:
             base[k] = v
 
 
-def load_settings(workspace: Path | None = None, overrides: dict | None = None) -> Settings:
-    """Defaults, then the workspace's TOML files, then the environment, then ``overrides``.
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/gmprep/config.toml`` (or ``~/.config/gmprep/config.toml``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "gmprep" / "config.toml"
+
+
+class IgnoredSetting(BaseModel):
+    """A key a workspace file set that was not applied, and why."""
+
+    key: str  # dotted, snake_case: "llm.url"
+    source: str  # the file that set it
+    reason: str
+
+
+class LoadedSettings(BaseModel):
+    """Settings with what was left out of them."""
+
+    settings: Settings
+    ignored: list[IgnoredSetting] = Field(default_factory=list)
+    trusted: bool = False  # the workspace is in the user's trusted_workspaces
+
+    def ignored_message(self) -> str | None:
+        """One line for the user naming the ignored keys and how to trust the folder; None if none."""
+        if not self.ignored:
+            return None
+        keys = ", ".join(dict.fromkeys(i.key for i in self.ignored))
+        sources = ", ".join(dict.fromkeys(i.source for i in self.ignored))
+        return (
+            f"gmprep ignored {keys} from {sources}: a workspace file may set only books, notes_dir (inside "
+            f"the folder) and search options. Set the others in your editor's gmprep settings or in "
+            f"{user_config_path()}, or, if you trust this folder, add it to {TRUST_KEY} there."
+        )
+
+
+def resolve_settings(workspace: Path | None = None, overrides: dict | None = None) -> LoadedSettings:
+    """Defaults, the user config file, the workspace's TOML files (under the trust policy), the
+    environment, then ``overrides`` (the editor's options or CLI flags, which are the user's).
 
     Inside a workspace the store defaults to ``<workspace>/.gmprep``.
     """
     s = Settings()
     if workspace is not None:
         s = s.merged({"store_dir": str(workspace / ".gmprep")})
-        pyproject = workspace / "pyproject.toml"
-        if pyproject.is_file():
-            s = s.merged(_read_toml(pyproject).get("tool", {}).get("gmprep"))
-        own = workspace / "gmprep.toml"
-        if own.is_file():
-            s = s.merged(_read_toml(own))
+    user = _read_toml(user_config_path()) if user_config_path().is_file() else {}
+    trusted_folders = [Path(p).expanduser() for p in user.pop(TRUST_KEY, []) or []]
+    s = s.merged(user)
+    loaded = LoadedSettings(settings=s)
+    if workspace is not None:
+        loaded.trusted = _is_trusted(workspace, trusted_folders)
+        for path, data in _workspace_files(workspace):
+            s = s.merged(data if loaded.trusted else _allowed(data, workspace, path, loaded.ignored))
     if os.environ.get("GMPREP_STORE"):
         s = s.merged({"store_dir": os.environ["GMPREP_STORE"]})
     s = s.merged(overrides)
     if workspace is not None and not s.store_dir.is_absolute():
         s = s.merged({"store_dir": str(workspace / s.store_dir)})
-    return s
+    loaded.settings = s
+    return loaded
+
+
+def load_settings(workspace: Path | None = None, overrides: dict | None = None) -> Settings:
+    """``resolve_settings`` without the report of ignored keys."""
+    return resolve_settings(workspace, overrides).settings
+
+
+def _workspace_files(workspace: Path) -> list[tuple[Path, dict]]:
+    """``[tool.gmprep]`` of pyproject.toml, then gmprep.toml, as snake_case dicts."""
+    out: list[tuple[Path, dict]] = []
+    pyproject = workspace / "pyproject.toml"
+    if pyproject.is_file():
+        section = _read_toml(pyproject).get("tool", {}).get("gmprep")
+        if isinstance(section, dict):
+            out.append((pyproject, _snake(section)))
+    own = workspace / "gmprep.toml"
+    if own.is_file():
+        out.append((own, _snake(_read_toml(own))))
+    return out
+
+
+def _is_trusted(workspace: Path, trusted: list[Path]) -> bool:
+    here = workspace.resolve()
+    return any(here == t.resolve() or t.resolve() in here.parents for t in trusted)
+
+
+def _allowed(data: dict, workspace: Path, source: Path, ignored: list[IgnoredSetting]) -> dict:
+    """The part of a workspace file's settings it may set; the rest is added to ``ignored``."""
+    keep: dict = {}
+    for key, value in data.items():
+        if key not in WORKSPACE_KEYS:
+            names = [f"{key}.{sub}" for sub in value] if isinstance(value, dict) and value else [key]
+            ignored.extend(
+                IgnoredSetting(key=n, source=str(source), reason="only the user may set it") for n in names
+            )
+        elif key == "notes_dir" and value is not None and not _inside(workspace, str(value)):
+            ignored.append(IgnoredSetting(key=key, source=str(source), reason="it points outside the workspace"))
+        else:
+            keep[key] = value
+    return keep
+
+
+def _inside(workspace: Path, path: str) -> bool:
+    target = Path(path).expanduser()
+    target = (target if target.is_absolute() else workspace / target).resolve()
+    root = workspace.resolve()
+    return target == root or root in target.parents
 
 
 def _read_toml(path: Path) -> dict:

@@ -6,6 +6,11 @@ crash (kill -9) of the server. Conversations are keyed by the prep file's worksp
 renaming a file (or a folder) moves its conversations along. Several servers may share one db
 file: every write is a short transaction and waits on the others (``busy_timeout``).
 
+An answer records the question it answers (``reply_to``), so a conversation reads back as question,
+its answer, next question ... even when two windows asked at once and the rows were written
+question, question, answer, answer. Databases from before ``reply_to`` are migrated in place on open.
+A database this process may not write opens read-only (``read_only=True``) or raises ReadOnlyError.
+
 The agents engineer keeps answer traces in their own table of the same file, keyed by message id.
 """
 
@@ -21,6 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from gmprep.common.dbfiles import can_write, connect_read_only
+from gmprep.common.errors import ReadOnlyError
 from gmprep.kg.models import Citation
 
 DB_NAME = "conversations.db"
@@ -45,10 +52,12 @@ CREATE TABLE IF NOT EXISTS messages(
   text TEXT NOT NULL,
   citations TEXT NOT NULL DEFAULT '[]',
   outcome TEXT,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  reply_to TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_conversation ON messages(conversation_id, seq);
 """
+_MIGRATIONS = {"reply_to": "ALTER TABLE messages ADD COLUMN reply_to TEXT"}  # column -> how to add it
 
 
 class ConversationSummary(BaseModel):
@@ -72,6 +81,7 @@ class StoredMessage(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     outcome: str | None = None
     created_at: str
+    reply_to: str | None = None  # an answer: the id of the question it answers
 
 
 def _now() -> str:
@@ -82,10 +92,21 @@ def _now() -> str:
 class ConversationStore:
     """The conversations database. Safe to share between threads; one connection, one lock."""
 
-    def __init__(self, db_path: Path | str, busy_timeout_ms: int = 15000):
+    def __init__(self, db_path: Path | str, busy_timeout_ms: int = 15000, read_only: bool = False):
         self.db_path = Path(db_path)
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = read_only
         self._lock = threading.RLock()
+        if read_only:
+            try:
+                self._db = connect_read_only(self.db_path, "messages")
+            except sqlite3.DatabaseError as exc:
+                raise ReadOnlyError(f"the conversations database {self.db_path} cannot be read ({exc})") from None
+            return
+        if not can_write(self.db_path):
+            raise ReadOnlyError(
+                f"the conversations database {self.db_path} is read-only: make it and its folder writable"
+            )
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(
             self.db_path, check_same_thread=False, timeout=busy_timeout_ms / 1000, isolation_level=None
         )
@@ -94,6 +115,15 @@ class ConversationStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)  # idempotent; runs in its own transaction
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Add the columns an older database lacks (one transaction; other servers wait on it)."""
+        with self._tx() as db:
+            have = {row[1] for row in db.execute("PRAGMA table_info(messages)")}
+            for column, sql in _MIGRATIONS.items():
+                if column not in have:
+                    db.execute(sql)
 
     @classmethod
     def in_store(cls, store_dir: Path | str) -> ConversationStore:
@@ -190,20 +220,29 @@ class ConversationStore:
 
     # ---- messages -------------------------------------------------------------------------
     def messages(self, conv_id: str) -> list[StoredMessage]:
-        """A conversation's messages in order."""
+        """A conversation's messages in reading order: each question followed by its answer(s), even
+        when answers were saved after a later question (two windows asking at once)."""
         rows = self._query(
-            "SELECT id, conversation_id, role, text, citations, outcome, created_at FROM messages"
-            " WHERE conversation_id = ? ORDER BY seq",
+            f"SELECT id, conversation_id, role, text, citations, outcome, created_at{self._reply_col()}"
+            " FROM messages WHERE conversation_id = ? ORDER BY seq",
             (conv_id,),
         )
-        return [
+        saved = [
             StoredMessage(
                 id=mid, conversation_id=cid, role=role, text=text,
                 citations=[Citation.model_validate(c) for c in json.loads(cits)], outcome=outcome,
-                created_at=created,
+                created_at=created, reply_to=reply_to,
             )
-            for mid, cid, role, text, cits, outcome, created in rows
+            for mid, cid, role, text, cits, outcome, created, reply_to in rows
         ]
+        return _threaded(saved)
+
+    def _reply_col(self) -> str:
+        # a read-only database from before reply_to cannot be migrated: read it without the column
+        if not self.read_only:
+            return ", reply_to"
+        have = {row[1] for row in self._query("PRAGMA table_info(messages)")}
+        return ", reply_to" if "reply_to" in have else ", NULL"
 
     def add_message(
         self,
@@ -212,16 +251,18 @@ class ConversationStore:
         text: str,
         citations=(),
         outcome: str | None = None,
+        reply_to: str | None = None,
     ) -> StoredMessage:
         """Append a message; it is committed (durably) before this returns. The first user
-        message titles a conversation that has no title yet. Unknown ``conv_id``: KeyError."""
+        message titles a conversation that has no title yet. An answer names the question it
+        answers in ``reply_to``. Unknown ``conv_id``: KeyError."""
         if role not in ("user", "assistant"):
             raise ValueError(f"role must be 'user' or 'assistant', not {role!r}")
         cits = [c if isinstance(c, Citation) else Citation.model_validate(c) for c in citations]
         now = _now()
         msg = StoredMessage(
             id=uuid.uuid4().hex, conversation_id=conv_id, role=role, text=text, citations=cits,
-            outcome=outcome, created_at=now,
+            outcome=outcome, created_at=now, reply_to=reply_to,
         )
         with self._tx() as db:
             row = db.execute("SELECT title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
@@ -231,9 +272,9 @@ class ConversationStore:
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?", (conv_id,)
             ).fetchone()[0]
             db.execute(
-                "INSERT INTO messages(id, conversation_id, seq, role, text, citations, outcome, created_at)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                (msg.id, conv_id, seq, role, text, json.dumps([c.model_dump() for c in cits]), outcome, now),
+                "INSERT INTO messages(id, conversation_id, seq, role, text, citations, outcome, created_at, reply_to)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
+                (msg.id, conv_id, seq, role, text, json.dumps([c.model_dump() for c in cits]), outcome, now, reply_to),
             )
             title = row[0]
             if role == "user" and title == DEFAULT_TITLE and text.strip():
@@ -271,3 +312,20 @@ def _title_from(text: str) -> str:
     if len(flat) <= _TITLE_CHARS:
         return flat
     return flat[:_TITLE_CHARS].rsplit(" ", 1)[0] + " ..."
+
+
+def _threaded(saved: list[StoredMessage]) -> list[StoredMessage]:
+    """Messages in save order -> reading order: an answer right after the question it replies to
+    (answers without ``reply_to``, from older databases, stay where they were saved)."""
+    questions = {m.id for m in saved if m.role == "user"}
+    replies: dict[str, list[StoredMessage]] = {}
+    for m in saved:
+        if m.role == "assistant" and m.reply_to in questions:
+            replies.setdefault(m.reply_to, []).append(m)
+    out: list[StoredMessage] = []
+    for m in saved:
+        if m.role == "assistant" and m.reply_to in questions:
+            continue  # placed after its question
+        out.append(m)
+        out.extend(replies.get(m.id, ()))
+    return out

@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "gmprep.commands.eval",
     "gmprep.commands.lsp",
     "gmprep.commands.ask",
+    "gmprep.commands.creators",
 ]
 
 

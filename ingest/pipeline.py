@@ -15,10 +15,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from gmprep.common.errors import StoreError
+from gmprep.common.errors import ReadOnlyError, StoreError
 from gmprep.common.settings import Settings
 from gmprep.common.text import contextual_text
 from gmprep.ingest.corpus import CORPUS_ORIGIN, corpus_digest, corpus_dir, load_corpus
+from gmprep.ingest.health import store_health
 from gmprep.ingest.notes import find_notes, note_origin, read_note
 from gmprep.kg.embedder import EMBEDDER_DIM, EMBEDDER_NAME, shared_embedder
 from gmprep.kg.models import Edge
@@ -44,10 +45,13 @@ class BuildReport(BaseModel):
 
 
 def open_store_for_build(store_dir: Path, report: BuildReport) -> Store:
-    """Open the store; a corrupt database file is moved aside (kept for inspection) and recreated."""
+    """Open the store; a corrupt database file is moved aside (kept for inspection) and recreated.
+    A store the user may not write is not corrupt: ReadOnlyError reaches the caller untouched."""
     try:
         store = Store.open(store_dir)
         health = store.health()
+    except ReadOnlyError:
+        raise
     except StoreError as exc:
         store, health = None, None
         report.messages.append(str(exc))
@@ -79,16 +83,19 @@ def build_index(
     store_dir = Path(settings.store_dir)
     report = BuildReport(store_dir=str(store_dir))
     progress_fn = _tqdm_progress() if progress is True else (progress or None)
-    store = open_store_for_build(store_dir, report)
-    try:
+    with open_store_for_build(store_dir, report) as store:
         folder = corpus_folder or corpus_dir()
         digest = corpus_digest(folder)
-        health = store.health(embedder=EMBEDDER_NAME, dim=EMBEDDER_DIM, corpus_digest=digest)
+        health = store_health(store, folder)
         report.messages.extend(p for p in health.problems if "corpus changed" not in p)
+        reingest = store.source_digests(CORPUS_ORIGIN).get(CORPUS_ORIGIN) != digest
+        if health.needs_reembed or reingest:
+            # until "complete" is written again, the store is known half-built (a killed build shows)
+            store.set_meta(build_state="building")
         if health.needs_reembed:
             store.mark_all_unembedded()
             report.messages.append("re-embedding every node")
-        if store.source_digests(CORPUS_ORIGIN).get(CORPUS_ORIGIN) != digest:
+        if reingest:
             corpus = load_corpus(folder)
             report.messages.extend(corpus.errors)
             if progress_fn:
@@ -109,8 +116,6 @@ def build_index(
         else:
             store.set_meta(build_state="graph-only")
         report.entries = store.entry_count()
-    finally:
-        store.close()
     report.seconds = round(time.perf_counter() - t0, 2)
     for msg in report.messages:
         log.warning(msg)
@@ -150,8 +155,7 @@ def _store_note(store: Store, load) -> None:
 def index_note(settings: Settings, path: Path, notes_root: Path, embed: bool = True) -> BuildReport:
     """Re-index one saved note (incremental: only that file's nodes change). A missing file is removed."""
     report = BuildReport(store_dir=str(settings.store_dir))
-    store = Store.open(settings.store_dir)
-    try:
+    with Store.open(settings.store_dir) as store:
         if not path.exists():
             relpath = path.relative_to(notes_root).as_posix()
             store.remove_vectors(store.remove_origin(note_origin(relpath)))
@@ -166,8 +170,6 @@ def index_note(settings: Settings, path: Path, notes_root: Path, embed: bool = T
         if embed:
             report.nodes_embedded = embed_pending(store, settings, None)
         report.entries = store.entry_count()
-    finally:
-        store.close()
     return report
 
 

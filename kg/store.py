@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from gmprep.common.errors import StoreError
+from gmprep.common.dbfiles import can_write, connect_read_only
+from gmprep.common.errors import ReadOnlyError, StoreError
 from gmprep.common.text import content_words, words
 from gmprep.kg.models import Edge, Node
 
@@ -109,21 +110,42 @@ def _node_from_row(row: sqlite3.Row | tuple) -> Node:
 class Store:
     """Graph + BM25 + vectors in one folder. Thread-safe for reads; writes are serialised."""
 
-    def __init__(self, root: Path, db: sqlite3.Connection):
+    def __init__(self, root: Path, db: sqlite3.Connection, read_only: bool = False):
         self.root = root
         self.db = db
+        self.read_only = read_only  # opened without write access (permissions or a read-only mount)
         self._lock = threading.RLock()
         self._vectors = None  # usearch Index (memory-mapped view), loaded lazily
         self._vectors_mtime: float | None = None
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     # ----- opening -------------------------------------------------------------------------------
     @classmethod
     def open(cls, root: Path | str, create: bool = True) -> Store:
-        """Open (or create) the store in ``root``. A file that is not a SQLite database raises StoreError."""
+        """Open (or create) the store in ``root``. A file that is not a SQLite database raises StoreError.
+
+        ``create=False`` is a reader: a store the user may not write (permissions, read-only mount)
+        opens read-only. A writer (``create=True``) on such a store gets ReadOnlyError, not "corrupt".
+        """
         root = Path(root)
         db_path = root / DB_NAME
         if not db_path.exists() and not create:
             raise StoreError(f"no index in {root}: run `gmprep index build` first")
+        if not can_write(db_path):
+            if create:
+                raise ReadOnlyError(
+                    f"the index folder {root} is read-only: make it writable, or build an index in a folder "
+                    "you can write with `gmprep --store DIR index build`"
+                )
+            try:
+                return cls(root, connect_read_only(db_path, "meta"), read_only=True)
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"the index database {db_path} cannot be read ({exc}); rebuild it with `gmprep index build`") from exc
         root.mkdir(parents=True, exist_ok=True)
         try:
             db = sqlite3.connect(db_path, check_same_thread=False, timeout=30)
@@ -348,6 +370,26 @@ class Store:
         missing = self.db.execute("SELECT count(*) FROM nodes WHERE embedded=0").fetchone()[0]
         total = self.db.execute("SELECT count(*) FROM nodes").fetchone()[0]
         return total > 0 and missing == 0 and self.vectors_path.exists()
+
+    def embedded_count(self) -> tuple[int, int]:
+        """``(nodes with a vector, all nodes)``."""
+        embedded, total = self.db.execute("SELECT COALESCE(SUM(embedded), 0), count(*) FROM nodes").fetchone()
+        return int(embedded), int(total)
+
+    def any_embedded(self) -> bool:
+        """Whether any node has a vector (cheap: stops at the first)."""
+        return self.db.execute("SELECT 1 FROM nodes WHERE embedded=1 LIMIT 1").fetchone() is not None
+
+    def vector_problem(self) -> str | None:
+        """Why dense search cannot be trusted on this store, in words; None when it can (or when the
+        store was deliberately built without vectors, ``index build --no-embed``). Cheap enough to
+        ask on every search."""
+        if self.meta.get("build_state") == "building":
+            embedded, total = self.embedded_count()
+            return f"the last index build did not finish ({embedded} of {total} nodes have a vector)"
+        if not self.vectors_path.exists() and self.any_embedded():
+            return f"the vector file {self.vectors_path.name} is missing"
+        return None
 
     def neighbors(self, node_id: str, kinds: Iterable[str] | None = None) -> list[tuple[str, str]]:
         """``(other_id, edge_kind)`` for edges leaving or entering ``node_id`` (incoming ``ref`` is

@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep import __version__
-from gmprep.common.settings import Settings, load_settings
+from gmprep.common.settings import LoadedSettings, Settings, resolve_settings
 from gmprep.server import actions, requests
 from gmprep.server.ask import Worker
 from gmprep.server.completion import complete
@@ -48,26 +48,41 @@ class GmprepServer(LanguageServer):
         self.base_settings = settings
         self.auto_build = build_index
         self.state = ServerState(settings or Settings())
-        self.entries = EntryFiles(self.state)
+        self.entries = EntryFiles(self.state, on_error=self._report_error)
         self.indexer = IndexRunner(self, self.state)
         self.worker = Worker()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
         self._last_state = None
         self._warm = False
+        self._told_ignored: set[str] = set()  # workspace keys the user was told were ignored
         self.state.on_status = self._status_changed
 
     # ---- lifecycle --------------------------------------------------------------------------
     def configure(self, root: Path | None, options: dict | None) -> None:
-        """Settings from the workspace TOML files, then the client's options."""
+        """Settings from the user config, the workspace TOML files (under the trust policy of
+        ``gmprep.common.settings``), then the client's options; ignored workspace keys are told
+        to the user once."""
         self.state.workspace_root = root
-        base = load_settings(root, None)
+        loaded = resolve_settings(root, None)
+        self._tell_ignored(loaded)
+        base = loaded.settings
         if self.base_settings is not None:
             base = base.merged(self.base_settings.model_dump(exclude_defaults=True, mode="json"))
         settings = base.merged(options or None)
         if root is not None and not Path(settings.store_dir).is_absolute():
             settings = settings.merged({"store_dir": str(root / settings.store_dir)})
         self.state.settings = settings
+
+    def _tell_ignored(self, loaded: LoadedSettings) -> None:
+        fresh = {i.key for i in loaded.ignored} - self._told_ignored
+        message = loaded.ignored_message()
+        if not fresh or message is None:
+            return
+        self._told_ignored |= fresh
+        log.warning("%s", message)
+        params = lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message)
+        self.call_soon(lambda: self.window_show_message(params))
 
     def start_index(self, force: bool = False) -> bool:
         """Check (and if needed and allowed, build) the index in the background."""
@@ -82,11 +97,13 @@ class GmprepServer(LanguageServer):
             self._warm = True
             self.call_soon(self.warm_up)
         if status.state == "ready" and status.state != self._last_state:
-            try:
-                self.entries.start_background()
-            except OSError:
-                log.exception("could not start the entry-file writer")
+            self.entries.start_background()
         self._last_state = status.state
+
+    def _report_error(self, message: str) -> None:
+        """A background failure the user should see in the editor's gmprep log (from any thread)."""
+        params = lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"gmprep: {message}")
+        self.call_soon(lambda: self.window_log_message(params))
 
     def warm_up(self) -> None:
         """Serialize one of each result type once: cattrs builds its (un)structure functions on first
@@ -128,6 +145,11 @@ class GmprepServer(LanguageServer):
         if names is None:
             book = self.state.wait_book()
             names = book.names if book else None
+        if uri not in self.workspace.text_documents:
+            # pygls would read the file lazily and fail with a traceback; say what is wrong instead
+            fs = to_fs_path(uri) if uri.startswith("file:") else None
+            if fs is None or not Path(fs).is_file():
+                raise requests.failed(f"{uri} is not open in the editor (open it first)")
         doc = self.workspace.get_text_document(uri)
         return self.state.docs.get(uri, doc.version, doc.source, names)
 
@@ -301,6 +323,14 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     return server
 
 
+def _failure(fn, exc: Exception) -> JsonRpcException:
+    """The one-line error a client gets when a custom request fails unexpectedly (traceback logged)."""
+    log.exception("%s failed", fn.__name__)
+    if isinstance(exc, UnicodeError):  # JSON can carry lone surrogates; SQLite and UTF-8 cannot
+        return requests.failed(f"{fn.__name__} failed: the text contains invalid Unicode (a lone surrogate)")
+    return requests.failed(f"{fn.__name__} failed: {exc}")
+
+
 def _sync_request(fn):
     def handler(ls: GmprepServer, params: Any):
         try:
@@ -308,8 +338,7 @@ def _sync_request(fn):
         except JsonRpcException:
             raise
         except Exception as exc:
-            log.exception("%s failed", fn.__name__)
-            raise requests.failed(f"{fn.__name__} failed: {exc}") from None
+            raise _failure(fn, exc) from None
 
     handler.__name__ = fn.__name__
     return handler
@@ -322,8 +351,7 @@ def _async_request(fn):
         except (JsonRpcException, asyncio.CancelledError):
             raise
         except Exception as exc:
-            log.exception("%s failed", fn.__name__)
-            raise requests.failed(f"{fn.__name__} failed: {exc}") from None
+            raise _failure(fn, exc) from None
 
     handler.__name__ = fn.__name__
     return handler

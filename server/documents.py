@@ -27,10 +27,11 @@ _CUT = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|\||#|>))")
 
 
 def utf16_len(text: str) -> int:
-    """Length of ``text`` in UTF-16 code units."""
+    """Length of ``text`` in UTF-16 code units (a lone surrogate, which JSON lets a client send,
+    counts as the one unit it is)."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf16_to_index(line: str, units: int) -> int:

@@ -6,6 +6,11 @@ All corpus entries are written once per store build by a low-priority child proc
 thread would hold the GIL and put hovers in a queue behind it. A stamp file records which build
 the files come from; after a rebuild they are rewritten. Go to Definition writes a missing file
 on the spot.
+
+The child is started by one long-lived thread of the server (``gmprep-entries``), never by the
+short-lived thread that happened to notice the store is ready: on Linux the child's parent-death
+signal fires when the *thread* that forked it exits, which killed every writer with SIGTERM right
+after an index build. Any exit other than success, or a stop the server asked for, is an error.
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ import argparse
 import hashlib
 import logging
 import os
+import queue
 import re
 import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -59,8 +66,7 @@ def render_all(store_dir: Path, stop: threading.Event | None = None) -> int:
     from gmprep.kg.store import Store
 
     folder = Path(store_dir) / ENTRIES_DIR
-    store = Store.open(store_dir, create=False)
-    try:
+    with Store.open(store_dir, create=False) as store:
         folder.mkdir(parents=True, exist_ok=True)
         stamp = build_stamp(store)
         stamp_file = folder / _STAMP
@@ -82,17 +88,20 @@ def render_all(store_dir: Path, stop: threading.Event | None = None) -> int:
             except Exception:
                 log.exception("rendering %s failed", node.node_id)
         return done
-    finally:
-        store.close()
 
 
 class EntryFiles:
     """The server's view of the entry files: look up, write one now, or start the background writer."""
 
-    def __init__(self, state):
+    def __init__(self, state, on_error: Callable[[str], None] | None = None):
         self.state = state
+        self.on_error = on_error  # told (in words) when the writer fails
+        self.last_error: str | None = None
         self._write_lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stopping = False
+        self._requests: queue.Queue[Path] = queue.Queue()
+        self._owner: threading.Thread | None = None
 
     @property
     def folder(self) -> Path:
@@ -125,30 +134,59 @@ class EntryFiles:
         return render_entry(store, node_id)
 
     def start_background(self) -> bool:
-        """Start the child process that writes every entry file (once per ready store)."""
+        """Have the writer thread start the child process that writes every entry file (once per
+        ready store); False when one is already running. Callable from any thread."""
         if self._proc is not None and self._proc.poll() is None:
             return False
-        cmd = [sys.executable, "-m", "gmprep.server.entries", "--store", str(self.state.store_dir)]
-        kwargs = {"preexec_fn": _child_setup} if hasattr(os, "nice") else {}
-        self._proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs
-        )
-        threading.Thread(target=self._watch, args=(self._proc,), daemon=True, name="gmprep-render-watch").start()
+        if self._owner is None or not self._owner.is_alive():
+            self._owner = threading.Thread(target=self._serve, daemon=True, name="gmprep-entries")
+            self._owner.start()
+        self._requests.put(self.state.store_dir)
         return True
 
-    def _watch(self, proc: subprocess.Popen) -> None:
-        _, err = proc.communicate()
-        if proc.returncode not in (0, -15):
-            log.warning("writing entry files failed (%s): %s", proc.returncode, err.decode(errors="replace")[-2000:])
+    def _serve(self) -> None:
+        """The writer thread: lives as long as the server, so the child's parent-death signal
+        means "the server died", not "a helper thread finished"."""
+        while True:
+            store_dir = self._requests.get()
+            if self._proc is not None and self._proc.poll() is None:
+                continue  # a writer for this store is already running
+            cmd = [sys.executable, "-m", "gmprep.server.entries", "--store", str(store_dir)]
+            self._stopping = False
+            try:
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    preexec_fn=_child_setup if hasattr(os, "nice") else None,
+                )
+            except OSError as exc:
+                self._failed(f"could not start the entry-file writer: {exc}")
+                continue
+            self._proc = proc
+            _, err = proc.communicate()
+            if proc.returncode != 0 and not self._stopping:
+                how = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
+                tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+                self._failed(f"writing the full-entry files failed ({how}) {tail[0]}".strip())
+
+    def _failed(self, message: str) -> None:
+        self.last_error = message
+        log.error("%s", message)
+        if self.on_error is not None:
+            try:
+                self.on_error(message)
+            except Exception:
+                log.exception("could not report the entry-writer failure")
 
     def stop(self) -> None:
         """Stop the background writer (shutdown, rebuild)."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            self._stopping = True
+            proc.terminate()
             try:
-                self._proc.wait(timeout=5)
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                self._proc.kill()
+                proc.kill()
 
 
 def _child_setup() -> None:

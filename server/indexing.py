@@ -18,29 +18,16 @@ _STAGE_WORDS = {"corpus": "ingesting the rules", "notes": "ingesting notes", "em
 
 
 def check_store(state: ServerState) -> bool:
-    """Look at the store on disk: True (and state ``ready``) when it can be used as it is."""
-    from gmprep.ingest.corpus import corpus_digest, corpus_dir
-    from gmprep.kg.embedder import EMBEDDER_DIM, EMBEDDER_NAME
-    from gmprep.kg.store import DB_NAME, Store
+    """Look at the store on disk (``gmprep.ingest.health``): True (and state ``ready``) when it can be
+    used as it is."""
+    from gmprep.ingest.health import check_store as inspect
 
-    if not (state.store_dir / DB_NAME).exists():
-        state.set_status(state="empty", message=f"no index in {state.store_dir}")
+    check = inspect(state.store_dir)
+    if not check.complete:
+        why = "; ".join(check.problems) or "the index is incomplete"
+        state.set_status(state="empty", message=why, entries=check.entries, embeddings=check.embedded)
         return False
-    try:
-        store = Store.open(state.store_dir, create=False)
-        try:
-            health = store.health(EMBEDDER_NAME, EMBEDDER_DIM, corpus_digest(corpus_dir()))
-            entries, embedded = store.entry_count(), store.has_embeddings()
-            complete = store.meta.get("build_state") == "complete"
-        finally:
-            store.close()
-    except Exception as exc:  # a corrupt file is rebuilt by the pipeline
-        state.set_status(state="empty", message=f"the index cannot be opened ({exc})")
-        return False
-    if health.problems or not embedded or not complete or not entries:
-        why = "; ".join(health.problems) or "the index is incomplete"
-        state.set_status(state="empty", message=why, entries=entries, embeddings=embedded)
-        return False
+    entries = check.entries
     state.set_status(state="ready", message=f"{entries} entries", entries=entries, embeddings=True, percentage=None)
     return True
 

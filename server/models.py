@@ -94,12 +94,13 @@ class MessageOut(Wire):
     outcome: str | None = None
     created_at: str
     trace_id: str | None = None
+    reply_to: str | None = None  # an answer: the id of the question it answers
 
     @classmethod
     def of(cls, m: StoredMessage, has_trace: bool = False) -> MessageOut:
         return cls(
             id=m.id, role=m.role, text=m.text, citations=[CitationOut.of(c) for c in m.citations],
-            outcome=m.outcome, created_at=m.created_at, trace_id=m.id if has_trace else None,
+            outcome=m.outcome, created_at=m.created_at, trace_id=m.id if has_trace else None, reply_to=m.reply_to,
         )
 
 

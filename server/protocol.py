@@ -5,6 +5,8 @@
    answer, leaving the client waiting forever.
 2. Params of ``gmprep/*`` requests stay plain JSON dicts (validated by our pydantic models)
    instead of becoming namedtuples.
+3. No error response carries a Python traceback (pygls puts one in ``error.data`` for any
+   unexpected exception): the client gets one line, the traceback goes to the server log.
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ class GmprepProtocol(LanguageServerProtocol):
                 log.warning("dropped a malformed message: %s", exc)
             # handled: give the dispatcher a notification nobody listens to
             return JsonRPCNotification(method=_IGNORED, params=None, jsonrpc="2.0")
+
+    def _send_response(self, msg_id, result: Any | None = None, error: lsp.ResponseError | None = None):
+        if error is not None and (error.data is not None or "\n" in error.message):
+            log.warning("request %s failed: %s %s", msg_id, error.message, error.data or "")
+            first = error.message.strip().splitlines()[0] if error.message.strip() else "internal error"
+            error = lsp.ResponseError(code=error.code, message=first)
+        return super()._send_response(msg_id, result, error)
 
     def handle_message(self, message):
         if getattr(message, "method", None) == _IGNORED:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from gmprep.common.errors import GmprepError
+from gmprep.core import exchange
 from gmprep.kg.models import Citation, SearchFilters
 from gmprep.server.ask import AnswerRun
 from gmprep.server.markdown import meta_line, readable, where
@@ -169,10 +170,6 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
     p = parse(AskParams, params)
     state = ls.state
     request_id = ls.protocol.msg_id
-    try:
-        from gmprep.core.answer import ChatTurn
-    except ModuleNotFoundError as exc:
-        raise failed(f"the answer engine is not installed ({exc.name})") from None
     cancelled_early = False
     try:
         searcher = await asyncio.to_thread(state.searcher)
@@ -185,17 +182,15 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
             task.uncancel()
         searcher, cancelled_early = None, True
     convs = state.conversations()
-    conv = convs.get(p.conversation_id) if p.conversation_id else None
-    if p.conversation_id and conv is None:
-        raise failed(f"no conversation {p.conversation_id!r}")
-    if conv is None:
-        conv = convs.create(state.relpath(p.uri))
-    history = [ChatTurn(role=m.role, content=m.text) for m in convs.messages(conv.id)]
-    user_msg = convs.add_message(conv.id, "user", p.question)
+    try:
+        ex = exchange.begin(convs, p.question, state.relpath(p.uri), p.conversation_id)
+    except GmprepError as exc:
+        raise failed(str(exc)) from None
+    conv_id = ex.conversation.id
     loop = asyncio.get_running_loop()
 
     def on_delta(text: str) -> None:
-        payload = {"conversationId": conv.id, "requestId": request_id, "delta": text}
+        payload = {"conversationId": conv_id, "requestId": request_id, "delta": text}
         loop.call_soon_threadsafe(ls.protocol.notify, "gmprep/answerDelta", payload)
 
     run = AnswerRun(ls.worker)
@@ -204,23 +199,17 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         run.cancelled = True
     else:
         try:
-            answer = await run.run(p.question, history, searcher, state.settings, on_delta)
+            answer = await run.run(p.question, ex.history, searcher, state.settings, on_delta)
         except Exception as exc:  # the engine failed: keep what streamed, say so
             log.exception("answer_question failed")
             error = exc
     if answer is not None:
-        text, citations = answer.text, list(answer.citations)
+        text, citations, steps = answer.text, list(answer.citations), list(answer.steps)
         outcome = "cancelled" if run.cancelled else answer.outcome
     else:
-        text, citations = "".join(run.deltas), []
+        text, citations, steps = "".join(run.deltas), [], []
         outcome = "cancelled" if run.cancelled else "model_error"
         if error is not None and not text:
             text = f"The answer engine failed: {error}"
-    saved = convs.add_message(conv.id, "assistant", text, citations, outcome)
-    traces = state.traces()
-    if answer is not None and answer.steps and traces is not None:
-        try:
-            traces.save(saved.id, answer.steps)
-        except Exception:
-            log.exception("could not save the trace of %s", saved.id)
-    return {"conversationId": conv.id, "userMessage": _message_out(ls, user_msg), "answer": _message_out(ls, saved)}
+    saved = exchange.finish(convs, state.traces(), ex, text, citations, outcome, steps)
+    return {"conversationId": conv_id, "userMessage": _message_out(ls, ex.question), "answer": _message_out(ls, saved)}

@@ -28,6 +28,7 @@ from gmprep.server.documents import DocumentCache
 log = logging.getLogger(__name__)
 
 IndexState = Literal["empty", "building", "ready", "error"]
+_NON_FILE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:(?![\\/])")  # untitled:..., vscode-notebook-cell:...
 
 
 class IndexStatus(BaseModel):
@@ -242,7 +243,10 @@ class ServerState:
         return path.as_posix()
 
     def uri_of(self, relpath: str) -> str:
-        """The document URI of a workspace-relative path."""
+        """The document URI of a workspace-relative path (a document that has no file, such as
+        ``untitled:Untitled-1``, is keyed by its URI and stays that URI)."""
+        if _NON_FILE_URI.match(relpath):
+            return relpath
         path = Path(relpath)
         if not path.is_absolute() and self.workspace_root is not None:
             path = self.workspace_root / path

@@ -20,7 +20,7 @@ from gmprep.ingest.corpus import corpus_digest, corpus_dir, load_corpus
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 EVAL_DIR = SHARED / "eval"
-_BUILD_SOURCES = ["ingest/corpus.py", "ingest/notes.py", "ingest/pipeline.py", "kg/store.py", "common/text.py", "kg/embedder.py"]
+_BUILD_SOURCES = ["ingest/corpus.py", "ingest/notes.py", "ingest/pipeline.py", "ingest/health.py", "kg/store.py", "common/text.py", "kg/embedder.py"]
 
 
 def _build_key() -> str:

@@ -8,10 +8,13 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gmprep.commands import settings_from_args
-from gmprep.common.errors import GmprepError
+from gmprep.commands import open_searcher, settings_from_args
 from gmprep.common.settings import Settings
+
+if TYPE_CHECKING:
+    from gmprep.core.conversations import ConversationStore
 
 BACKENDS = ("extractive", "llamacpp", "transformers", "openai")
 
@@ -36,17 +39,6 @@ def settings_with_backend(args: argparse.Namespace) -> Settings:
         "n_threads": getattr(args, "threads", None),
     }
     return settings.merged({"llm": llm})
-
-
-def open_searcher(settings: Settings):
-    """The store and searcher for ``settings`` (clear error when the index was never built)."""
-    from gmprep.kg.search import Searcher
-    from gmprep.kg.store import Store
-
-    if not (Path(settings.store_dir) / "graph.db").exists():
-        raise GmprepError(f"no index at {settings.store_dir}; run `gmprep index build` first")
-    store = Store.open(settings.store_dir, create=False)
-    return store, Searcher(store, settings=settings.search)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -101,22 +93,43 @@ def prep_file_key(file: str) -> str:
         return str(resolved)
 
 
-def run_ask(args: argparse.Namespace) -> int:
-    """``gmprep ask``: stream the answer, list its sources, save the exchange and its trace."""
-    from gmprep.core.answer import ChatTurn, answer_question
+def _conversations(settings: Settings, save: bool) -> ConversationStore | None:
+    """The conversations database: writable to save; read-only (or None when there is none) with
+    ``--no-save``, so a read-only database still serves history."""
+    from gmprep.common.errors import ReadOnlyError
     from gmprep.core.conversations import ConversationStore
+
+    db: Path = Path(settings.store_dir) / "conversations.db"
+    if not save:
+        return ConversationStore(db, read_only=True) if db.exists() else None
+    try:
+        return ConversationStore(db)
+    except ReadOnlyError as exc:
+        raise ReadOnlyError(f"{exc}, or ask with --no-save") from None
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    """``gmprep ask``: save the question, stream the answer, list its sources, save the answer and its
+    trace (``gmprep.core.exchange``, as the server does)."""
+    from gmprep.core import exchange
+    from gmprep.core.answer import answer_question
     from gmprep.core.traces import TraceStore
 
     settings = settings_with_backend(args)
     store, searcher = open_searcher(settings)
-    convs = ConversationStore.in_store(settings.store_dir)
+    save = not args.no_save
+    convs = _conversations(settings, save)
     path = prep_file_key(args.file) if args.file else "(cli)"
-    conv = None
-    if args.conversation:
-        conv = convs.get(args.conversation)
-        if conv is None:
-            raise GmprepError(f"no conversation {args.conversation!r}")
-    history = [ChatTurn(role=m.role, content=m.text) for m in convs.messages(conv.id)] if conv else []
+    ex = None
+    if save:
+        ex = exchange.begin(convs, args.question, path, args.conversation)  # saved before answering
+        history = ex.history
+    elif args.conversation:
+        if convs is None:
+            raise exchange.UnknownConversation(f"no conversation {args.conversation!r}")
+        history = exchange.history(convs, exchange.find(convs, args.conversation).id)
+    else:
+        history = []
 
     async def go():
         cancel = asyncio.Event()
@@ -133,20 +146,21 @@ def run_ask(args: argparse.Namespace) -> int:
         return await answer_question(args.question, history=history, searcher=searcher, settings=settings,
                                      on_delta=on_delta, cancel=cancel)
 
-    answer = asyncio.run(go())
+    with store:
+        answer = asyncio.run(go())
     print()
     if answer.citations:
         print("\nSources:")
         for i, c in enumerate(answer.citations, 1):
             print(f"  [{i}] {c.name} ({c.type}; {c.where()}) [{c.source_id}]")
     saved_note = ""
-    if not args.no_save:
-        if conv is None:
-            conv = convs.create(path)
-        convs.add_message(conv.id, "user", args.question)
-        msg = convs.add_message(conv.id, "assistant", answer.text, answer.citations, answer.outcome)
-        TraceStore(convs.db_path).save(msg.id, answer.steps)
-        saved_note = f" · conversation {conv.id} · message {msg.id}"
+    if ex is not None and convs is not None:
+        traces = TraceStore(convs.db_path)
+        msg = exchange.finish(convs, traces, ex, answer.text, answer.citations, answer.outcome, answer.steps)
+        traces.close()
+        saved_note = f" · conversation {ex.conversation.id} · message {msg.id}"
+    if convs is not None:
+        convs.close()
     print(
         f"\n[{answer.outcome} · {answer.backend} · {answer.tokens_in}+{answer.tokens_out} tokens · "
         f"{answer.ms / 1000:.1f} s{saved_note}]",
@@ -160,5 +174,4 @@ def run_ask(args: argparse.Namespace) -> int:
                   f"  {', '.join(s.retrieved[:5])}", file=sys.stderr)
             if s.output is not None and s.name not in ("summarize", "collate"):
                 print(f"      -> {json.dumps(s.output, ensure_ascii=False)[:300]}", file=sys.stderr)
-    store.close()
     return 0 if answer.outcome != "model_error" else 1

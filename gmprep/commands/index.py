@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from gmprep.commands import settings_from_args
-from gmprep.common.errors import GmprepError
+from gmprep.common.errors import GmprepError, StoreError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,23 +45,20 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    """Print what the store holds and its health."""
-    from gmprep.ingest.corpus import corpus_digest, corpus_dir
-    from gmprep.kg.embedder import EMBEDDER_DIM, EMBEDDER_NAME
-    from gmprep.kg.store import Store
+    """Print what the store holds and its health; exit 1 when it has any problem."""
+    from gmprep.ingest.health import check_store
 
-    settings = settings_from_args(args)
-    store = Store.open(settings.store_dir, create=False)
-    try:
-        health = store.health(EMBEDDER_NAME, EMBEDDER_DIM, corpus_digest(corpus_dir()))
-        info = {
-            "store_dir": str(settings.store_dir),
-            "entries": store.entry_count(),
-            "embedded": store.has_embeddings(),
-            "meta": store.meta,
-            "problems": health.problems,
-        }
-    finally:
-        store.close()
-    print(json.dumps(info, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in info.items()))
-    return 0 if not health.problems else 1
+    check = check_store(settings_from_args(args).store_dir)
+    if not check.exists:
+        raise StoreError(check.problems[0])
+    info = check.model_dump()
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        for key in ("store_dir", "entries", "nodes", "nodes_embedded", "build_state", "read_only"):
+            print(f"{key}: {info[key]}")
+        for problem in check.problems:
+            print(f"problem: {problem}")
+        if not check.problems:
+            print("healthy")
+    return 0 if check.usable else 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from gmprep.commands import settings_from_args
+from gmprep.commands import open_searcher, settings_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,12 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _open_searcher(args: argparse.Namespace):
-    from gmprep.kg.search import Searcher
-    from gmprep.kg.store import Store
-
-    settings = settings_from_args(args)
-    store = Store.open(settings.store_dir, create=False)
-    return store, Searcher(store, settings=settings.search)
+    return open_searcher(settings_from_args(args))
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -41,13 +36,11 @@ def run_search(args: argparse.Namespace) -> int:
     from gmprep.kg.models import SearchFilters
 
     store, searcher = _open_searcher(args)
-    try:
+    with store:
         filters = SearchFilters(
             books=args.book, types=args.types, traits=args.trait, level_min=args.level_min, level_max=args.level_max
         )
         hits = searcher.search(args.query, k=args.k, filters=filters, rerank=False if args.no_rerank else None)
-    finally:
-        store.close()
     if args.json:
         print(json.dumps([h.model_dump() for h in hits], indent=2))
         return 0
@@ -68,7 +61,7 @@ def run_show(args: argparse.Namespace) -> int:
     from gmprep.kg.render import render_entry
 
     store, searcher = _open_searcher(args)
-    try:
+    with store:
         node_id = args.id
         if store.get(node_id) is None:
             hit = searcher.lookup(node_id)
@@ -76,6 +69,4 @@ def run_show(args: argparse.Namespace) -> int:
                 raise GmprepError(f"no entry {args.id!r} in the index")
             node_id = hit.node_id
         print(render_entry(store, node_id), end="")
-    finally:
-        store.close()
     return 0

@@ -1,32 +1,14 @@
 """Index pipeline on a small corpus: incremental notes, and every kind of damage repaired with a message."""
 
-import gzip
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from gmprep.common.settings import Settings
-from gmprep.ingest.corpus import corpus_dir
 from gmprep.ingest.pipeline import build_index, index_note
 from gmprep.kg.embedder import shared_embedder
 from gmprep.kg.store import Store
-
-WANT = {"pf2e:condition:prone", "pf2e:condition:off-guard", "pf2e:action:trip", "pf2e:trait:attack"}
-
-
-@pytest.fixture()
-def mini_corpus(tmp_path: Path) -> Path:
-    """Four real entries plus one malformed line."""
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    lines = []
-    for name in ("conditions", "actions", "traits"):
-        with gzip.open(corpus_dir() / f"{name}.jsonl.gz", "rt") as fh:
-            lines += [line for line in fh if json.loads(line)["id"] in WANT]
-    (folder / "mini.jsonl").write_text("".join(lines) + "{broken\n")
-    return folder
 
 
 def _build(store: Path, corpus: Path, notes: Path | None = None):

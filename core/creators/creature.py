@@ -1,0 +1,183 @@
+"""Build a creature or NPC from GM Core's Building Creatures tables, by level and role.
+
+Every number is a cell of a table at the requested level; the role picks the column (the roles
+follow GM Core's creature roadmaps in Building Creatures: a brute hits hard with high HP and low defences, a
+sniper has high Perception and ranged damage, a spellcaster high spell DC and low AC, ...). Range
+cells (HP, low skills) give their middle value. Abilities are suggested from real Monster Core
+creatures of the same level (±1) that match the concept words and role, and are cited.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gmprep.core.creators import tables
+from gmprep.core.creators.models import (
+    CreatureRequest,
+    Statblock,
+    StatValue,
+    Strike,
+    SuggestedAbility,
+)
+
+# role -> field -> column (the field's table is in _FIELD_TABLE)
+ROLES: dict[str, dict[str, str]] = {
+    "brute": {"perception": "low", "str": "extreme", "dex": "low", "con": "high", "int": "low", "wis": "low", "cha": "low",
+              "ac": "low", "fort": "high", "ref": "low", "will": "low", "hp": "high", "attack": "moderate",
+              "damage": "extreme", "skill:Athletics": "high", "skill:Intimidation": "moderate"},
+    "skirmisher": {"perception": "moderate", "str": "moderate", "dex": "high", "con": "moderate", "int": "low", "wis": "moderate",
+                   "cha": "low", "ac": "high", "fort": "low", "ref": "high", "will": "moderate", "hp": "moderate",
+                   "attack": "high", "damage": "moderate", "skill:Acrobatics": "high", "skill:Stealth": "moderate"},
+    "sniper": {"perception": "high", "str": "low", "dex": "high", "con": "moderate", "int": "low", "wis": "moderate", "cha": "low",
+               "ac": "moderate", "fort": "low", "ref": "high", "will": "moderate", "hp": "low", "attack": "high",
+               "damage": "high", "skill:Stealth": "high", "skill:Survival": "moderate"},
+    "soldier": {"perception": "moderate", "str": "high", "dex": "moderate", "con": "high", "int": "low", "wis": "moderate",
+                "cha": "low", "ac": "high", "fort": "high", "ref": "moderate", "will": "low", "hp": "high",
+                "attack": "high", "damage": "high", "skill:Athletics": "high", "skill:Intimidation": "moderate"},
+    "spellcaster": {"perception": "moderate", "str": "low", "dex": "moderate", "con": "low", "int": "high", "wis": "moderate",
+                    "cha": "moderate", "ac": "low", "fort": "low", "ref": "moderate", "will": "high", "hp": "low",
+                    "attack": "low", "damage": "low", "spell_dc": "high", "spell_attack": "high",
+                    "skill:Arcana": "high", "skill:Occultism": "moderate"},
+    "skill paragon": {"perception": "high", "str": "low", "dex": "high", "con": "moderate", "int": "moderate", "wis": "moderate",
+                      "cha": "high", "ac": "moderate", "fort": "low", "ref": "high", "will": "moderate", "hp": "moderate",
+                      "attack": "moderate", "damage": "moderate", "skill:Deception": "extreme", "skill:Thievery": "high",
+                      "skill:Society": "high"},
+    "magical striker": {"perception": "moderate", "str": "high", "dex": "moderate", "con": "moderate", "int": "low", "wis": "moderate",
+                        "cha": "moderate", "ac": "high", "fort": "moderate", "ref": "moderate", "will": "moderate",
+                        "hp": "moderate", "attack": "high", "damage": "high", "spell_dc": "moderate",
+                        "spell_attack": "moderate", "skill:Arcana": "moderate"},
+}
+_FIELD_TABLE = {"perception": "perception", "ac": "armor-class", "fort": "saving-throws", "ref": "saving-throws",
+                "will": "saving-throws", "hp": "hit-points", "attack": "strike-attack-bonus", "damage": "strike-damage",
+                "spell_dc": "spell-dc", "spell_attack": "spell-attack"}
+_WEAPON = {"brute": ("Greatclub", "melee", "bludgeoning"), "skirmisher": ("Shortsword", "melee", "piercing"),
+           "sniper": ("Longbow", "ranged", "piercing"), "soldier": ("Longsword", "melee", "slashing"),
+           "spellcaster": ("Staff", "melee", "bludgeoning"), "skill paragon": ("Dagger", "melee", "piercing"),
+           "magical striker": ("Spear", "melee", "piercing")}
+
+
+def table_for(field: str) -> str:
+    if field in tables.data()["building"]:
+        return field
+    if field.startswith("skill:"):
+        return "skills"
+    if field in ("str", "dex", "con", "int", "wis", "cha"):
+        return "attribute-modifiers"
+    return _FIELD_TABLE[field]
+
+
+def _value(tid: str, level: int, column: str) -> tuple[int, str, str | None]:
+    """(value, column actually used, dice) for a cell; a "—" cell falls back to the next column down."""
+    cols = tables.columns(tid)
+    for col in cols[cols.index(column):]:
+        c = tables.cell(tid, level, col)
+        if c is None:
+            continue
+        if isinstance(c, dict):
+            return int(c["mean"]), col, str(c["dice"])
+        lo, hi = tables.cell_range(tid, level, col)  # type: ignore[misc]
+        return (lo + hi) // 2 if tid == "hit-points" else hi, col, None
+    raise ValueError(f"no value in {tid} at level {level}")
+
+
+def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
+    """A statblock whose every number is a table value for ``req.level``, columns chosen by role."""
+    plan = ROLES[req.role]
+    stats: list[StatValue] = []
+    for field, column in plan.items():
+        tid = table_for(field)
+        value, col, dice = _value(tid, req.level, column)
+        stats.append(StatValue(field=field, value=value, column=col, table=tid, damage=dice))  # type: ignore[arg-type]
+    by = {s.field: s for s in stats}
+    wname, kind, dtype = _WEAPON[req.role]
+    strikes = [Strike(name=wname, kind=kind, attack=by["attack"].value, attack_column=by["attack"].column,  # type: ignore[arg-type]
+                      damage=by["damage"].damage or "", damage_type=dtype, damage_column=by["damage"].column)]  # type: ignore[arg-type]
+    cites = {t: tables.building_citation(t) for t in {s.table for s in stats}}
+    abilities = suggest_abilities(req, resolver) if resolver is not None else []
+    name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
+    return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,
+                     abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id))
+
+
+def _role_fit(node, role: str) -> int:
+    text = node.text
+    if role == "spellcaster" or role == "magical striker":
+        return 2 if "Spells**" in text else 0
+    if role == "sniper":
+        return 2 if "**Ranged strike**" in text else 0
+    mods = node.fields.get("abilityMods") or []
+    try:
+        vals = [int(str(v).replace("\u2013", "-")) for v in mods]
+    except ValueError:
+        return 0
+    if len(vals) != 6:
+        return 0
+    best = vals.index(max(vals))
+    return 2 if (role in ("brute", "soldier") and best == 0) or (role in ("skirmisher", "skill paragon") and best == 1) else 0
+
+
+def suggest_abilities(req: CreatureRequest, resolver, k: int = 3) -> list[SuggestedAbility]:
+    """Abilities of real creatures of level ``req.level`` ± 1 matching the concept/traits and role, cited."""
+    words = {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
+    scored = []
+    for node in resolver.creatures():
+        if node.level is None or abs(node.level - req.level) > 1:
+            continue
+        names = set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
+        score = 3 * len(words & names) + _role_fit(node, req.role) - abs(node.level - req.level)
+        scored.append((-score, node.name, node))
+    out: list[SuggestedAbility] = []
+    seen: set[str] = set()
+    for _, _, node in sorted(scored, key=lambda s: s[:2]):
+        for ab in node.fields.get("abilities") or []:
+            key = ab.lower()
+            if key in seen or len(out) >= k:
+                continue
+            m = re.search(r"\*\*" + re.escape(ab) + r"\*\*\s*([^\n]+)", node.text)
+            if not m:
+                continue
+            seen.add(key)
+            out.append(SuggestedAbility(name=ab, text=m.group(1).strip(), source_id=node.node_id, source_name=node.name,
+                                        book=node.book, page=node.page))
+        if len(out) >= k:
+            break
+    return out
+
+
+def _signed(v: int) -> str:
+    return f"{v:+d}"
+
+
+def render_statblock_markdown(sb: Statblock) -> str:
+    """The statblock in the corpus's markdown form, with the column of each number and citations."""
+    s = {st.field: st for st in sb.stats}
+
+    def col(field: str) -> str:
+        return f" <!-- {s[field].column} -->"
+
+    traits = ", ".join([sb.size, *sb.traits])
+    lines = [f"### {sb.name}", "", f"**Creature {sb.level}** ({traits}) — built as a {sb.role}", ""]
+    lines.append(f"**Perception** {_signed(s['perception'].value)}{col('perception')}")
+    skills = [f"{f.split(':', 1)[1]} {_signed(st.value)}" for f, st in s.items() if f.startswith("skill:")]
+    lines += ["", "**Skills** " + ", ".join(skills) + " <!-- " + ", ".join(
+        f"{f.split(':', 1)[1]} {st.column}" for f, st in s.items() if f.startswith("skill:")) + " -->"]
+    attrs = ", ".join(f"**{a.capitalize()}** {_signed(s[a].value)}" for a in ("str", "dex", "con", "int", "wis", "cha"))
+    lines += ["", attrs + " <!-- " + ", ".join(f"{a.capitalize()} {s[a].column}" for a in ("str", "dex", "con", "int", "wis", "cha")) + " -->"]
+    lines += ["", f"**AC** {s['ac'].value}; **Fort** {_signed(s['fort'].value)}, **Ref** {_signed(s['ref'].value)}, "
+              f"**Will** {_signed(s['will'].value)} <!-- AC {s['ac'].column}, Fort {s['fort'].column}, "
+              f"Ref {s['ref'].column}, Will {s['will'].column} -->"]
+    lines += ["", f"**HP** {s['hp'].value}{col('hp')}"]
+    for st in sb.strikes:
+        label = "Melee strike" if st.kind == "melee" else "Ranged strike"
+        lines += ["", f"**{label}** {st.name} {_signed(st.attack)} ([one-action]), **Damage** {st.damage} {st.damage_type}"
+                  f" <!-- attack {st.attack_column}, damage {st.damage_column} -->"]
+    if "spell_dc" in s:
+        lines += ["", f"**Arcane Innate Spells** DC {s['spell_dc'].value}, attack {_signed(s['spell_attack'].value)}"
+                  f" <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column} -->"]
+    if sb.abilities:
+        lines += ["", "Suggested abilities (from Monster Core creatures of this level):"]
+        for ab in sb.abilities:
+            where = f"{ab.source_name}, {ab.book}" + (f" p. {ab.page}" if ab.page else "")
+            lines.append(f"- **{ab.name}** ({where}) {ab.text}")
+    lines += ["", "Numbers: " + "; ".join(c.label() for c in sb.citations)]
+    return "\n".join(lines) + "\n"

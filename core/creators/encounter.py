@@ -1,0 +1,328 @@
+"""Encounters: parse what a GM writes, resolve creatures, XP and threat (GM Core p. 75), build options.
+
+Forms read (``find_encounter_blocks`` finds them in a note, ``parse_encounter`` reads one):
+
+* one line: ``Encounter (4 PCs, level 3): 2 goblin warriors, goblin war chanter, elite wolf``
+* a fenced block ```` ```encounter ```` with an optional ``party: 4 PCs, level 3`` line and items
+* a heading containing "Encounter" followed by a list (``- 2 goblin warriors``)
+
+An item is ``[count] [elite|weak] name`` (count also as ``2x``, ``x2``, ``(x2)``, or a number word).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from pydantic import BaseModel, Field
+
+from gmprep.common.errors import GmprepError
+from gmprep.core.creators import tables
+from gmprep.core.creators.models import (
+    THREATS,
+    Citation,
+    EncounterCreature,
+    EncounterLine,
+    EncounterReport,
+    EncounterSpec,
+    Threat,
+    UnknownCreature,
+)
+
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                 "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_HEADER = re.compile(r"\bencounter\b[^\n(:]*?(?:\(([^)\n]*)\))?\s*\**\s*:", re.I)
+_PARTY_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\**party\**\s*:\s*(.+)$", re.I)
+_NUM_WORD = r"(\d+|" + "|".join(w for w in _NUMBER_WORDS if len(w) > 2) + r")"
+_PCS = r"(?:pcs?|players?|characters?|heroes|adventurers|party members)\b"
+# "4 level-3 PCs" / "four 3rd-level characters": size and level in one phrase
+_SIZE_LEVEL = re.compile(_NUM_WORD + r"\s+(?:(?:level|lvl)[- ]?(\d+)|(\d+)(?:st|nd|rd|th)?[- ]level)\s+" + _PCS, re.I)
+_SIZE = re.compile(_NUM_WORD + r"\s*" + _PCS + r"|party of " + _NUM_WORD, re.I)
+_LEVEL = re.compile(r"\b(?:level|lvl|lv)\s*(\d+)\b|\b(\d+)(?:st|nd|rd|th)?[- ]level\b", re.I)
+_BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$")
+_ITEM = re.compile(
+    r"^(?:(?P<n1>\d+|" + "|".join(_NUMBER_WORDS) + r")\s*[x×]?\s+)?(?:(?P<adj>elite|weak)\s+)?(?P<name>.+?)"
+    r"(?:\s*(?:[x×]\s*(?P<n2>\d+)|\(\s*[x×]?\s*(?P<n3>\d+)\s*\)))?$",
+    re.I,
+)
+_MARKUP = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]|\[([^\]]+)\]\([^)]*\)|[*_`]")
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word.lower()]
+
+
+def _party(text: str, spec: EncounterSpec) -> None:
+    if m := _SIZE_LEVEL.search(text):
+        if spec.party_size is None:
+            spec.party_size = _count(m.group(1))
+        if spec.party_level is None:
+            spec.party_level = int(m.group(2) or m.group(3))
+    if spec.party_size is None and (m := _SIZE.search(text)):
+        spec.party_size = _count(m.group(1) or m.group(2))
+    if spec.party_level is None and (m := _LEVEL.search(text)):
+        spec.party_level = int(m.group(1) or m.group(2))
+
+
+_SEPARATOR = re.compile(r"[,;]|\s+and\s+|\s+&\s+", re.I)
+
+
+def _items(segment: str, base: int, spec: EncounterSpec) -> None:
+    """Split ``segment`` (at offset ``base`` of the parsed text) on commas, semicolons and "and" into items."""
+    bounds = [(m.start(), m.end()) for m in _SEPARATOR.finditer(segment)] + [(len(segment), len(segment))]
+    piece_start = 0
+    for piece_end, next_start in bounds:
+        raw = segment[piece_start:piece_end]
+        text = raw.strip()
+        if text and (line := _item(text, base + piece_start + len(raw) - len(raw.lstrip()))):
+            spec.lines.append(line)
+        piece_start = next_start
+
+
+def _item(text: str, start: int) -> EncounterLine | None:
+    clean = _MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", text).strip().rstrip(".")
+    clean = re.sub(r"^the\s+", "", clean, flags=re.I)
+    m = _ITEM.match(clean)
+    if not m or not m.group("name").strip():
+        return None
+    n = m.group("n1") or m.group("n2") or m.group("n3")
+    count = _NUMBER_WORDS.get(n.lower(), None) if n and not n.isdigit() else (int(n) if n else 1)
+    adj = m.group("adj").lower() if m.group("adj") else None
+    return EncounterLine(text=text, name=m.group("name").strip(), count=count or 1, adjustment=adj,
+                         start=start, end=start + len(text))
+
+
+def parse_encounter(text: str) -> EncounterSpec:
+    """Parse one encounter's text: header/party line, then items (offsets relative to ``text``)."""
+    spec = EncounterSpec()
+    pos = 0
+    for raw in text.splitlines(keepends=True):
+        line = raw.rstrip("\r\n")
+        at = pos
+        pos += len(raw)
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("```", "~~~", "<!--")):
+            continue
+        if stripped.startswith("#"):
+            _party(stripped, spec)
+            continue
+        if m := _PARTY_LINE.match(line):
+            _party(m.group(1), spec)
+            continue
+        if m := _HEADER.search(line):
+            if m.group(1):
+                _party(m.group(1), spec)
+            _party(line[: m.end()], spec)  # "Encounter for four 3rd-level PCs:" states the party before the colon
+            _items(line[m.end():], at + m.end(), spec)
+            continue
+        if m := _BULLET.match(line):
+            _items(m.group(2), at + len(m.group(1)), spec)
+            continue
+        _items(line, at, spec)
+    return spec
+
+
+class EncounterBlock(BaseModel):
+    """An encounter found in a note: its span (char offsets in the document) and its parsed spec,
+    with item offsets made absolute."""
+
+    start: int
+    end: int
+    kind: str  # "line", "fenced", "heading"
+    spec: EncounterSpec = Field(default_factory=EncounterSpec)
+
+
+_FENCE = re.compile(r"^(```|~~~)\s*encounter\b[^\n]*\n(.*?)^\1\s*$", re.I | re.M | re.S)
+_LINE_BLOCK = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**encounter\b[^\n:]*\([^)\n]*\)\**[ \t]*\**:[^\n]*(?:\n[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]+)*", re.I | re.M)
+_HEADING = re.compile(r"^#{1,6}[ \t]+[^\n]*\bencounter\b[^\n]*\n((?:[ \t]*\n)?(?:(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]+|[ \t]*\**party\**[ \t]*:[^\n]+)\n?)+)", re.I | re.M)
+
+
+def find_encounter_blocks(document: str) -> list[EncounterBlock]:
+    """Every encounter in a markdown note, in document order, not overlapping."""
+    found: list[EncounterBlock] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, kind: str, text: str, text_at: int) -> None:
+        if any(s < end and start < e for s, e in taken):
+            return
+        spec = parse_encounter(text)
+        for line in spec.lines:
+            line.start = (line.start or 0) + text_at
+            line.end = (line.end or 0) + text_at
+        if spec.lines:
+            taken.append((start, end))
+            found.append(EncounterBlock(start=start, end=end, kind=kind, spec=spec))
+
+    for m in _FENCE.finditer(document):
+        add(m.start(), m.end(), "fenced", m.group(2), m.start(2))
+    for m in _HEADING.finditer(document):
+        add(m.start(), m.end(), "heading", m.group(), m.start())
+    for m in _LINE_BLOCK.finditer(document):
+        party = re.search(r"\(([^)\n]*)\)", m.group())
+        if party and (_SIZE.search(party.group(1)) or _LEVEL.search(party.group(1))):  # "Encounter (optional): ..." is prose
+            add(m.start(), m.end(), "line", m.group(), m.start())
+    return sorted(found, key=lambda b: b.start)
+
+
+def _cite_entry(node) -> Citation:
+    return Citation(id=node.source_id or node.node_id, name=node.name, book=node.book or "", page=node.page)
+
+
+def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = None,
+                       party_level: int | None = None) -> EncounterReport:
+    """XP per creature, total, threat, budgets and warnings for the party (given here, else in ``spec``)."""
+    size = party_size if party_size is not None else spec.party_size
+    level = party_level if party_level is not None else spec.party_level
+    if size is None or level is None:
+        raise GmprepError("the party size and level are needed: write 'Encounter (4 PCs, level 3): ...' or give --party and --level")
+    if not 1 <= size <= 20 or not -1 <= level <= 25:
+        raise GmprepError(f"party of {size} at level {level} is outside what the encounter tables cover")
+    budget = tables.encounter_budget(size)
+    creatures: list[EncounterCreature] = []
+    unknown: list[UnknownCreature] = []
+    warnings: list[str] = []
+    cites: dict[str, Citation] = {c.id: c for c in (tables.budget_citation(), tables.xp_citation())}
+    explanation = [
+        f"Budget for {size} character{'s' if size != 1 else ''} ({tables.budget_citation().label()}): "
+        + ", ".join(f"{t} {budget[t]}" for t in THREATS)
+        + (f" (4-character budget {'+' if size > 4 else '-'} the character adjustment × {abs(size - 4)})" if size != 4 else "")
+    ]
+    for line in spec.lines:
+        node = resolver.resolve(line.name)
+        if node is None or node.level is None:
+            sugg = resolver.suggest(line.name)
+            unknown.append(UnknownCreature(text=line.name, suggestions=sugg, start=line.start, end=line.end))
+            warnings.append(f"unknown creature '{line.name}'" + (f" (did you mean {', '.join(sugg)}?)" if sugg else ""))
+            continue
+        lvl = tables.adjusted_level(node.level, line.adjustment)
+        xp_each = tables.creature_xp(lvl, level)
+        delta = lvl - level
+        if line.adjustment:
+            cites.setdefault(tables.adjustments_citation().id, tables.adjustments_citation())
+        cites.setdefault(node.node_id, _cite_entry(node))
+        creatures.append(EncounterCreature(
+            text=line.text, id=node.node_id, name=node.name, count=line.count, level=lvl, base_level=node.level,
+            adjustment=line.adjustment, xp_each=xp_each, book=node.book, page=node.page, start=line.start, end=line.end,
+        ))
+        adj = f"{line.adjustment} (level {node.level} -> {lvl}, {tables.adjustments_citation().label()}) " if line.adjustment else ""
+        rel = "party level" if delta == 0 else f"party level {'+' if delta > 0 else '-'} {abs(delta)}"
+        explanation.append(f"{line.count} × {adj}{node.name} (level {lvl} = {rel}): {xp_each} XP each = {xp_each * line.count} XP")
+        if delta > tables.XP_MAX_DELTA:
+            warnings.append(f"{node.name} (level {lvl}) is more than 4 levels above the party (level {level}); "
+                            f"the XP table stops at party level + 4, counted as {xp_each} XP")
+        elif delta < tables.XP_MIN_DELTA:
+            warnings.append(f"{node.name} (level {lvl}) is more than 4 levels below the party (level {level}): 0 XP")
+    xp = sum(c.xp_each * c.count for c in creatures)
+    threat = tables.threat_for_xp(xp, budget)
+    if xp > budget["extreme"]:
+        warnings.append(f"{xp} XP is above the extreme budget ({budget['extreme']}) for {size} characters")
+    explanation.append(f"Total {xp} XP -> {threat} (the lowest threat whose budget the total does not exceed, "
+                       f"{tables.budget_citation().label()})")
+    return EncounterReport(
+        party_size=size, party_level=level, xp=xp, threat=threat, budget=budget, creatures=creatures,
+        warnings=warnings, unknown=unknown, citations=list(cites.values()), explanation=explanation,
+    )
+
+
+# ---- building ---------------------------------------------------------------------------------------
+def _forms(word: str) -> set[str]:
+    w = word.lower().strip()
+    out = {w}
+    if w.endswith("ies"):
+        out.add(w[:-3] + "y")
+    elif w.endswith("s") and len(w) > 3:
+        out.add(w[:-1])
+    else:
+        out |= {w + "s", w + "es"}
+    return out
+
+
+def _relevance(node, words: list[str]) -> int:
+    """2 per word that is a trait or in the name, 1 per word only found in the text or lore."""
+    score = 0
+    traits = {t.lower() for t in node.traits}
+    name = set(re.findall(r"[a-z]+", node.name.lower()))
+    body = set(re.findall(r"[a-z]+", (node.text + " " + str(node.fields.get("lore", ""))).lower()))
+    for w in words:
+        f = _forms(w)
+        if f & traits or f & name:
+            score += 2
+        elif f & body:
+            score += 1
+    return score
+
+
+def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
+                     n: int = 3) -> list[EncounterReport]:
+    """Up to ``n`` Monster Core encounters whose XP falls in ``threat`` for this party, as close to its
+    budget as possible, preferring creatures matching ``words`` (traits first, then name, then text).
+
+    Deterministic: candidates are ordered by relevance, level and name; groups of one to three kinds
+    of creature are enumerated and ranked by (distance to the budget, -mean relevance per creature,
+    distance of the creature count from half the party: neither a lone boss nor a swarm by default);
+    options are picked so they share no creature where possible, else at least no lead creature."""
+    if threat not in THREATS:
+        raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
+    budget = tables.encounter_budget(party_size)
+    target = budget[threat]
+    words = [w for w in (w.strip().lower() for w in words) if w]
+    pool = []
+    for node in resolver.creatures():
+        if node.level is None or not tables.XP_MIN_DELTA <= node.level - party_level <= tables.XP_MAX_DELTA:
+            continue
+        xp = tables.creature_xp(node.level, party_level)
+        if xp > target:
+            continue
+        rel = _relevance(node, words) if words else 0
+        pool.append((rel, node, xp))
+    if words and any(r for r, _, _ in pool):
+        best = max(r for r, _, _ in pool)
+        pool = [p for p in pool if p[0] >= min(best, 2) and p[0] > 0]
+    pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), p[1].name))
+    pool = pool[:30]
+    max_count = max(6, party_size + 2)
+    combos: list[tuple] = []
+    for k in (1, 2, 3):
+        for group in itertools.combinations(range(len(pool)), k):
+            members = [pool[i] for i in group]
+            for counts in itertools.product(range(1, max_count + 1), repeat=k):
+                if sum(counts) > max_count or (k == 3 and max(counts) > 2):
+                    continue
+                xp = sum(c * m[2] for c, m in zip(counts, members, strict=True))
+                if xp > target:
+                    continue
+                if tables.threat_for_xp(xp, budget) != threat:
+                    continue
+                mean_rel = sum(m[0] * c for c, m in zip(counts, members, strict=True)) / sum(counts)
+                size_gap = abs(sum(counts) - (party_size + 1) // 2)
+                combos.append((target - xp, -mean_rel, size_gap, [m[1].name for m in members], counts, members))
+    combos.sort(key=lambda c: c[:4])
+    chosen: list[list] = []
+    used: set[str] = set()
+    # first options that share no creature with an earlier one, then ones that differ in their lead
+    for disjoint in (True, False):
+        for *_, counts, members in combos:
+            if len(chosen) >= n:
+                break
+            ids = [m[1].node_id for m in members]
+            if (disjoint and used & set(ids)) or any(ids[0] == c[1][0][1].node_id for c in chosen):
+                continue
+            chosen.append([counts, members])
+            used |= set(ids)
+    reports: list[EncounterReport] = []
+    for counts, members in chosen:
+        spec = EncounterSpec(party_size=party_size, party_level=party_level, lines=[
+            EncounterLine(text=f"{c} {m[1].name}", name=m[1].name, count=c) for c, m in zip(counts, members, strict=True)
+        ])
+        reports.append(evaluate_encounter(spec, resolver))
+    return reports
+
+
+def render_encounter_block(report: EncounterReport) -> str:
+    """A fenced ```encounter block for the note (what the build action inserts)."""
+    lines = ["```encounter", f"party: {report.party_size} PCs, level {report.party_level}"]
+    for c in report.creatures:
+        adj = f"{c.adjustment} " if c.adjustment else ""
+        lines.append(f"- {c.count} {adj}{c.name}")
+    lines.append("```")
+    return "\n".join(lines) + "\n"

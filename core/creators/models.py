@@ -1,0 +1,178 @@
+"""Typed records of the GM creators (encounters, creatures, statblock checks), shared by the CLI and the server."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Threat = Literal["trivial", "low", "moderate", "severe", "extreme"]
+THREATS: tuple[Threat, ...] = ("trivial", "low", "moderate", "severe", "extreme")
+Adjustment = Literal["elite", "weak"]
+Column = Literal["extreme", "high", "moderate", "low", "terrible"]
+
+
+class Citation(BaseModel):
+    """Where a number comes from: a corpus entry (id) or a table of the creature-building data."""
+
+    id: str  # corpus entry id (pf2e:rule:...) or table id (pf2e:table:creature-building/armor-class)
+    name: str
+    book: str
+    page: str | None = None
+
+    def label(self) -> str:
+        if not self.page:
+            return f"{self.name} ({self.book})"
+        return f"{self.name} ({self.book}, {'pp.' if '-' in self.page else 'p.'} {self.page})"
+
+
+class UnknownCreature(BaseModel):
+    """A creature name in an encounter that matches no Monster Core entry."""
+
+    text: str
+    suggestions: list[str] = Field(default_factory=list)  # closest creature names, best first
+    start: int | None = None  # char offsets of the name in the parsed text, when known
+    end: int | None = None
+
+
+class EncounterLine(BaseModel):
+    """One creature group as written: ``2 elite goblin warriors``."""
+
+    text: str  # the item as written, trimmed
+    name: str  # the creature name part (no count, no adjustment)
+    count: int = 1
+    adjustment: Adjustment | None = None
+    start: int | None = None  # char offsets of ``text`` in the parsed text
+    end: int | None = None
+
+
+class EncounterSpec(BaseModel):
+    """A parsed encounter: the party (when the text states it) and the creature groups."""
+
+    party_size: int | None = None
+    party_level: int | None = None
+    lines: list[EncounterLine] = Field(default_factory=list)
+
+
+class EncounterCreature(BaseModel):
+    """One resolved creature group with its XP."""
+
+    text: str
+    id: str
+    name: str
+    count: int
+    level: int  # after the elite/weak adjustment
+    base_level: int
+    adjustment: Adjustment | None = None
+    xp_each: int
+    book: str | None = None
+    page: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+class EncounterReport(BaseModel):
+    """An encounter evaluated for a party: total XP, threat, budgets, creatures, warnings, citations."""
+
+    party_size: int
+    party_level: int
+    xp: int
+    threat: Threat
+    budget: dict[str, int]  # threat -> XP budget for this party size
+    creatures: list[EncounterCreature] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    unknown: list[UnknownCreature] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    explanation: list[str] = Field(default_factory=list)  # the arithmetic, one line per step
+
+    def cli_json(self) -> dict:
+        """The ``gmprep encounter --json`` shape."""
+        return {
+            "xp": self.xp,
+            "threat": self.threat,
+            "budget": self.budget,
+            "creatures": [
+                {k: getattr(c, k) for k in ("text", "id", "count", "level", "adjustment", "xp_each")}
+                for c in self.creatures
+            ],
+            "warnings": self.warnings,
+        }
+
+
+Role = Literal["brute", "skirmisher", "sniper", "soldier", "spellcaster", "skill paragon", "magical striker"]
+
+
+class CreatureRequest(BaseModel):
+    """What a GM asks for: level, role, a concept (name/idea) and optional traits."""
+
+    level: int = Field(ge=-1, le=24)
+    role: Role = "soldier"
+    concept: str = ""
+    traits: list[str] = Field(default_factory=list)
+
+
+class StatValue(BaseModel):
+    """One number of a statblock and the table column it came from (or falls in)."""
+
+    field: str  # "ac", "hp", "perception", "fort", "ref", "will", "str", ..., "skill:Athletics", "strike:Club", "spell_dc"
+    value: int
+    column: Column | None = None
+    table: str  # table id in the creature-building data
+    damage: str | None = None  # for strike damage: the dice expression ("2d8+9")
+
+
+class Strike(BaseModel):
+    """A Strike line: name, melee/ranged, attack bonus, damage expression and type, traits."""
+
+    name: str
+    kind: Literal["melee", "ranged"] = "melee"
+    attack: int
+    attack_column: Column
+    damage: str  # "2d8+9"
+    damage_type: str = "bludgeoning"
+    damage_column: Column
+    traits: list[str] = Field(default_factory=list)
+
+
+class SuggestedAbility(BaseModel):
+    """An ability seen on a real Monster Core creature of the same level band and role, cited."""
+
+    name: str
+    text: str
+    source_id: str
+    source_name: str
+    book: str | None = None
+    page: str | None = None
+
+
+class Statblock(BaseModel):
+    """A generated creature: every number with its column, strikes, abilities, citations."""
+
+    name: str
+    level: int
+    role: Role
+    traits: list[str] = Field(default_factory=list)
+    size: str = "medium"
+    stats: list[StatValue] = Field(default_factory=list)
+    strikes: list[Strike] = Field(default_factory=list)
+    abilities: list[SuggestedAbility] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+
+    def stat(self, field: str) -> StatValue | None:
+        return next((s for s in self.stats if s.field == field), None)
+
+
+class StatIssue(BaseModel):
+    """A number of a statblock outside its table for the stated level, with a fix."""
+
+    field: str
+    value: int
+    level: int
+    column: str  # where the value falls: "above extreme", "below low", "between high and moderate"...
+    expected_range: tuple[int, int]  # lowest..highest value the table allows for this field and level
+    message: str  # "AC 25 is above extreme for level 3; high is 19"
+    fix_value: int  # the nearest allowed value: the top column's for a value above it, the lowest's below
+    start: int  # char offsets of the number in the checked text
+    end: int
+    fix_text: str = ""  # what a quick fix puts in place of text[start:end] ("22", "+12", "2d12+8")
+    citation: Citation | None = None

@@ -1,0 +1,55 @@
+"""Creature names as GMs write them ("goblin warriors", "Goblin War Chanter") -> Monster Core entries.
+
+Exact names, aliases and plurals come from the store's ``NameIndex`` (the same variants hovers use),
+built over creature entries only so "wolf" is the creature, never a trait. An unknown name gets
+"did you mean" suggestions: names sharing the most words, then the closest spellings (difflib).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from gmprep.kg.models import Node
+from gmprep.kg.names import NameIndex, name_key
+
+
+class CreatureResolver:
+    """Resolves creature names against the store's creature entries, with "did you mean" suggestions."""
+
+    def __init__(self, creatures: list[Node]):
+        self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
+        self._by_id = {n.node_id: n for n in self._nodes}
+        self._index = NameIndex.build(self._nodes)
+        self._names = {" ".join(name_key(n.name)): n.name for n in self._nodes}
+
+    @classmethod
+    def from_store(cls, store) -> CreatureResolver:
+        """Every creature entry of ``store`` (a ``gmprep.kg.store.Store``)."""
+        ids = [r[0] for r in store.db.execute(
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type='creature' ORDER BY rowid")]
+        return cls(list(store.get_many(ids).values()))
+
+    def resolve(self, name: str) -> Node | None:
+        """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""
+        for nid in self._index.candidates(name):
+            if nid in self._by_id:
+                return self._by_id[nid]
+        return None
+
+    def suggest(self, name: str, k: int = 3) -> list[str]:
+        """The closest creature names to an unknown ``name``, best first."""
+        key = " ".join(name_key(name))
+        if not key:
+            return []
+        words = set(key.split()) | {w[:-1] for w in key.split() if w.endswith("s") and len(w) > 3}
+        scored = []
+        for norm, real in self._names.items():
+            # a shared word counts a whole point, spelling closeness (0..1) breaks ties and finds typos
+            score = len(words & set(norm.split())) + difflib.SequenceMatcher(None, key, norm).ratio()
+            if score >= 0.6:
+                scored.append((-score, real))
+        return [real for _, real in sorted(scored)[:k]]
+
+    def creatures(self) -> list[Node]:
+        """All creature entries, by level then name."""
+        return list(self._nodes)

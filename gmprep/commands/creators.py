@@ -1,0 +1,143 @@
+"""``gmprep encounter`` (evaluate or build), ``gmprep creature`` (build) and ``gmprep statblock check``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from gmprep.commands import settings_from_args
+from gmprep.common.errors import GmprepError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``encounter``, ``creature`` and ``statblock`` commands."""
+    e = sub.add_parser("encounter", help="XP and threat of an encounter, or `encounter build` for options",
+                       description='gmprep encounter --party 4 --level 3 "2 goblin warriors, elite wolf" | '
+                                   "gmprep encounter build --party 4 --level 3 --threat moderate --traits undead")
+    e.add_argument("text", nargs="*", help='the creatures ("2 goblin warriors, goblin war chanter"), or "build"')
+    e.add_argument("--party", type=int, help="number of characters")
+    e.add_argument("--level", type=int, help="party level")
+    e.add_argument("--threat", help="build: trivial|low|moderate|severe|extreme (default moderate)")
+    e.add_argument("--traits", action="append", default=[], help="build: creature traits or theme words (repeatable, or comma-separated)")
+    e.add_argument("--terrain", action="append", default=[], help="build: terrain words (swamp, forest, ...)")
+    e.add_argument("-n", type=int, default=3, help="build: how many options (default 3)")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=run_encounter)
+    c = sub.add_parser("creature", help="build a creature/NPC statblock from GM Core's tables")
+    c.add_argument("concept", nargs="?", default="", help='name or idea ("ogre bouncer")')
+    c.add_argument("--level", type=int, required=True)
+    c.add_argument("--role", default="soldier", help="brute, skirmisher, sniper, soldier, spellcaster, skill paragon, magical striker")
+    c.add_argument("--traits", action="append", default=[], help="traits (repeatable, or comma-separated)")
+    c.add_argument("--json", action="store_true", help="print the statblock as JSON")
+    c.set_defaults(func=run_creature)
+    s = sub.add_parser("statblock", help="check statblocks against GM Core's creature-building tables")
+    s.set_defaults(func=lambda args: (s.print_help(), 2)[1])  # `gmprep statblock` alone: its own help
+    ssub = s.add_subparsers(dest="statblock_command", metavar="SUBCOMMAND")
+    chk = ssub.add_parser("check", help="numbers off the tables for the statblock's level (exit 1 if any)")
+    chk.add_argument("file", help="markdown file with one statblock")
+    chk.add_argument("--level", type=int, help="level (default: the statblock's 'Creature N')")
+    chk.add_argument("--json", action="store_true", help="print the issues as JSON")
+    chk.set_defaults(func=run_statblock_check)
+
+
+def _words(values: list[str]) -> list[str]:
+    return [w.strip() for v in values for w in v.split(",") if w.strip()]
+
+
+def _resolver(args: argparse.Namespace):
+    from gmprep.core.creators.resolver import CreatureResolver
+    from gmprep.kg.store import Store
+
+    store = Store.open(settings_from_args(args).store_dir, create=False)
+    try:
+        return CreatureResolver.from_store(store)
+    finally:
+        store.close()
+
+
+def run_encounter(args: argparse.Namespace) -> int:
+    from gmprep.core.creators.encounter import (
+        build_encounters,
+        evaluate_encounter,
+        parse_encounter,
+        render_encounter_block,
+    )
+
+    if args.text[:1] == ["build"]:
+        if args.party is None or args.level is None:
+            raise GmprepError("encounter build needs --party and --level")
+        words = _words(args.traits) + _words(args.terrain) + _words(args.text[1:])
+        reports = build_encounters(args.party, args.level, (args.threat or "moderate").lower(), words, _resolver(args), n=args.n)
+        if not reports:
+            raise GmprepError(f"no Monster Core encounter fits a {args.threat or 'moderate'} budget for {args.party} characters of level {args.level}")
+        if args.json:
+            print(json.dumps([r.cli_json() for r in reports], indent=2))
+            return 0
+        for i, r in enumerate(reports, 1):
+            print(f"Option {i}: {r.xp} XP, {r.threat} (budget {r.budget[r.threat]})")
+            print(render_encounter_block(r))
+        return 0
+    text = " ".join(args.text).strip()
+    if not text:
+        raise GmprepError('give the creatures, e.g. gmprep encounter --party 4 --level 3 "2 goblin warriors, elite wolf"')
+    spec = parse_encounter(text)
+    if not spec.lines:
+        raise GmprepError(f"no creatures found in {text!r}")
+    report = evaluate_encounter(spec, _resolver(args), args.party, args.level)
+    if report.unknown:
+        raise GmprepError("; ".join(
+            f"unknown creature '{u.text}'" + (f" (did you mean {', '.join(u.suggestions)}?)" if u.suggestions else "")
+            for u in report.unknown))
+    if args.json:
+        print(json.dumps(report.cli_json(), indent=2))
+        return 0
+    print(f"{report.xp} XP: {report.threat} for {report.party_size} characters of level {report.party_level}")
+    for line in report.explanation:
+        print(f"  {line}")
+    for w in report.warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def run_creature(args: argparse.Namespace) -> int:
+    from gmprep.core.creators.creature import ROLES, build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    role = args.role.lower().replace("-", " ").replace("_", " ")
+    if role not in ROLES:
+        raise GmprepError(f"unknown role '{args.role}': one of {', '.join(ROLES)}")
+    if not -1 <= args.level <= 24:
+        raise GmprepError("creature level must be between -1 and 24 (the tables' range)")
+    try:
+        resolver = _resolver(args)
+    except GmprepError as exc:  # no store: numbers still come from the tables; no ability suggestions
+        print(f"note: no ability suggestions ({exc})", file=sys.stderr)
+        resolver = None
+    sb = build_creature(CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits)), resolver)
+    print(sb.model_dump_json(indent=2) if args.json else render_statblock_markdown(sb), end="" if not args.json else "\n")
+    return 0
+
+
+def run_statblock_check(args: argparse.Namespace) -> int:
+    from gmprep.core.creators.statblock import check_statblock, statblock_level
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GmprepError(f"cannot read {path}: {exc.__class__.__name__}") from None
+    if args.level is None and statblock_level(text) is None:
+        raise GmprepError(f"{path}: no level found (write 'Creature N' or give --level)")
+    issues = check_statblock(text, args.level)
+    if args.json:
+        print(json.dumps([i.model_dump() for i in issues], indent=2))
+    else:
+        for i in issues:
+            line = text.count("\n", 0, i.start) + 1
+            col = i.start - (text.rfind("\n", 0, i.start) + 1) + 1
+            print(f"{path}:{line}:{col}: {i.message} (fix: {i.fix_text})")
+        if not issues:
+            print(f"{path}: every number is within GM Core's tables")
+    return 1 if issues else 0

@@ -1,0 +1,69 @@
+"""The creators' CLI: the JSON shape issue 14 specifies, one-line errors, statblock check exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from gmprep.cli import main
+
+
+def test_encounter_json(store_dir, capsys):
+    assert main(["--store", str(store_dir), "encounter", "--party", "4", "--level", "3",
+                 "2 goblin warriors, goblin war chanter, elite wolf", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"xp", "threat", "budget", "creatures", "warnings"}
+    assert (out["xp"], out["threat"]) == (70, "moderate")
+    assert out["budget"] == {"trivial": 40, "low": 60, "moderate": 80, "severe": 120, "extreme": 160}
+    assert out["creatures"][2] == {"text": "elite wolf", "id": "pf2e:creature:wolf", "count": 1, "level": 2,
+                                   "adjustment": "elite", "xp_each": 30}
+    assert all(set(c) == {"text", "id", "count", "level", "adjustment", "xp_each"} for c in out["creatures"])
+
+
+def test_unknown_creature_is_one_line_exit_1(store_dir):
+    p = subprocess.run([sys.executable, "-m", "gmprep", "--store", str(store_dir), "encounter", "--party", "4",
+                        "--level", "3", "2 goblin warriors, gobln pyro"], capture_output=True, text=True)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr
+    assert "unknown creature 'gobln pyro'" in p.stderr and "Goblin Pyro" in p.stderr
+
+
+def test_missing_party_is_an_error(store_dir, capsys):
+    assert main(["--store", str(store_dir), "encounter", "2 goblin warriors"]) == 1
+    assert "party size and level" in capsys.readouterr().err
+    assert main(["--store", str(store_dir), "encounter", "Encounter (5 PCs, level 2): 2 goblin warriors", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"]["moderate"] == 100  # the party stated in the text
+
+
+def test_encounter_build(store_dir, capsys):
+    assert main(["--store", str(store_dir), "encounter", "build", "--party", "4", "--level", "3", "--threat", "severe",
+                 "--traits", "undead", "--terrain", "swamp", "--json"]) == 0
+    options = json.loads(capsys.readouterr().out)
+    assert 1 <= len(options) <= 3 and all(o["threat"] == "severe" and o["xp"] <= 120 for o in options)
+    assert main(["--store", str(store_dir), "encounter", "build", "--party", "4", "--level", "3", "--threat", "deadly"]) == 1
+
+
+def test_creature(store_dir, capsys):
+    assert main(["--store", str(store_dir), "creature", "--level", "5", "--role", "brute", "ogre bouncer", "--json"]) == 0
+    sb = json.loads(capsys.readouterr().out)
+    assert sb["name"] == "Ogre Bouncer" and sb["level"] == 5 and sb["abilities"]
+    assert {s["field"]: s["column"] for s in sb["stats"]}["hp"] == "high"
+    assert main(["--store", str(store_dir), "creature", "--level", "5", "--role", "brute", "ogre bouncer"]) == 0
+    assert "**Creature 5**" in capsys.readouterr().out
+    assert main(["creature", "--level", "30", "--role", "brute"]) == 1
+    assert main(["creature", "--level", "3", "--role", "tank"]) == 1
+
+
+def test_statblock_check(tmp_path, capsys):
+    f = tmp_path / "npc.md"
+    f.write_text("## Bandit\nLevel 3\n- AC 25; Fort +11, Ref +9, Will +6\n- HP 45\n", encoding="utf-8")
+    assert main(["statblock", "check", str(f)]) == 1
+    out = capsys.readouterr().out
+    assert f"{f}:3:6: AC 25 is above extreme (22) for level 3; high is 19" in out
+    assert main(["statblock", "check", str(f), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["fix_value"] == 22
+    f.write_text("## Bandit\nLevel 3\n- AC 19; Fort +11, Ref +9, Will +6\n- HP 45\n", encoding="utf-8")
+    assert main(["statblock", "check", str(f)]) == 0
+    assert main(["statblock", "check", str(tmp_path / "missing.md")]) == 1
+    assert "cannot read" in capsys.readouterr().err

@@ -1,0 +1,145 @@
+"""Encounter arithmetic, exact against GM Core's tables, through the real store's creatures."""
+
+from __future__ import annotations
+
+import pytest
+
+from gmprep.core.creators import tables
+from gmprep.core.creators.encounter import (
+    build_encounters,
+    evaluate_encounter,
+    find_encounter_blocks,
+    parse_encounter,
+)
+from gmprep.core.creators.models import THREATS
+
+# GM Core p. 75 (Encounter Budget) and the creature XP table, as printed
+PRINTED_BUDGET = {"trivial": (40, 10), "low": (60, 20), "moderate": (80, 20), "severe": (120, 30), "extreme": (160, 40)}
+PRINTED_XP = {-4: 10, -3: 15, -2: 20, -1: 30, 0: 40, 1: 60, 2: 80, 3: 120, 4: 160}
+PARTY_LEVEL = 5  # creature levels 1..9 all exist in Monster Core
+
+
+def _expected_threat(xp: int, budget: dict[str, int]) -> str:
+    # the rule stated in tables.threat_for_xp, written out independently: lowest budget not exceeded
+    order = [t for t in THREATS if t == "trivial" or budget[t] >= budget["trivial"]]
+    return next((t for t in order if xp <= budget[t]), "extreme")
+
+
+@pytest.fixture(scope="module")
+def by_level(resolver):
+    out = {}
+    for node in resolver.creatures():
+        out.setdefault(node.level, node)
+    return out
+
+
+@pytest.mark.parametrize("party_size", range(1, 9))
+@pytest.mark.parametrize("delta", range(-4, 5))
+def test_xp_and_threat_exact(resolver, by_level, party_size, delta):
+    node = by_level[PARTY_LEVEL + delta]
+    budget = {t: max(0, b + adj * (party_size - 4)) for t, (b, adj) in PRINTED_BUDGET.items()}
+    for count in (1, 2, 3):
+        spec = parse_encounter(f"Encounter ({party_size} PCs, level {PARTY_LEVEL}): {count} {node.name}")
+        report = evaluate_encounter(spec, resolver)
+        assert report.budget == budget
+        assert [c.id for c in report.creatures] == [node.node_id]
+        assert report.creatures[0].xp_each == PRINTED_XP[delta]
+        assert report.xp == count * PRINTED_XP[delta]
+        assert report.threat == _expected_threat(report.xp, budget)
+
+
+def test_threat_between_budgets_is_the_lowest_budget_not_exceeded():
+    b = tables.encounter_budget(4)
+    assert [tables.threat_for_xp(x, b) for x in (0, 40, 41, 60, 61, 80, 81, 120, 121, 160, 400)] == [
+        "trivial", "trivial", "low", "low", "moderate", "moderate", "severe", "severe", "extreme", "extreme", "extreme"]
+
+
+def test_issue_example(resolver):
+    r = evaluate_encounter(parse_encounter("Encounter (4 PCs, level 3): 2 goblin warriors, goblin war chanter, elite wolf"), resolver)
+    assert [(c.id, c.count, c.level, c.adjustment, c.xp_each) for c in r.creatures] == [
+        ("pf2e:creature:goblin-warrior", 2, -1, None, 10), ("pf2e:creature:goblin-war-chanter", 1, 1, None, 20),
+        ("pf2e:creature:wolf", 1, 2, "elite", 30)]
+    assert (r.xp, r.threat) == (70, "moderate")
+    assert any(c.page == "75" for c in r.citations)
+
+
+# Monster Core pp. 6-7, as printed: level change and HP change by starting level
+ELITE_HP = [(-1, 10), (0, 10), (1, 10), (2, 15), (4, 15), (5, 20), (19, 20), (20, 30), (24, 30)]
+WEAK_HP = [(1, -10), (2, -10), (3, -15), (5, -15), (6, -20), (20, -20), (21, -30), (24, -30)]
+
+
+def test_elite_weak_levels_and_xp_for_every_creature(resolver):
+    for node in resolver.creatures():
+        elite = node.level + (2 if node.level in (-1, 0) else 1)
+        weak = node.level - (2 if node.level == 1 else 1)
+        for adj, lvl in (("elite", elite), ("weak", weak)):
+            party = node.level
+            r = evaluate_encounter(parse_encounter(f"{adj} {node.name}"), resolver, 4, party)
+            assert r.creatures[0].level == lvl and r.creatures[0].adjustment == adj
+            assert r.creatures[0].xp_each == PRINTED_XP.get(lvl - party, 0)
+
+
+@pytest.mark.parametrize("level,hp", ELITE_HP)
+def test_elite_hp(level, hp):
+    assert tables.adjustment_hp(level, "elite") == hp
+
+
+@pytest.mark.parametrize("level,hp", WEAK_HP)
+def test_weak_hp(level, hp):
+    assert tables.adjustment_hp(level, "weak") == hp
+
+
+def test_modifiers():
+    assert (tables.adjustment_modifier("elite"), tables.adjustment_modifier("weak")) == (2, -2)
+
+
+def test_warnings_and_unknown(resolver):
+    r = evaluate_encounter(parse_encounter("Encounter (4 PCs, level 1): ogre boss, 3 ogre warriors, gobln pyro"), resolver)
+    assert any("more than 4 levels above" in w for w in r.warnings) or any("above the extreme budget" in w for w in r.warnings)
+    assert r.unknown[0].text == "gobln pyro" and r.unknown[0].suggestions[0] == "Goblin Pyro"
+    big = evaluate_encounter(parse_encounter("6 ogre warriors"), resolver, 4, 3)
+    assert big.threat == "extreme" and any("above the extreme budget" in w for w in big.warnings)
+
+
+def test_blocks_in_a_note():
+    doc = ("# Prep\n\nEncounter (4 PCs, level 3): 2 goblin warriors, goblin war chanter\n\n"
+           "## Encounter at the bridge\nparty: 5 PCs, level 2\n- 3 wolves\n- elite goblin pyro\n\n"
+           "```encounter\nparty: 4 PCs, level 1\n2x skeleton guard\nzombie shambler (x3)\n```\n")
+    blocks = find_encounter_blocks(doc)
+    assert [b.kind for b in blocks] == ["line", "heading", "fenced"]
+    assert [(b.spec.party_size, b.spec.party_level) for b in blocks] == [(4, 3), (5, 2), (4, 1)]
+    items = [(doc[ln.start:ln.end], ln.name, ln.count, ln.adjustment) for b in blocks for ln in b.spec.lines]
+    assert items == [("2 goblin warriors", "goblin warriors", 2, None), ("goblin war chanter", "goblin war chanter", 1, None),
+                     ("3 wolves", "wolves", 3, None), ("elite goblin pyro", "goblin pyro", 1, "elite"),
+                     ("2x skeleton guard", "skeleton guard", 2, None), ("zombie shambler (x3)", "zombie shambler", 3, None)]
+
+
+@pytest.mark.parametrize("threat", THREATS[1:])
+def test_build_hits_the_threat_deterministically(resolver, threat):
+    a = build_encounters(4, 3, threat, ["undead"], resolver)
+    assert a and a == build_encounters(4, 3, threat, ["undead"], resolver)
+    for r in a:
+        assert r.threat == threat and r.xp <= r.budget[threat]
+        assert all(-4 <= c.level - 3 <= 4 for c in r.creatures)
+    assert any("undead" in t for r in a for c in r.creatures for t in [resolver.resolve(c.name).traits])
+
+
+@pytest.mark.parametrize("text,size,level", [
+    ("Encounter (4 PCs, level 3): 2 wolves", 4, 3),
+    ("Encounter for 4 level-3 PCs: 2 wolves", 4, 3),
+    ("Encounter for four 3rd-level characters: 2 wolves", 4, 3),
+    ("Encounter (party of six, lvl 7): 2 wolves", 6, 7),
+    ("Encounter (3 players, 4th-level): 2 wolves", 3, 4),
+])
+def test_party_phrasings(text, size, level):
+    spec = parse_encounter(text)
+    assert (spec.party_size, spec.party_level) == (size, level)
+    assert [(ln.name, ln.count) for ln in spec.lines] == [("wolves", 2)]
+
+
+def test_item_phrasings():
+    spec = parse_encounter("Encounter (4 PCs, level 3): two goblin warriors and the goblin war chanter; wolf x3, "
+                           "[[Goblin Pyro]] (x2), 2x weak giant rats")
+    assert [(ln.name, ln.count, ln.adjustment) for ln in spec.lines] == [
+        ("goblin warriors", 2, None), ("goblin war chanter", 1, None), ("wolf", 3, None), ("Goblin Pyro", 2, None),
+        ("giant rats", 2, "weak")]
