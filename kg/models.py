@@ -86,6 +86,20 @@ class Hit(BaseModel):
 _PAGE_RANGE = re.compile(r"^\d+\s*[-\u2013]\s*\d+$")
 
 
+def where_cited(book: str | None, page: str | None) -> str:
+    """How a source is written, for every record that cites one (``Citation.where`` and the creators'
+    table citations): "Book, p. 83", "Book, pp. 192-195", "notes/x.md, line 12", "Book" (page unknown)."""
+    book = book or "no book"
+    page = (page or "").strip()
+    if not page:
+        return book
+    if page.isdigit():
+        return f"{book}, p. {page}"
+    if _PAGE_RANGE.match(page):
+        return f"{book}, pp. {page}"
+    return f"{book}, {page}"
+
+
 class Citation(BaseModel):
     """What an answer or a hover cites: enough to name the source and open the entry.
 
@@ -113,15 +127,7 @@ class Citation(BaseModel):
 
     def where(self) -> str:
         """``Book, p. N`` (``pp. N-M`` for a range, the page as written when it is not a number)."""
-        book = self.book or "no book"
-        page = (self.page or "").strip()
-        if not page:
-            return book
-        if page.isdigit():
-            return f"{book}, p. {page}"
-        if _PAGE_RANGE.match(page):
-            return f"{book}, pp. {page}"
-        return f"{book}, {page}"
+        return where_cited(self.book, self.page)
 
     def label(self) -> str:
         """``Name (Book, p. N) [source id]``: one source on one line."""

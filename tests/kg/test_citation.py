@@ -33,3 +33,11 @@ def test_label_and_the_hit_and_node_views_agree():
               page="434", score=1.0, text="")
     assert Citation.from_node(node).label() == "Prone (Player Core, p. 434) [pf2e:condition:prone]"
     assert hit.citation() == Citation.from_hit(hit).label() == Citation.from_node(node).label()
+
+
+def test_the_creators_table_citations_write_pages_the_same_way():
+    from gmprep.core.creators.models import Citation as TableCitation
+
+    assert TableCitation(id="t", name="Armor Class", book="GM Core", page="112-113").label() == \
+        "Armor Class (GM Core, pp. 112-113)"
+    assert TableCitation(id="t", name="Budget", book="GM Core", page=None).label() == "Budget (GM Core)"
