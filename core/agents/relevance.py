@@ -30,7 +30,9 @@ TOP_N = 5
 def question_stems(query: str) -> set[str]:
     """What a passage has to cover: the stems of the query's content words, without the words any rules
     question is phrased with ("how does X work", "tell me the rules")."""
-    return {stem(w) for w in content_words(query, extra_stop=QUESTION_WORDS)}
+    # numbers ("level 3", "after 11 pm") are left out as before: any rules text has some, so they would
+    # lift an off-topic question's coverage (the threshold was fitted without them)
+    return {stem(w) for w in content_words(query, extra_stop=QUESTION_WORDS) if not w.isdigit()}
 
 class RelevanceJudge:
     """Scores how well a set of hits matches a query; ``threshold`` splits on-topic from off-topic."""
