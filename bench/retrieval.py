@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     result["build"] = bench_build(args.build)
     store = Store.open(settings.store_dir, create=False)
     try:
-        searcher = Searcher(store, settings=settings.search)
+        searcher = Searcher.from_settings(store, settings)
         t0 = time.perf_counter()
         searcher.search("warm up the name index, embedder and reranker", k=10)
         result["warmup_seconds"] = round(time.perf_counter() - t0, 2)
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             "rerank_max_length": settings.search.rerank_max_length,
             "reranker": str(searcher.reranker.path) if searcher.reranker else None,
         }
-        result["vectors"] = bench_vectors(store, shared_embedder(), queries)
+        result["vectors"] = bench_vectors(store, shared_embedder(settings.device), queries)
     finally:
         store.close()
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)

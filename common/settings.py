@@ -3,11 +3,12 @@
 Sources, later ones win: built-in defaults < the user's ``$XDG_CONFIG_HOME/gmprep/config.toml``
 < ``[tool.gmprep]`` in the workspace ``pyproject.toml`` < ``gmprep.toml`` in the workspace
 < environment (``GMPREP_STORE``) < LSP ``initializationOptions`` / ``workspace/configuration``
-(section ``gmprep``) < command-line flags.
+(section ``gmprep``) < command-line flags. The server's workspace is the opened folder, the CLI's the
+current folder; both read them through ``resolve_settings``/``load_settings``.
 
 Workspace files are written by whoever wrote the folder (a cloned campaign repository), not by the
 user: they may set only ``WORKSPACE_KEYS`` (``notes_dir`` inside the workspace). The answer backend,
-its URL, key and model, the store folder, the embedder and the device - what could send note text
+its URL, key and model, the store folder and the device - what could send note text
 off the machine or read and write outside the folder - come from the user (the user config file,
 the editor, the environment, the command line) unless the user lists the folder in
 ``trusted_workspaces`` of the user config file. Ignored keys are returned by ``resolve_settings``
@@ -73,8 +74,9 @@ class Settings(BaseModel):
     store_dir: Path = Field(default_factory=lambda: default_cache_dir() / "store")
     books: list[str] = Field(default_factory=list)  # restrict answers to these books; empty = all four
     notes_dir: str | None = None  # workspace-relative folder of house rules / homebrew notes to index
-    embedder: str = "all-MiniLM-L6-v2"
-    device: str | None = None  # torch device; None picks cuda when torch sees one, else cpu
+    # torch device of every model (embedder, reranker, relevance judge, transformers LLM); None picks
+    # cuda when torch sees one, else cpu. On the CPU the reranker runs int8, on a GPU fp32.
+    device: str | None = None
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
@@ -141,14 +143,18 @@ class LoadedSettings(BaseModel):
         )
 
 
-def resolve_settings(workspace: Path | None = None, overrides: dict | None = None) -> LoadedSettings:
+def resolve_settings(
+    workspace: Path | None = None, overrides: dict | None = None, *, workspace_store: bool = True
+) -> LoadedSettings:
     """Defaults, the user config file, the workspace's TOML files (under the trust policy), the
     environment, then ``overrides`` (the editor's options or CLI flags, which are the user's).
 
-    Inside a workspace the store defaults to ``<workspace>/.gmprep``.
+    Inside a workspace the store defaults to ``<workspace>/.gmprep`` (the server's opened folder);
+    ``workspace_store=False`` keeps the user's cache store instead (the CLI, whose workspace is just
+    the current folder). A relative ``store_dir`` is taken from the workspace either way.
     """
     s = Settings()
-    if workspace is not None:
+    if workspace is not None and workspace_store:
         s = s.merged({"store_dir": str(workspace / ".gmprep")})
     user = _read_toml(user_config_path()) if user_config_path().is_file() else {}
     trusted_folders = [Path(p).expanduser() for p in user.pop(TRUST_KEY, []) or []]
@@ -167,9 +173,11 @@ def resolve_settings(workspace: Path | None = None, overrides: dict | None = Non
     return loaded
 
 
-def load_settings(workspace: Path | None = None, overrides: dict | None = None) -> Settings:
+def load_settings(
+    workspace: Path | None = None, overrides: dict | None = None, *, workspace_store: bool = True
+) -> Settings:
     """``resolve_settings`` without the report of ignored keys."""
-    return resolve_settings(workspace, overrides).settings
+    return resolve_settings(workspace, overrides, workspace_store=workspace_store).settings
 
 
 def _workspace_files(workspace: Path) -> list[tuple[Path, dict]]:

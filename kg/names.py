@@ -368,7 +368,8 @@ class NameIndex:
                 want, value, j_end = "condition", int(nxt.norm), j + 1
             elif trait and (_DIE_RE.match(nxt.norm) or _NUMBER_RE.match(nxt.norm)):
                 want, j_end = "trait", j + 1
-                value = int(_DIE_RE.match(nxt.norm).group(1)) if nxt.norm.startswith("d") else int(nxt.norm)
+                die = _DIE_RE.match(nxt.norm)
+                value = int(die.group(1)) if die and nxt.norm.startswith("d") else int(nxt.norm)
                 after = tokens[j + 2] if j + 2 < len(tokens) and joins[j + 1] else None
                 if after is not None and after.norm in ("ft", "feet", "foot") and \
                         text[tokens[j + 1].end:after.start].strip() == "":

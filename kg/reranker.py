@@ -4,7 +4,8 @@ No cross-encoder ships on any registry, so ``gmprep reranker train`` (the ``trai
 one from the bundled MiniLM weights on pairs generated from the corpus, and the result is shipped in
 ``kg/reranker_model/`` (fp16 safetensors). At load time the weights are cast to fp32 and, on CPU, the
 Linear layers are dynamically quantised to int8 (about 1.6x faster here, same ranking) so that a
-search with rerank stays inside its latency budget.
+search with rerank stays inside its latency budget; on a GPU (settings ``device``) the fp32 model runs
+there instead (int8 dynamic quantisation is a CPU-only kernel).
 
 The passage a query is scored against is built by ``rerank_passage``: a compact header (name, type,
 level, traits, section) and the paragraphs of the entry that share the most words with the query
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown, pick_paragraphs
+from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device
 from gmprep.kg.models import Node
 from gmprep.kg.render import plain_stat_line
 
@@ -81,16 +83,21 @@ def bundled_model_dir() -> Path:
 class Reranker:
     """A loaded cross-encoder. ``score`` returns one relevance logit per passage (higher is better)."""
 
-    def __init__(self, model, tokenizer, max_length: int, path: Path, meta: dict):
+    def __init__(self, model, tokenizer, max_length: int, path: Path, meta: dict, device: str = "cpu"):
         self.model = model
         self.tokenizer = tokenizer
         self.max_length = max_length
         self.path = path
         self.meta = meta
+        self.device = device
 
     @classmethod
-    def load(cls, path: Path | str | None = None, quantize: bool | None = None, max_length: int | None = None) -> Reranker:
-        """Load the reranker in ``path`` (default: the bundled one).
+    def load(
+        cls, path: Path | str | None = None, quantize: bool | None = None, max_length: int | None = None,
+        device: str | None = None,
+    ) -> Reranker:
+        """Load the reranker in ``path`` (default: the bundled one) onto ``device`` (default: GPU when
+        torch sees one, else CPU).
 
         ``quantize`` (default: on CPU) applies torch dynamic int8 quantisation to Linear layers.
         A missing or unreadable model raises GmprepError saying how to get one.
@@ -123,11 +130,15 @@ class Reranker:
         if model.config.num_labels != 1:
             raise GmprepError(f"the model in {path} is not a reranker (it has {model.config.num_labels} labels)")
         model.eval()
+        device = pick_device(device)
         if quantize is None:
-            quantize = True
+            quantize = quantize_on(device)
         if quantize:
             model = _quantize(model)
-        return cls(model, tokenizer, max_length or int(meta.get("max_length", DEFAULT_MAX_LENGTH)), path, meta)
+        else:
+            model = model.to(device)
+        return cls(model, tokenizer, max_length or int(meta.get("max_length", DEFAULT_MAX_LENGTH)), path, meta,
+                   "cpu" if quantize else device)
 
     def score(self, query: str, passages: Sequence[str], batch_size: int = 32) -> list[float]:
         """Relevance logits of ``passages`` for ``query``, in input order."""
@@ -147,6 +158,8 @@ class Reranker:
                     [query] * len(batch), batch, truncation=strategy, max_length=self.max_length,
                     padding=True, return_tensors="pt",
                 )
+                if self.device != "cpu":
+                    enc = enc.to(self.device)
                 logits = self.model(**enc).logits.reshape(-1)
                 out.extend(float(x) for x in logits)
         return out
@@ -154,6 +167,12 @@ class Reranker:
     def score_nodes(self, query: str, nodes: Sequence[Node]) -> list[float]:
         """Scores of graph nodes, each read through ``rerank_passage``."""
         return self.score(query, [rerank_passage(n, query) for n in nodes])
+
+
+def quantize_on(device: str) -> bool:
+    """Whether to run int8 on ``device``: on the CPU yes (faster, same ranking), elsewhere no (the
+    dynamic int8 kernels are CPU-only; a GPU runs the fp32 model)."""
+    return device == "cpu"
 
 
 def _quantize(model):
@@ -167,7 +186,12 @@ def _quantize(model):
         return quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
+def shared_reranker(path: str | None = None, max_length: int | None = None, device: str | None = None) -> Reranker:
+    """One reranker per process, path, token window and device (loading takes about a second)."""
+    with MODEL_LOAD_LOCK:
+        return _reranker_on(path, max_length, pick_device(device))
+
+
 @lru_cache(maxsize=4)
-def shared_reranker(path: str | None = None, max_length: int | None = None) -> Reranker:
-    """One reranker per process, path and token window (loading takes about a second)."""
-    return Reranker.load(path, max_length=max_length)
+def _reranker_on(path: str | None, max_length: int | None, device: str) -> Reranker:
+    return Reranker.load(path, max_length=max_length, device=device)

@@ -29,14 +29,21 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gmprep.common.errors import GmprepError, StoreError
-from gmprep.common.settings import SearchSettings
+from gmprep.common.settings import SearchSettings, Settings
 from gmprep.common.text import content_stems
 from gmprep.kg.models import Hit, Node, SearchFilters
 from gmprep.kg.query import QueryAnalysis, analyze, verb_index
+
+if TYPE_CHECKING:
+    from gmprep.kg.embedder import Embedder
+    from gmprep.kg.names import NameIndex
+    from gmprep.kg.reranker import Reranker
+    from gmprep.kg.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -119,14 +126,23 @@ def to_hit(node: Node, score: float, via: str) -> Hit:
 class Searcher:
     """Hybrid search over one store. Thread-safe for concurrent ``search`` calls.
 
-    ``embedder`` and ``reranker`` default to the shared process-wide instances, loaded on first use;
-    without vectors in the store search is lexical, and a reranker that cannot be loaded is reported
-    once in ``warnings`` and search goes on without it.
+    ``embedder`` and ``reranker`` default to the shared process-wide instances on ``device``, loaded on
+    first use; without vectors in the store search is lexical, and a reranker that cannot be loaded is
+    reported once in ``warnings`` and search goes on without it.
     """
 
-    def __init__(self, store, embedder=None, reranker=None, settings: SearchSettings | None = None, names=None):
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        settings: SearchSettings | None = None,
+        names: NameIndex | None = None,
+        device: str | None = None,
+    ):
         self.store = store
         self.settings = settings or SearchSettings()
+        self.device = device
         self._embedder = embedder
         self._reranker = reranker
         self._names = names
@@ -139,6 +155,11 @@ class Searcher:
         self._paragraph_links = lru_cache(maxsize=PARAGRAPH_CACHE)(self._scan_paragraphs)
         self._reranker_failed = False
         self.warnings: list[str] = []
+
+    @classmethod
+    def from_settings(cls, store: Store, settings: Settings) -> Searcher:
+        """The searcher the settings describe: their search knobs, their ``device`` for every model."""
+        return cls(store, settings=settings.search, device=settings.device)
 
     # ----- lazily loaded parts ----------------------------------------------------------------------
     @property
@@ -176,7 +197,7 @@ class Searcher:
     def analyze(self, query: str) -> QueryAnalysis:
         """What the query names and asks for (see ``kg.query``)."""
         self._ensure_indexes()
-        return analyze(query, self._names, self._verbs, self._types)
+        return analyze(query, self._names, self._verbs or {}, self._types)
 
     def check_vectors(self) -> None:
         """StoreError when the store's vectors are missing or half-built (see ``embedder``)."""
@@ -185,8 +206,9 @@ class Searcher:
             raise StoreError(f"{problem}; search refuses to run on keywords alone: run `gmprep index build`")
 
     @property
-    def embedder(self):
-        """The query embedder, or None when the store was built without vectors (``--no-embed``).
+    def embedder(self) -> Embedder | None:
+        """The query embedder (the process's shared one on ``device``), or None when the store was
+        built without vectors (``--no-embed``).
 
         A store whose vectors are lost or half-built raises StoreError instead of searching by
         keywords alone: on the held-out questions BM25 alone finds the right entry in the top 5 for
@@ -198,17 +220,17 @@ class Searcher:
         if self._embedder is None:
             from gmprep.kg.embedder import shared_embedder
 
-            self._embedder = shared_embedder()
+            self._embedder = shared_embedder(self.device)
         return self._embedder
 
     @property
-    def reranker(self):
+    def reranker(self) -> Reranker | None:
         """The cross-encoder, or None when it cannot be loaded (the reason is in ``warnings``)."""
         if self._reranker is None and not self._reranker_failed:
             from gmprep.kg.reranker import shared_reranker
 
             try:
-                self._reranker = shared_reranker(max_length=self.settings.rerank_max_length)
+                self._reranker = shared_reranker(max_length=self.settings.rerank_max_length, device=self.device)
             except GmprepError as exc:
                 self._reranker_failed = True
                 self.warnings.append(f"search without rerank: {exc}")

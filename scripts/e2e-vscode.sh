@@ -6,8 +6,10 @@
 # Builds and unit-tests the extension, packages the .vsix, installs it into a private code-server, opens a
 # prep note in a temp workspace and checks: a hover on "frightened 2" shows the rule and its book; "Insert
 # rule text" writes the quote into the file; a chat question streams in a cited answer (extractive backend);
-# after a window reload the conversation is listed for the note and reopens. Screenshots of every step go to
-# artifacts/e2e/ (override with GMPREP_E2E_ARTIFACTS).
+# after a window reload the conversation is listed for the note and reopens. GM creators: encounter inlay
+# hints and code lens, the arithmetic hover, "Build encounter" and "Insert creature statblock", the statblock
+# quick fix and a build request in the chat (GMPREP_E2E_ONLY=main|creators|no-server runs one scenario).
+# Screenshots of every step go to artifacts/e2e/ (override with GMPREP_E2E_ARTIFACTS).
 #
 # Needs a built index: --store DIR or GMPREP_STORE (when neither is given, one is built into the cache with
 # `gmprep index build`). Python: --python, GMPREP_PYTHON, else the repo's .venv. It installs what it needs
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --store) store="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) if [ -z "$store" ] && [ -d "$1" ]; then store="$1"; shift; else echo "unknown argument: $1" >&2; exit 2; fi ;;
   esac
 done
@@ -186,18 +188,25 @@ start_code_server() {
   done
   die "code-server did not answer on port $port"
 }
-drive() { # SCENARIO (main | no-server)
+drive() { # SCENARIO (main | creators | no-server)
   GMPREP_E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" GMPREP_E2E_WS="$tmp/ws" GMPREP_E2E_ARTIFACTS="$artifacts" \
     GMPREP_E2E_PROFILE="$tmp/chromium-$1" CHROMIUM="$chromium_bin" node "$ext/e2e/run.mjs" "$1"
 }
 
 status=0
+only="${GMPREP_E2E_ONLY:-}"  # one scenario only (main | creators | no-server), for working on it
 write_settings "$python"
 start_code_server
-log "driving VS Code with headless Chromium: the working extension"
-drive main || status=$?
+if [ -z "$only" ] || [ "$only" = main ]; then
+  log "driving VS Code with headless Chromium: the working extension"
+  drive main || status=$?
+fi
+if [ $status -eq 0 ] && { [ -z "$only" ] || [ "$only" = creators ]; }; then
+  log "driving VS Code with headless Chromium: GM creators (encounter hints, build actions, statblocks)"
+  drive creators || status=$?
+fi
 stop_code_server
-if [ $status -eq 0 ]; then
+if [ $status -eq 0 ] && { [ -z "$only" ] || [ "$only" = no-server ]; }; then
   # The same VS Code, but the settings name a Python that does not exist: the user must be told what to do.
   write_settings "/nonexistent/bin/python3"
   start_code_server

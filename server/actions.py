@@ -9,12 +9,9 @@ from gmprep.kg.names import Mention
 from gmprep.server.diagnostics import LEGACY_CODE, replacement_text
 from gmprep.server.documents import DocumentMentions
 from gmprep.server.markdown import quote_block
+from gmprep.server.models import ASK_ABOUT_SELECTION
 from gmprep.server.state import ServerState
 
-INSERT_RULE_TEXT = "gmprep.insertRuleText"
-REPLACE_LEGACY_NAME = "gmprep.replaceLegacyName"
-ASK_ABOUT_SELECTION = "gmprep.askAboutSelection"  # client-side: opens the chat with [text, uri]
-REBUILD_INDEX = "gmprep.rebuildIndex"
 MAX_MENTIONS = 3  # a selection over a paragraph offers the first few entries, not dozens
 
 
@@ -71,7 +68,10 @@ def code_actions(
                 lsp.CodeAction(title=f"Insert rule text: {m.name}", kind=lsp.CodeActionKind.RefactorRewrite, edit=edit)
             )
     if only:
-        out = [a for a in out if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+        out = [
+            a for a in out
+            if isinstance(a, lsp.CodeAction) and a.kind and any(str(a.kind).startswith(str(k)) for k in only)
+        ]
     selected = _selected_text(doc, params.range)
     text = selected or (mentions[0].text if mentions else "")
     if text.strip() and not only:

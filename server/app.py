@@ -18,11 +18,13 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from gmprep import __version__
+from gmprep.common import __version__
 from gmprep.common.settings import LoadedSettings, Settings, resolve_settings
-from gmprep.server import actions, requests
+from gmprep.server import actions, encounters, models, requests, statblocks
 from gmprep.server.ask import Worker
+from gmprep.server.builders import Builders
 from gmprep.server.completion import complete
+from gmprep.server.creators import Creators
 from gmprep.server.definition import definition
 from gmprep.server.diagnostics import legacy_diagnostics
 from gmprep.server.documents import DocumentMentions
@@ -51,9 +53,11 @@ class GmprepServer(LanguageServer):
         self.entries = EntryFiles(self.state, on_error=self._report_error)
         self.indexer = IndexRunner(self, self.state)
         self.worker = Worker()
+        self.creators = Creators(self.state)
+        self.builders = Builders(self.creators)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
-        self._last_state = None
+        self._last_state: str | None = None
         self._warm = False
         self._told_ignored: set[str] = set()  # workspace keys the user was told were ignored
         self.state.on_status = self._status_changed
@@ -91,11 +95,15 @@ class GmprepServer(LanguageServer):
         return self.indexer.start(force=force, build=self.auto_build)
 
     def _status_changed(self, status: IndexStatus) -> None:
-        payload = {"state": status.state, "message": status.message, "percentage": status.percentage}
+        payload = models.IndexStateNotification(
+            state=status.state, message=status.message, percentage=status.percentage
+        ).wire()
         self.call_soon(lambda: self.protocol.notify("gmprep/indexState", payload))
         if status.names_ready and not self._warm:
             self._warm = True
             self.call_soon(self.warm_up)
+            # the creature resolver (a second of name variants) is built off the event loop
+            threading.Thread(target=_guard(self.creators.resolver), name="gmprep-creatures", daemon=True).start()
         if status.state == "ready" and status.state != self._last_state:
             self.entries.start_background()
         self._last_state = status.state
@@ -115,7 +123,7 @@ class GmprepServer(LanguageServer):
 
         doc = scan("untitled:warm-up", 0, "The troll is frightened 2 and flat-footed.", book.names)
         pos = lsp.Position(line=0, character=15)
-        samples = [
+        samples: list[Any] = [
             hover(self.state, self.entries, doc, pos),
             complete(book, doc, lsp.Position(line=0, character=9)),
             actions.code_actions(
@@ -127,6 +135,10 @@ class GmprepServer(LanguageServer):
             ),
             lsp.Location(uri=doc.uri, range=lsp.Range(start=pos, end=pos)),
             lsp.PublishDiagnosticsParams(uri=doc.uri, diagnostics=legacy_diagnostics(doc)),
+        ]
+        samples += [  # the shapes of the creators' results
+            lsp.InlayHint(position=pos, label="10 XP", kind=lsp.InlayHintKind.Type, padding_left=True),
+            lsp.CodeLens(range=lsp.Range(start=pos, end=pos), command=lsp.Command(title="", command="")),
         ]
         converter = self.protocol._converter
         for sample in samples:
@@ -145,13 +157,22 @@ class GmprepServer(LanguageServer):
         if names is None:
             book = self.state.wait_book()
             names = book.names if book else None
+        doc = self.text_document(uri)
+        return self.state.docs.get(uri, doc.version, doc.source, names)
+
+    def text_document(self, uri: str):
+        """The open (or on-disk) document; a clear error for one that is neither."""
         if uri not in self.workspace.text_documents:
             # pygls would read the file lazily and fail with a traceback; say what is wrong instead
             fs = to_fs_path(uri) if uri.startswith("file:") else None
             if fs is None or not Path(fs).is_file():
                 raise requests.failed(f"{uri} is not open in the editor (open it first)")
-        doc = self.workspace.get_text_document(uri)
-        return self.state.docs.get(uri, doc.version, doc.source, names)
+        return self.workspace.get_text_document(uri)
+
+    def creators_note(self, uri: str):
+        """The creators' analysis (encounters, statblocks) of the current version of a document."""
+        doc = self.text_document(uri)
+        return self.creators.analyse(uri, doc.version, doc.source)
 
     def publish(self, uri: str) -> None:
         """Recompute mentions and publish the legacy-name hints of a document."""
@@ -162,8 +183,14 @@ class GmprepServer(LanguageServer):
             return
         if doc.skipped:
             log.info("%s: not scanned (%s)", uri, doc.skipped)
+        diagnostics = legacy_diagnostics(doc)
+        try:
+            note = self.creators.analyse(uri, doc.version, doc.text)
+            diagnostics += encounters.diagnostics(note) + statblocks.diagnostics(note)
+        except Exception:  # the creators must never cost the note its other diagnostics
+            log.exception("creators analysis of %s failed", uri)
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=legacy_diagnostics(doc))
+            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
         )
 
 
@@ -236,6 +263,7 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GmprepServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.state.docs.drop(params.text_document.uri)
+        ls.creators.drop(params.text_document.uri)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=False))
@@ -260,7 +288,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        return hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+        found = hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+        if found is None:  # not on a rule name: on an encounter block, its arithmetic
+            found = encounters.hover(ls.creators_note(params.text_document.uri), params.position)
+        return found
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+    def on_inlay_hint(ls: GmprepServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        return encounters.inlay_hints(ls.creators_note(params.text_document.uri), params.range)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    def on_code_lens(ls: GmprepServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        return encounters.code_lenses(ls.creators_note(params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
     def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
@@ -274,14 +313,25 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         ),
     )
     def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        return actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+        out = actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+        try:
+            note = ls.creators_note(params.text_document.uri)
+            made = encounters.quick_fixes(note, params) + statblocks.quick_fixes(note, params)
+            made += ls.builders.actions(note, params.range)
+        except Exception:
+            log.exception("creators code actions failed")
+            made = []
+        only = params.context.only if params.context else None
+        if only:
+            made = [a for a in made if a.kind and any(str(a.kind).startswith(str(k)) for k in only)]
+        return made + out
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
         return definition(ls.entries, ls.document(params.text_document.uri), params.position)
 
     # ---- commands -------------------------------------------------------------------------
-    @server.command(actions.INSERT_RULE_TEXT)
+    @server.command(models.INSERT_RULE_TEXT)
     async def cmd_insert(ls: GmprepServer, uri: str, line: int, character: int) -> dict:
         doc = ls.document(uri)
         mention = doc.at(lsp.Position(line=int(line), character=int(character)))
@@ -291,18 +341,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         if edit is None:
             raise requests.failed(f"entry {mention.node_id} is not available")
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Insert rule text"))
-        return {"applied": bool(result and result.applied)}
+        return models.AppliedResult(applied=bool(result and result.applied)).wire()
 
-    @server.command(actions.REPLACE_LEGACY_NAME)
+    @server.command(models.REPLACE_LEGACY_NAME)
     async def cmd_replace(ls: GmprepServer, uri: str, rng: lsp.Range, new_name: str) -> dict:
         doc = ls.document(uri)
         edit = actions.replace_legacy_edit(doc, rng, new_name)
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Replace legacy name"))
-        return {"applied": bool(result and result.applied)}
+        return models.AppliedResult(applied=bool(result and result.applied)).wire()
 
-    @server.command(actions.REBUILD_INDEX)
+    @server.command(models.REBUILD_INDEX)
     def cmd_rebuild(ls: GmprepServer, *args) -> dict:
-        return {"started": ls.start_index(force=True)}
+        return models.StartedResult(started=ls.start_index(force=True)).wire()
 
     # ---- custom requests --------------------------------------------------------------------
     simple = {

@@ -12,7 +12,12 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gmprep.common.settings import Settings
+    from gmprep.core.answer import Answer, ChatTurn
+    from gmprep.core.sources import Searcher
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +75,15 @@ class AnswerRun:
 
         self.worker.call(set_event)
 
-    async def run(self, question: str, history: list, searcher, settings, on_delta: Callable[[str], None]):
+    async def run(
+        self, question: str, history: list[ChatTurn], searcher: Searcher, settings: Settings,
+        on_delta: Callable[[str], None],
+    ) -> Answer | None:
         """Await the engine's answer on the worker loop; a cancellation of the calling task asks
         the engine to stop and still returns what it produced (or None)."""
         from gmprep.core.answer import answer_question
 
-        async def job():
+        async def job() -> Answer:
             self._cancel = asyncio.Event()
             if self._cancel_requested:
                 self._cancel.set()

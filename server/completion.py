@@ -36,7 +36,7 @@ _TAIL = re.compile(r"[A-Za-z0-9'\u2019+-]+(?: [A-Za-z0-9'\u2019+-]+)*$")
 def _prefix_matches(book: RulesBook, prefix: str, limit: int) -> list[str]:
     names = book.sorted_names
     i = bisect.bisect_left(names, (prefix,))
-    out = []
+    out: list[str] = []
     while i < len(names) and names[i][0].startswith(prefix) and len(out) < limit:
         out.append(names[i][1])
         i += 1

@@ -1,8 +1,14 @@
-"""Params and results of the custom ``gmprep/*`` requests (docs/protocol.md), camelCase on the wire."""
+"""The wire protocol of the custom ``gmprep/*`` requests and notifications, in one place.
+
+Params, results and notification payloads are pydantic models, camelCase on the wire; ``REQUESTS``,
+``NOTIFICATIONS`` and ``COMMANDS`` name every method. ``python -m gmprep.server.protocol_gen`` turns this
+module into the extension's ``clients/vscode/src/shared/protocol.ts`` and the tables of
+``docs/protocol.md`` (``--check`` in CI fails when either is stale), so change the protocol here only.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -59,6 +65,8 @@ class TraceParams(Wire):
 
 # ---- results ----------------------------------------------------------------------------------
 class CitationOut(Wire):
+    """Where a passage comes from; `page` is text ("12", "xii") or null when unknown."""
+
     source_id: str
     name: str
     type: str
@@ -72,6 +80,8 @@ class CitationOut(Wire):
 
 
 class HitOut(CitationOut):
+    """A search result: a citation plus its score and text."""
+
     score: float
     text: str
     level: int | None = None
@@ -87,8 +97,13 @@ class HitOut(CitationOut):
 
 
 class MessageOut(Wire):
+    """A saved chat message; `traceId` is set (to the message id) when a trace was recorded; `replyTo` is,
+    on an answer, the id of the question it answers."""
+
+    model_config = ConfigDict(title="Message")
+
     id: str
-    role: str
+    role: Literal["user", "assistant"]
     text: str
     citations: list[CitationOut] = Field(default_factory=list)
     outcome: str | None = None
@@ -105,6 +120,11 @@ class MessageOut(Wire):
 
 
 class ConversationOut(Wire):
+    """A conversation of one prep file; `path` is workspace-relative, `title` the first question
+    unless one was given."""
+
+    model_config = ConfigDict(title="ConversationSummary")
+
     id: str
     title: str
     uri: str
@@ -122,6 +142,10 @@ class ConversationOut(Wire):
 
 
 class TraceStepOut(Wire):
+    """One step of the run behind an answer."""
+
+    model_config = ConfigDict(title="TraceStep")
+
     name: str
     status: str = "ok"
     error: str | None = None
@@ -130,3 +154,148 @@ class TraceStepOut(Wire):
     ms: float | None = None
     tokens: int | None = None
     retrieved: list[str] = Field(default_factory=list)
+
+
+IndexState = Literal["empty", "building", "ready", "error"]
+
+
+class StatusResult(Wire):
+    """The index state; `percentage` while building."""
+
+    state: IndexState
+    message: str
+    entries: int
+    embeddings: bool
+    names_ready: bool
+    percentage: int | None = None
+
+
+class SearchResult(Wire):
+    hits: list[HitOut]
+
+
+class EntryResult(Wire):
+    """A full entry with its ancestors, as markdown."""
+
+    id: str
+    markdown: str
+    citation: CitationOut
+
+
+class AskResult(Wire):
+    conversation_id: str
+    user_message: MessageOut
+    answer: MessageOut
+
+
+class ConversationsResult(Wire):
+    conversations: list[ConversationOut]
+
+
+class ConversationResult(Wire):
+    conversation: ConversationOut
+    messages: list[MessageOut]
+
+
+class ConversationNewResult(Wire):
+    conversation: ConversationOut
+
+
+class DeletedResult(Wire):
+    deleted: bool
+
+
+class ExportResult(Wire):
+    markdown: str
+
+
+class TraceResult(Wire):
+    steps: list[TraceStepOut]
+
+
+class StartedResult(Wire):
+    started: bool
+
+
+class AppliedResult(Wire):
+    applied: bool
+
+
+class EmptyParams(Wire):
+    pass
+
+
+# ---- notifications (server -> client) ---------------------------------------------------------
+class AnswerDelta(Wire):
+    """Answer text streamed while `gmprep/ask` runs; `requestId` is the JSON-RPC id of the ask."""
+
+    conversation_id: str
+    request_id: int | str | None = None
+    delta: str
+
+
+class IndexStateNotification(Wire):
+    state: IndexState
+    message: str
+    percentage: int | None = None
+
+
+# ---- the method tables --------------------------------------------------------------------------
+class Request(NamedTuple):
+    method: str
+    key: str  # the name in the extension's ``Methods`` table
+    params: type[Wire]
+    result: type[Wire]
+    note: str = ""
+
+
+class Notification(NamedTuple):
+    method: str
+    key: str
+    payload: type[Wire]
+    note: str = ""
+
+
+class Command(NamedTuple):
+    command: str
+    key: str
+    arguments: str  # the argument list as written in the docs
+    result: type[Wire] | None
+    note: str = ""
+
+
+REQUESTS: tuple[Request, ...] = (
+    Request("gmprep/status", "status", EmptyParams, StatusResult),
+    Request("gmprep/search", "search", SearchParams, SearchResult, "`books` defaults to the configured books"),
+    Request("gmprep/entry", "entry", EntryParams, EntryResult, "the full entry with its ancestors"),
+    Request("gmprep/ask", "ask", AskParams, AskResult, "without `conversationId` a new conversation starts for `uri`"),
+    Request("gmprep/conversations", "conversations", UriParams, ConversationsResult, "newest first"),
+    Request("gmprep/conversation", "conversation", IdParams, ConversationResult),
+    Request("gmprep/conversation/new", "conversationNew", NewConversationParams, ConversationNewResult),
+    Request("gmprep/conversation/delete", "conversationDelete", IdParams, DeletedResult, "its messages' traces go too"),
+    Request("gmprep/conversation/export", "conversationExport", IdParams, ExportResult),
+    Request("gmprep/trace", "trace", TraceParams, TraceResult, "`steps` is `[]` when none were recorded"),
+    Request("gmprep/index/rebuild", "rebuild", EmptyParams, StartedResult, "progress via `$/progress`"),
+)
+
+NOTIFICATIONS: tuple[Notification, ...] = (
+    Notification("gmprep/answerDelta", "answerDelta", AnswerDelta,
+                 "streamed answer text while `gmprep/ask` runs; the final text is the result's `answer.text`"),
+    Notification("gmprep/indexState", "indexState", IndexStateNotification,
+                 "index state changes (also reported with work-done `$/progress` while building)"),
+)
+
+INSERT_RULE_TEXT = "gmprep.insertRuleText"
+REPLACE_LEGACY_NAME = "gmprep.replaceLegacyName"
+REBUILD_INDEX = "gmprep.rebuildIndex"
+ASK_ABOUT_SELECTION = "gmprep.askAboutSelection"  # client-side: the code action opens the chat with [text, uri]
+
+COMMANDS: tuple[Command, ...] = (
+    Command(INSERT_RULE_TEXT, "insertRuleText", "[uri, line, character]", AppliedResult,
+            "applies (via `workspace/applyEdit`) the rule quote below that line"),
+    Command(REPLACE_LEGACY_NAME, "replaceLegacyName", "[uri, range, newName]", AppliedResult,
+            "applies the replacement"),
+    Command(REBUILD_INDEX, "rebuildIndex", "[]", StartedResult, "starts a full rebuild"),
+    Command(ASK_ABOUT_SELECTION, "askAboutSelection", "[text, uri]", None,
+            "client-side: the code action \"Ask gmprep about this\" carries it; the client opens the chat"),
+)

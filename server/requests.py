@@ -11,20 +11,33 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from gmprep.common.errors import GmprepError
 from gmprep.core import exchange
+from gmprep.core.conversations import ConversationSummary, StoredMessage
 from gmprep.kg.models import Citation, SearchFilters
 from gmprep.server.ask import AnswerRun
 from gmprep.server.markdown import meta_line, readable, where
 from gmprep.server.models import (
+    AnswerDelta,
     AskParams,
+    AskResult,
     CitationOut,
+    ConversationNewResult,
     ConversationOut,
+    ConversationResult,
+    ConversationsResult,
+    DeletedResult,
     EntryParams,
+    EntryResult,
+    ExportResult,
     HitOut,
     IdParams,
     MessageOut,
     NewConversationParams,
     SearchParams,
+    SearchResult,
+    StartedResult,
+    StatusResult,
     TraceParams,
+    TraceResult,
     TraceStepOut,
     UriParams,
 )
@@ -55,11 +68,7 @@ def failed(message: str) -> JsonRpcException:
 
 def status(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/status``."""
-    s = ls.state.status
-    return {
-        "state": s.state, "message": s.message, "entries": s.entries, "embeddings": s.embeddings,
-        "namesReady": s.names_ready, "percentage": s.percentage,
-    }
+    return StatusResult.model_validate(ls.state.status.model_dump()).wire()
 
 
 async def search(ls: GmprepServer, params: Any) -> dict:
@@ -72,7 +81,7 @@ async def search(ls: GmprepServer, params: Any) -> dict:
         hits = await asyncio.to_thread(searcher.search, p.query, p.k, filters)
     except GmprepError as exc:
         raise failed(str(exc)) from None
-    return {"hits": [HitOut.of_hit(h).wire() for h in hits]}
+    return SearchResult(hits=[HitOut.of_hit(h) for h in hits]).wire()
 
 
 def entry(ls: GmprepServer, params: Any) -> dict:
@@ -88,23 +97,23 @@ def entry(ls: GmprepServer, params: Any) -> dict:
         log.exception("render_entry(%s) failed", p.id)
     if markdown is None:  # index still building: the bundled text, without the graph context
         markdown = f"# {node.name}\n\n*{meta_line(node)}* — {where(node)} · `{node.source_id}`\n\n{readable(node.text)}\n"
-    return {"id": node.node_id, "markdown": markdown, "citation": CitationOut.of(Citation.from_node(node)).wire()}
+    return EntryResult(id=node.node_id, markdown=markdown, citation=CitationOut.of(Citation.from_node(node))).wire()
 
 
-def _conversation_out(ls: GmprepServer, conv) -> dict:
-    return ConversationOut.of(conv, ls.state.uri_of(conv.path)).wire()
+def _conversation_out(ls: GmprepServer, conv: ConversationSummary) -> ConversationOut:
+    return ConversationOut.of(conv, ls.state.uri_of(conv.path))
 
 
-def _message_out(ls: GmprepServer, m) -> dict:
+def _message_out(ls: GmprepServer, m: StoredMessage) -> MessageOut:
     traces = ls.state.traces() if m.role == "assistant" else None
-    return MessageOut.of(m, has_trace=bool(traces and traces.load(m.id))).wire()
+    return MessageOut.of(m, has_trace=bool(traces and traces.load(m.id)))
 
 
 def conversations(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/conversations``: the conversations of one prep file, newest first."""
     p = parse(UriParams, params)
     convs = ls.state.conversations().list_for(ls.state.relpath(p.uri))
-    return {"conversations": [_conversation_out(ls, c) for c in convs]}
+    return ConversationsResult(conversations=[_conversation_out(ls, c) for c in convs]).wire()
 
 
 def conversation(ls: GmprepServer, params: Any) -> dict:
@@ -114,14 +123,15 @@ def conversation(ls: GmprepServer, params: Any) -> dict:
     conv = store.get(p.id)
     if conv is None:
         raise failed(f"no conversation {p.id!r}")
-    return {"conversation": _conversation_out(ls, conv), "messages": [_message_out(ls, m) for m in store.messages(p.id)]}
+    messages = [_message_out(ls, m) for m in store.messages(p.id)]
+    return ConversationResult(conversation=_conversation_out(ls, conv), messages=messages).wire()
 
 
 def conversation_new(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/conversation/new``."""
     p = parse(NewConversationParams, params)
     conv = ls.state.conversations().create(ls.state.relpath(p.uri), p.title)
-    return {"conversation": _conversation_out(ls, conv)}
+    return ConversationNewResult(conversation=_conversation_out(ls, conv)).wire()
 
 
 def conversation_delete(ls: GmprepServer, params: Any) -> dict:
@@ -131,14 +141,14 @@ def conversation_delete(ls: GmprepServer, params: Any) -> dict:
     if traces is not None:
         for m in store.messages(p.id):
             traces.delete(m.id)
-    return {"deleted": store.delete(p.id)}
+    return DeletedResult(deleted=store.delete(p.id)).wire()
 
 
 def conversation_export(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/conversation/export``: the conversation as markdown."""
     p = parse(IdParams, params)
     try:
-        return {"markdown": ls.state.conversations().export_markdown(p.id)}
+        return ExportResult(markdown=ls.state.conversations().export_markdown(p.id)).wire()
     except KeyError:
         raise failed(f"no conversation {p.id!r}") from None
 
@@ -148,20 +158,19 @@ def trace(ls: GmprepServer, params: Any) -> dict:
     p = parse(TraceParams, params)
     traces = ls.state.traces()
     steps = traces.load(p.message_id) if traces is not None else []
-    out = []
-    for step in steps:
-        out.append(
-            TraceStepOut(
-                name=step.name, status=step.status, input=step.input, output=step.output, ms=step.ms,
-                tokens=step.tokens, retrieved=list(step.retrieved), error=step.error,
-            ).wire()
+    out = [
+        TraceStepOut(
+            name=step.name, status=step.status, input=step.input, output=step.output, ms=step.ms,
+            tokens=step.tokens, retrieved=list(step.retrieved), error=step.error,
         )
-    return {"steps": out}
+        for step in steps
+    ]
+    return TraceResult(steps=out).wire()
 
 
 def rebuild(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/index/rebuild``: start a full rebuild in the background."""
-    return {"started": ls.start_index(force=True)}
+    return StartedResult(started=ls.start_index(force=True)).wire()
 
 
 async def ask(ls: GmprepServer, params: Any) -> dict:
@@ -190,12 +199,12 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
     loop = asyncio.get_running_loop()
 
     def on_delta(text: str) -> None:
-        payload = {"conversationId": conv_id, "requestId": request_id, "delta": text}
+        payload = AnswerDelta(conversation_id=conv_id, request_id=request_id, delta=text).wire()
         loop.call_soon_threadsafe(ls.protocol.notify, "gmprep/answerDelta", payload)
 
     run = AnswerRun(ls.worker)
     answer, error = None, None
-    if cancelled_early:
+    if cancelled_early or searcher is None:
         run.cancelled = True
     else:
         try:
@@ -212,4 +221,6 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         if error is not None and not text:
             text = f"The answer engine failed: {error}"
     saved = exchange.finish(convs, state.traces(), ex, text, citations, outcome, steps)
-    return {"conversationId": conv_id, "userMessage": _message_out(ls, ex.question), "answer": _message_out(ls, saved)}
+    return AskResult(
+        conversation_id=conv_id, user_message=_message_out(ls, ex.question), answer=_message_out(ls, saved)
+    ).wire()

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
@@ -24,6 +24,11 @@ from gmprep.core.conversations import ConversationStore
 from gmprep.kg.models import Node
 from gmprep.kg.names import NameIndex
 from gmprep.server.documents import DocumentCache
+
+if TYPE_CHECKING:  # imported where first used: the server answers hovers before numpy and the store load
+    from gmprep.core.traces import TraceStore
+    from gmprep.kg.search import Searcher
+    from gmprep.kg.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +91,10 @@ class ServerState:
         self.docs = DocumentCache()
         self.book: RulesBook | None = None
         self._book_ready = threading.Event()
-        self._store = None
-        self._searcher = None
+        self._store: Store | None = None
+        self._searcher: Searcher | None = None
         self._conversations: ConversationStore | None = None
-        self._traces = None
+        self._traces: TraceStore | None = None
         self._lock = threading.RLock()
         self._searcher_lock = threading.Lock()
         self.on_status: Callable[[IndexStatus], None] | None = None  # set by the server: notify the client
@@ -136,7 +141,7 @@ class ServerState:
     def store_dir(self) -> Path:
         return Path(self.settings.store_dir)
 
-    def store(self):
+    def store(self) -> Store | None:
         """The opened store when the index is ready, else None."""
         with self._lock:
             if self._store is None and self.status.state == "ready":
@@ -145,21 +150,21 @@ class ServerState:
                 self._store = Store.open(self.store_dir, create=False)
             return self._store
 
-    def require_store(self):
+    def require_store(self) -> Store:
         """The store, or a clear error while it is missing or building."""
         store = self.store()
         if store is None:
             raise GmprepError(f"the rules index is {self.status.state}: {self.status.message}")
         return store
 
-    def searcher(self):
+    def searcher(self) -> Searcher:
         """The hybrid searcher over the store (models load on first use, under their own lock so
         hovers and conversations never wait for a model to load)."""
         with self._searcher_lock:
             if self._searcher is None:
                 from gmprep.kg.search import Searcher
 
-                self._searcher = Searcher(self.require_store(), settings=self.settings.search)
+                self._searcher = Searcher.from_settings(self.require_store(), self.settings)
             return self._searcher
 
     def conversations(self) -> ConversationStore:
@@ -169,15 +174,12 @@ class ServerState:
                 self._conversations = ConversationStore.in_store(self.store_dir)
             return self._conversations
 
-    def traces(self):
-        """The answer-trace table (``gmprep.core.traces``) of the conversations database, or None
-        when the agents package is not installed."""
+    def traces(self) -> TraceStore:
+        """The answer-trace table (``gmprep.core.traces``) of the conversations database."""
         with self._lock:
             if self._traces is None:
-                try:
-                    from gmprep.core.traces import TraceStore
-                except ModuleNotFoundError:
-                    return None
+                from gmprep.core.traces import TraceStore
+
                 self._traces = TraceStore(self.conversations().db_path)
             return self._traces
 

@@ -267,10 +267,11 @@ def generate_queries(nodes: Sequence[Node], n_queries: int, seed: int = 13) -> l
                 out.append(TrainQuery(query=q, positive=target, generator=gen, also_relevant=[node.node_id]))
                 want -= 1
                 continue
+            cands: list[tuple[str, str | None]]
             if gen == "name":
                 cands = [(q, None) for q in name_queries(node, rng)]
             elif gen == "masked":
-                cands = masked_queries(node, rng)
+                cands = list(masked_queries(node, rng))
             elif gen == "keywords":
                 cands = [(q, None) for q in keyword_queries(node, rng)]
             else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -148,7 +148,9 @@ class AgentPipeline:
             return Answer(text=text, outcome="cancelled", steps=trace, question=standalone, backend=self.llm.name)
 
     # ---- conversation ---------------------------------------------------------------------
-    async def _standalone(self, question: str, history: list[ChatTurn], trace: list[TraceStep], cancel) -> str:
+    async def _standalone(
+        self, question: str, history: list[ChatTurn], trace: list[TraceStep], cancel: asyncio.Event | None
+    ) -> str:
         if not history:
             return question
         if len(history) <= 2:
@@ -194,7 +196,7 @@ class AgentPipeline:
                       backend=self.llm.name)
 
     # ---- plan -----------------------------------------------------------------------------
-    async def _plan(self, question: str, trace: list[TraceStep], cancel) -> Plan:
+    async def _plan(self, question: str, trace: list[TraceStep], cancel: asyncio.Event | None) -> Plan:
         try:
             plan, steps = await self.plan.run(self.llm, {"question": question}, cancel=cancel)
             trace.extend(steps)
@@ -203,7 +205,9 @@ class AgentPipeline:
             trace.extend(exc.trace)
             return Plan(nodes=[PlanNode(id="q1", question=question)])
 
-    async def _run_plan(self, plan: Plan, trace: list[TraceStep], cancel, search_as: list[str] = ()) -> list[NodeResult]:
+    async def _run_plan(
+        self, plan: Plan, trace: list[TraceStep], cancel: asyncio.Event | None, search_as: Sequence[str] = ()
+    ) -> list[NodeResult]:
         """Run every node once its dependencies are done; independent nodes run concurrently."""
         order = topological_order(plan)
         futures: dict[str, asyncio.Future] = {n.id: asyncio.get_running_loop().create_future() for n in order}
@@ -235,7 +239,8 @@ class AgentPipeline:
         return list(results)
 
     async def _node(
-        self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel, search_as: list[str] = ()
+        self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel: asyncio.Event | None,
+        search_as: Sequence[str] = (),
     ) -> NodeResult:
         """Route, retrieve, answer and check one plan node. ``search_as``: the phrasings to search
         instead of the node's question (see ``_search_phrasings``)."""
@@ -287,7 +292,7 @@ class AgentPipeline:
             return NodeResult(node=node, status="model_error", tried=tried, note="the answer step failed")
         return NodeResult(node=node, status="not_found", tried=tried, note="no relevant passage")
 
-    async def _route(self, node: PlanNode, trace: list[TraceStep], cancel) -> list[KnowledgeSource]:
+    async def _route(self, node: PlanNode, trace: list[TraceStep], cancel: asyncio.Event | None) -> list[KnowledgeSource]:
         """The sources for a node, the routed one first; the others follow as fallbacks."""
         sources = self.ctx.search_sources()
         if len(sources) <= 1:
@@ -295,7 +300,7 @@ class AgentPipeline:
                                    output={"source": sources[0].name if sources else None, "reason": "one source"}))
             return sources
         names = tuple(s.name for s in sources)
-        narrowed = create_model("Route", __base__=Route, source=(Literal[names], ...))  # type: ignore[valid-type]
+        narrowed = create_model("Route", __base__=Route, source=(Literal[names], ...))  # type: ignore[arg-type]  # built at run time
         listing = "\n".join(f"{s.name}: {s.description}" for s in sources)
         try:
             out, steps = await self.route.run(
@@ -309,7 +314,7 @@ class AgentPipeline:
         return [first, *[s for s in sources if s is not first]]
 
     async def _retrieve(
-        self, source: KnowledgeSource, query: str, node: PlanNode, trace: list[TraceStep], alternates: list[str] = ()
+        self, source: KnowledgeSource, query: str, node: PlanNode, trace: list[TraceStep], alternates: Sequence[str] = ()
     ) -> SourceResult:
         t0 = time.perf_counter()
         result = await asyncio.to_thread(source.retrieve, query, PASSAGES + 2, alternates)
@@ -319,7 +324,7 @@ class AgentPipeline:
                                retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
         return result
 
-    async def _check(self, node: PlanNode, answer: str, trace: list[TraceStep], cancel) -> bool | None:
+    async def _check(self, node: PlanNode, answer: str, trace: list[TraceStep], cancel: asyncio.Event | None) -> bool | None:
         """The checker's verdict, or None when the checker itself failed (the answer's status stands)."""
         try:
             out, steps = await self.check.run(self.llm, {"question": node.question, "answer": answer}, cancel=cancel,
@@ -331,7 +336,10 @@ class AgentPipeline:
             return None
 
     # ---- compose --------------------------------------------------------------------------
-    async def _compose(self, question: str, results: list[NodeResult], trace: list[TraceStep], delta, cancel) -> Answer:
+    async def _compose(
+        self, question: str, results: list[NodeResult], trace: list[TraceStep],
+        delta: Callable[[str], None], cancel: asyncio.Event | None,
+    ) -> Answer:
         trace.append(TraceStep(name="collate", output=[r.model_dump(include={"status", "answer", "citations", "tried"})
                                                        for r in results]))
         statuses = [r.status for r in results]
@@ -380,6 +388,6 @@ class AgentPipeline:
         return text, cited
 
     @staticmethod
-    def _emit(answer: Answer, delta) -> Answer:
+    def _emit(answer: Answer, delta: Callable[[str], None]) -> Answer:
         delta(answer.text)
         return answer

@@ -16,11 +16,16 @@ questions (the only thing fitted on them), see docs/benchmarks.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gmprep.common.text import QUESTION_WORDS, content_words, stem, words
 from gmprep.kg.models import Hit
+
+if TYPE_CHECKING:
+    from gmprep.kg.embedder import Embedder
+    from gmprep.kg.store import Store
 
 DEFAULT_THRESHOLD = 0.55
 COVERAGE_WEIGHT = 0.5
@@ -37,7 +42,12 @@ def question_stems(query: str) -> set[str]:
 class RelevanceJudge:
     """Scores how well a set of hits matches a query; ``threshold`` splits on-topic from off-topic."""
 
-    def __init__(self, store, embedder, threshold: float = DEFAULT_THRESHOLD, coverage_weight: float = COVERAGE_WEIGHT):
+    def __init__(
+        self, store: Store, embedder: Embedder | None, threshold: float = DEFAULT_THRESHOLD,
+        coverage_weight: float = COVERAGE_WEIGHT,
+    ):
+        """``embedder`` encodes the question (the searcher's; None for a store without vectors, where
+        the semantic signal is 0)."""
         self.store = store
         self.embedder = embedder
         self.threshold = threshold
@@ -46,7 +56,7 @@ class RelevanceJudge:
     def semantic(self, query: str, hits: Sequence[Hit]) -> float:
         """Best cosine between the query and the top hits' stored vectors (0 when none)."""
         ids = [h.node_id for h in hits[:TOP_N]]
-        if not ids:
+        if not ids or self.embedder is None:
             return 0.0
         vectors = np.asarray(self.store.vectors_for(ids), dtype=np.float32)
         if vectors.size == 0:

@@ -88,11 +88,11 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     for field, column in plan.items():
         tid = table_for(field)
         value, col, dice = _value(tid, req.level, column)
-        stats.append(StatValue(field=field, value=value, column=col, table=tid, damage=dice))  # type: ignore[arg-type]
+        stats.append(StatValue(field=field, value=value, column=col, table=tid, damage=dice))
     by = {s.field: s for s in stats}
     wname, kind, dtype = _WEAPON[req.role]
-    strikes = [Strike(name=wname, kind=kind, attack=by["attack"].value, attack_column=by["attack"].column,  # type: ignore[arg-type]
-                      damage=by["damage"].damage or "", damage_type=dtype, damage_column=by["damage"].column)]  # type: ignore[arg-type]
+    strikes = [Strike(name=wname, kind=kind, attack=by["attack"].value, attack_column=by["attack"].column,
+                      damage=by["damage"].damage or "", damage_type=dtype, damage_column=by["damage"].column)]
     cites = {t: tables.building_citation(t) for t in {s.table for s in stats}}
     abilities = suggest_abilities(req, resolver) if resolver is not None else []
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"

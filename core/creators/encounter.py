@@ -1,6 +1,6 @@
 """Encounters: parse what a GM writes, resolve creatures, XP and threat (GM Core p. 75), build options.
 
-Forms read (``find_encounter_blocks`` finds them in a note, ``parse_encounter`` reads one):
+Forms read (``parse_encounter`` reads one; ``gmprep.server.blocks`` finds them in a note from markdown-it tokens):
 
 * one line: ``Encounter (4 PCs, level 3): 2 goblin warriors, goblin war chanter, elite wolf``
 * a fenced block ```` ```encounter ```` with an optional ``party: 4 PCs, level 3`` line and items
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import re
-
-from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 from gmprep.core.creators import tables
@@ -120,48 +118,6 @@ def parse_encounter(text: str) -> EncounterSpec:
             continue
         _items(line, at, spec)
     return spec
-
-
-class EncounterBlock(BaseModel):
-    """An encounter found in a note: its span (char offsets in the document) and its parsed spec,
-    with item offsets made absolute."""
-
-    start: int
-    end: int
-    kind: str  # "line", "fenced", "heading"
-    spec: EncounterSpec = Field(default_factory=EncounterSpec)
-
-
-_FENCE = re.compile(r"^(```|~~~)\s*encounter\b[^\n]*\n(.*?)^\1\s*$", re.I | re.M | re.S)
-_LINE_BLOCK = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**encounter\b[^\n:]*\([^)\n]*\)\**[ \t]*\**:[^\n]*(?:\n[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]+)*", re.I | re.M)
-_HEADING = re.compile(r"^#{1,6}[ \t]+[^\n]*\bencounter\b[^\n]*\n((?:[ \t]*\n)?(?:(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]+|[ \t]*\**party\**[ \t]*:[^\n]+)\n?)+)", re.I | re.M)
-
-
-def find_encounter_blocks(document: str) -> list[EncounterBlock]:
-    """Every encounter in a markdown note, in document order, not overlapping."""
-    found: list[EncounterBlock] = []
-    taken: list[tuple[int, int]] = []
-
-    def add(start: int, end: int, kind: str, text: str, text_at: int) -> None:
-        if any(s < end and start < e for s, e in taken):
-            return
-        spec = parse_encounter(text)
-        for line in spec.lines:
-            line.start = (line.start or 0) + text_at
-            line.end = (line.end or 0) + text_at
-        if spec.lines:
-            taken.append((start, end))
-            found.append(EncounterBlock(start=start, end=end, kind=kind, spec=spec))
-
-    for m in _FENCE.finditer(document):
-        add(m.start(), m.end(), "fenced", m.group(2), m.start(2))
-    for m in _HEADING.finditer(document):
-        add(m.start(), m.end(), "heading", m.group(), m.start())
-    for m in _LINE_BLOCK.finditer(document):
-        party = re.search(r"\(([^)\n]*)\)", m.group())
-        if party and (_SIZE.search(party.group(1)) or _LEVEL.search(party.group(1))):  # "Encounter (optional): ..." is prose
-            add(m.start(), m.end(), "line", m.group(), m.start())
-    return sorted(found, key=lambda b: b.start)
 
 
 def _cite_entry(node) -> Citation:

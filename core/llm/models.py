@@ -144,10 +144,10 @@ def resolve_model_path(configured: str | None) -> Path:
         if not path.is_file():
             raise GmprepError(f"model file not found: {path}")
         return path
-    path = installed_model()
-    if path is None:
+    installed = installed_model()
+    if installed is None:
         raise GmprepError(
             f"no local model installed; run `gmprep model install` (assembles {DEFAULT_MODEL.name} into "
             f"{models_dir()}) or use --backend extractive"
         )
-    return path
+    return installed

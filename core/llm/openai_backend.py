@@ -92,7 +92,7 @@ class OpenAIBackend(LLMBackend):
                 "json_schema": {"name": "output", "schema": json_schema, "strict": True},
             }
         url = f"{self.base_url}/chat/completions"
-        last: Exception | None = None
+        last: BaseException | None = None
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))

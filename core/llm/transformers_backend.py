@@ -17,6 +17,7 @@ import json
 import logging
 import threading
 from pathlib import Path
+from typing import Any
 
 from gmprep.core.llm.base import (
     ChatMessage,
@@ -99,7 +100,7 @@ class TransformersBackend(LLMBackend):
         self.tokenizer = tokenizer
         self.model = model.to(self.device).eval()
         self._grammars: dict[str, object] = {}
-        self._compiler = None
+        self._compiler: Any = None  # xgrammar.GrammarCompiler, built on first use
         # one generate() at a time: the model object is shared and GPU memory is the limit anyway
         self._lock = threading.Lock()
 

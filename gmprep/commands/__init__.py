@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gmprep.common.settings import Settings, load_settings
+from pydantic import ValidationError
+
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import Settings, resolve_settings
 
 if TYPE_CHECKING:
     from gmprep.kg.search import Searcher
@@ -13,9 +18,23 @@ if TYPE_CHECKING:
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings for a CLI run: the current folder's TOML, the environment, then ``--store``."""
+    """Settings for a CLI run, through the server's ``resolve_settings``: the user config file, the
+    current folder's TOML (``gmprep.toml``, ``[tool.gmprep]`` in ``pyproject.toml``, under the same
+    workspace-trust policy as the server's; what it ignored is said on stderr), the environment, then
+    ``--store``. The store stays ``~/.cache/gmprep/store`` unless one of those names another."""
     overrides = {"store_dir": args.store} if getattr(args, "store", None) else None
-    return load_settings(None, overrides)
+    try:
+        loaded = resolve_settings(Path.cwd(), overrides, workspace_store=False)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        raise GmprepError(f"invalid setting {where}: {first.get('msg')}") from None
+    except ValueError as exc:  # an unreadable TOML file
+        raise GmprepError(str(exc)) from None
+    message = loaded.ignored_message()
+    if message:
+        print(f"gmprep: {message}", file=sys.stderr)
+    return loaded.settings
 
 
 
@@ -26,7 +45,7 @@ def open_searcher(settings: Settings) -> tuple[Store, Searcher]:
     from gmprep.kg.store import Store
 
     store = Store.open(settings.store_dir, create=False)
-    searcher = Searcher(store, settings=settings.search)
+    searcher = Searcher.from_settings(store, settings)
     try:
         searcher.check_vectors()
     except Exception:

@@ -121,7 +121,7 @@ def run_ask(args: argparse.Namespace) -> int:
     convs = _conversations(settings, save)
     path = prep_file_key(args.file) if args.file else "(cli)"
     ex = None
-    if save:
+    if save and convs is not None:  # saving always has a store (_conversations raises otherwise)
         ex = exchange.begin(convs, args.question, path, args.conversation)  # saved before answering
         history = ex.history
     elif args.conversation:

@@ -6,9 +6,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import cast
 
 from gmprep.commands import settings_from_args
 from gmprep.common.errors import GmprepError
+from gmprep.core.creators.models import Threat
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +71,9 @@ def run_encounter(args: argparse.Namespace) -> int:
         if args.party is None or args.level is None:
             raise GmprepError("encounter build needs --party and --level")
         words = _words(args.traits) + _words(args.terrain) + _words(args.text[1:])
-        reports = build_encounters(args.party, args.level, (args.threat or "moderate").lower(), words, _resolver(args), n=args.n)
+        # checked by build_encounters (an unknown threat is a one-line error, exit 1)
+        threat = cast(Threat, (args.threat or "moderate").lower())
+        reports = build_encounters(args.party, args.level, threat, words, _resolver(args), n=args.n)
         if not reports:
             raise GmprepError(f"no Monster Core encounter fits a {args.threat or 'moderate'} budget for {args.party} characters of level {args.level}")
         if args.json:

@@ -15,6 +15,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -141,7 +142,7 @@ async def rewrite_vs_concat(questions: list[Question], searcher, settings) -> di
         raise GmprepError("--rewrite-vs-concat needs a model backend (--backend llamacpp|transformers|openai)")
     pipeline = AgentPipeline(llm, context_for(searcher, settings))
     filters = SearchFilters(origins=["corpus:"])
-    rows = []
+    rows: list[dict[str, Any]] = []
     for q in [q for q in questions if q.history]:
         hist = _history(q)
         concat = followup_query(q.question, hist)

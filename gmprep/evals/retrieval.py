@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not store.entry_count():
             raise GmprepError(f"the index in {settings.store_dir} is empty: run `gmprep index build` first")
-        searcher = Searcher(store, settings=settings.search)
+        searcher = Searcher.from_settings(store, settings)
         k = args.k
         result: dict = {}
 

@@ -8,7 +8,6 @@ from gmprep.core.creators import tables
 from gmprep.core.creators.encounter import (
     build_encounters,
     evaluate_encounter,
-    find_encounter_blocks,
     parse_encounter,
 )
 from gmprep.core.creators.models import THREATS
@@ -99,19 +98,6 @@ def test_warnings_and_unknown(resolver):
     assert r.unknown[0].text == "gobln pyro" and r.unknown[0].suggestions[0] == "Goblin Pyro"
     big = evaluate_encounter(parse_encounter("6 ogre warriors"), resolver, 4, 3)
     assert big.threat == "extreme" and any("above the extreme budget" in w for w in big.warnings)
-
-
-def test_blocks_in_a_note():
-    doc = ("# Prep\n\nEncounter (4 PCs, level 3): 2 goblin warriors, goblin war chanter\n\n"
-           "## Encounter at the bridge\nparty: 5 PCs, level 2\n- 3 wolves\n- elite goblin pyro\n\n"
-           "```encounter\nparty: 4 PCs, level 1\n2x skeleton guard\nzombie shambler (x3)\n```\n")
-    blocks = find_encounter_blocks(doc)
-    assert [b.kind for b in blocks] == ["line", "heading", "fenced"]
-    assert [(b.spec.party_size, b.spec.party_level) for b in blocks] == [(4, 3), (5, 2), (4, 1)]
-    items = [(doc[ln.start:ln.end], ln.name, ln.count, ln.adjustment) for b in blocks for ln in b.spec.lines]
-    assert items == [("2 goblin warriors", "goblin warriors", 2, None), ("goblin war chanter", "goblin war chanter", 1, None),
-                     ("3 wolves", "wolves", 3, None), ("elite goblin pyro", "goblin pyro", 1, "elite"),
-                     ("2x skeleton guard", "skeleton guard", 2, None), ("zombie shambler (x3)", "zombie shambler", 3, None)]
 
 
 @pytest.mark.parametrize("threat", THREATS[1:])

@@ -377,6 +377,131 @@ async function mainScenario() {
   return pageErrors;
 }
 
+/** The code action menu (Ctrl+.) on the line holding `text`: click the entry whose label contains `label`. */
+async function codeAction(page, text, label, shot) {
+  // the editor may still be scrolling or re-rendering after the previous step: wait for the text
+  const r = await until(`"${text}" on screen`, () => textRect(page, text), 15000, 250);
+  await page.mouse.click(r.x + 4, r.y + r.height / 2);
+  const row = page.locator(".action-widget .monaco-list-row", { hasText: label }).first();
+  await until(`the code action "${label}"`, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+.");
+    await row.waitFor({ state: "visible", timeout: 4000 });
+    return true;
+  }, 60000, 1000);
+  if (shot) await page.screenshot({ path: join(artifacts, shot) });
+  const title = (await row.innerText()).trim();
+  await row.click();
+  return title;
+}
+
+async function waitForServer(page) {
+  const item = page.locator(".statusbar-item", { hasText: "gmprep" }).first();
+  return until("the gmprep status item to say the index is ready", async () => {
+    const t = await item.textContent({ timeout: 1000 });
+    if (/not running|index error/.test(t ?? "")) throw new Error(`status bar says: ${t}`);
+    return /rules/.test(t ?? "") ? t : null;
+  }, 180000, 1000);
+}
+
+/** GM creators (issue 14) on a prep note with encounter blocks and a statblock: inlay hints and code lens,
+ * the hover explaining the arithmetic, "Build encounter" and "Insert creature statblock" actions, the
+ * statblock quick fix, and a build request answered in the chat. */
+async function creatorsScenario() {
+  const { context, page, pageErrors } = await launch();
+  const note = "reed-maze.md";
+  const file = join(ws, note);
+  const tag = () => String(stepNo).padStart(2, "0");
+
+  await step(page, "creators-open", async () => {
+    await page.goto(url, { waitUntil: "domcontentloaded" });
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
+    await openNote(page, note, "Reed Maze");
+    await waitForServer(page);
+  });
+
+  await step(page, "creators-inlay-hints", async () => {
+    // Inlay hints are injected text: they show in the editor's rendered lines.
+    const text = await until("the XP inlay hints of the encounter blocks", async () => {
+      const t = await editorText(page);
+      return t.includes("70 XP · moderate (4 PCs, level 3)") && t.includes("2 × 10 = 20 XP (level -1)") ? t : null;
+    }, 90000, 500);
+    const lens = await until("the encounter code lens", async () => {
+      const t = await page.locator(".monaco-editor .codelens-decoration").allInnerTexts();
+      return t.find((x) => x.includes("Encounter: 70 XP")) ?? null;
+    }, 30000, 500);
+    const hinted = text.split("\n").filter((l) => /XP/.test(l));
+    console.log(`       hints: ${hinted.slice(0, 4).join(" | ")}`);
+    console.log(`       lens: ${lens}`);
+  });
+
+  await step(page, "creators-hover-arithmetic", async () => {
+    const hover = page.locator(".monaco-hover:visible, .monaco-resizable-hover:visible").first();
+    const content = await until("the encounter hover with the arithmetic and GM Core", async () => {
+      const r = await textRect(page, "(4 PCs, level 3)");
+      if (!r) throw new Error("the encounter heading is not on screen");
+      await page.mouse.move(r.x - 40, r.y + 80);
+      await page.mouse.move(r.x + r.width / 2, r.y + r.height / 2, { steps: 3 });
+      await hover.waitFor({ state: "visible", timeout: 4000 });
+      const t = (await hover.innerText()) ?? "";
+      return /Encounter: 70 XP, moderate/.test(t) && /GM Core/.test(t) ? t : null;
+    }, 60000, 500);
+    await page.waitForTimeout(400);
+    console.log(`       hover: ${content.replace(/\s+/g, " ").slice(0, 160)}`);
+  });
+
+  await step(page, "creators-build-encounter", async () => {
+    await page.mouse.move(5, 5);
+    const title = await codeAction(page, "moderate encounter for 4 level-3 PCs", "Build encounter, option 1",
+      `${tag()}-creators-build-encounter-menu.png`);
+    await until("the encounter block in the editor", async () => /party: 4 PCs, level 3/.test(await editorText(page)), 30000);
+    await until("the hints of the inserted block", async () =>
+      ((await editorText(page)).match(/· moderate \(4 PCs, level 3\)/g) ?? []).length >= 2, 30000);
+    console.log(`       action: ${title}`);
+  });
+
+  await step(page, "creators-insert-statblock", async () => {
+    const title = await codeAction(page, "level 4 brute: a bog troll", "Insert creature statblock",
+      `${tag()}-creators-insert-statblock-menu.png`);
+    await until("the statblock in the editor", async () => /\*\*Creature 4\*\*/.test(await editorText(page)), 30000);
+    await page.keyboard.press("Control+S");
+    const saved = await until("the statblock saved in the file", async () => {
+      const t = readFileSync(file, "utf8");
+      return t.includes("**Creature 4**") && t.includes("GM Core, p. 117") ? t : null;
+    }, 15000);
+    const r = await textRect(page, "**Creature 4**");
+    if (r) await page.mouse.wheel(0, Math.max(0, r.y - 200)); // the statblock in view for the screenshot
+    await page.waitForTimeout(300);
+    console.log(`       action: ${title}; ${saved.split("\n").filter((l) => /\*\*(AC|HP)\*\*/.test(l)).join(" / ")}`);
+  });
+
+  await step(page, "creators-statblock-fix", async () => {
+    await page.keyboard.press("Control+End");
+    const title = await codeAction(page, "25; **Fort**", "Use the table value 22", `${tag()}-creators-statblock-fix-menu.png`);
+    await until("AC 22 in the editor", async () => /\*\*AC\*\* 22; \*\*Fort\*\* \+9/.test(await editorText(page)), 30000);
+    console.log(`       quick fix: ${title}`);
+  });
+
+  await step(page, "creators-chat-build", async () => {
+    const chat = await openChat(page);
+    await until("the chat to belong to the note", async () =>
+      (await chat.locator('[data-testid="note-label"]').textContent()) === note, 20000);
+    await chat.locator('[data-testid="question"]').fill("build a moderate encounter for 4 level 3 PCs with undead");
+    await chat.locator('[data-testid="ask"]').click();
+    const answer = chat.locator('[data-testid="assistant-message"]').last();
+    await answer.waitFor({ state: "visible", timeout: 120000 });
+    const text = await answer.locator(".body").innerText();
+    if (!/Option 1/.test(text) || !/party: 4 PCs, level 3/.test(text)) throw new Error(`not a built encounter: ${text.slice(0, 300)}`);
+    const chips = await answer.locator('[data-testid="citation"]').allInnerTexts();
+    if (!chips.some((c) => /Encounter Budget|GM Core/.test(c))) throw new Error(`no GM Core citation among: ${chips.join(" | ")}`);
+    console.log(`       answer: ${text.replace(/\s+/g, " ").slice(0, 140)}`);
+    console.log(`       citations: ${chips.slice(0, 5).join(" | ")}`);
+  });
+
+  await context.close();
+  return pageErrors;
+}
+
 /** A server that cannot start (settings point at a missing Python): a clear message and install help. */
 async function noServerScenario() {
   const { context, page, pageErrors } = await launch();
@@ -410,7 +535,10 @@ async function noServerScenario() {
 async function main() {
   const scenario = process.argv[2] ?? "main";
   if (scenario === "no-server") stepNo = 30; // its screenshots sort after the main run's
-  const pageErrors = scenario === "no-server" ? await noServerScenario() : await mainScenario();
+  if (scenario === "creators") stepNo = 40;
+  const scenarios = { main: mainScenario, "no-server": noServerScenario, creators: creatorsScenario };
+  if (!(scenario in scenarios)) throw new Error(`unknown scenario ${scenario}`);
+  const pageErrors = await scenarios[scenario]();
   const total = Date.now() - started;
   writeFileSync(join(artifacts, `timings-${scenario}.json`), JSON.stringify({ totalMs: total, steps: timings, pageErrors }, null, 2));
   console.log(`e2e ${scenario}: all steps passed in ${(total / 1000).toFixed(1)} s (browser part)`);

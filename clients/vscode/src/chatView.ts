@@ -9,13 +9,7 @@ import type { EntryDocuments } from "./entryDocuments.js";
 import type { GmprepClient } from "./serverClient.js";
 import type { IndexStatusBar, IndexView } from "./statusBar.js";
 import type { HostToWebview, NoteContext, WebviewToHost } from "./shared/messages.js";
-import {
-  type AskResult,
-  type ConversationResult,
-  type ConversationSummary,
-  Methods,
-  type TraceStep,
-} from "./shared/protocol.js";
+import { type AskParams, Methods } from "./shared/protocol.js";
 import { slug } from "./shared/citations.js";
 import { chatShell, makeNonce } from "./shared/webviewHtml.js";
 import { errorMessage } from "./shared/errors.js";
@@ -169,7 +163,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     // Without a server there is nothing to list; sync() sends the list once it is running.
     if (note === null || this.client.state !== "running") return;
     try {
-      const r = await this.client.request<{ conversations: ConversationSummary[] }>(Methods.conversations, { uri: note.uri });
+      const r = await this.client.request(Methods.conversations, { uri: note.uri });
       if (this.note?.uri === note.uri) this.post({ type: "conversations", uri: note.uri, conversations: r.conversations });
     } catch (error) {
       this.post({ type: "error", message: `Could not list conversations: ${errorMessage(error)}` });
@@ -179,7 +173,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private async loadConversation(id: string): Promise<void> {
     if (this.client.state !== "running") return; // sync() opens the selected one once the server is up
     try {
-      const r = await this.client.request<ConversationResult>(Methods.conversation, { id });
+      const r = await this.client.request(Methods.conversation, { id });
       this.post({ type: "conversation", conversation: r.conversation, messages: r.messages });
     } catch (error) {
       // A conversation deleted elsewhere: forget it rather than showing an error forever.
@@ -222,7 +216,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case "insertEntry":
           return await this.insertEntry(m.sourceId);
         case "trace": {
-          const r = await this.client.request<{ steps: TraceStep[] }>(Methods.trace, { messageId: m.messageId });
+          const r = await this.client.request(Methods.trace, { messageId: m.messageId });
           this.post({ type: "trace", messageId: m.messageId, steps: r.steps });
           return;
         }
@@ -247,10 +241,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const pending: PendingAsk = { cts, conversationId, uri: note.uri };
     this.pending = pending;
     this.post({ type: "askStarted", question: text });
-    const params: Record<string, unknown> = { question: text, uri: note.uri };
-    if (conversationId !== null) params["conversationId"] = conversationId;
+    const params: AskParams = { question: text, uri: note.uri };
+    if (conversationId !== null) params.conversationId = conversationId;
     try {
-      const r = await this.client.request<AskResult>(Methods.ask, params, cts.token);
+      const r = await this.client.request(Methods.ask, params, cts.token);
       await this.setSelected(pending.uri, r.conversationId);
       if (this.note?.uri === pending.uri) {
         this.post({ type: "askDone", conversationId: r.conversationId, userMessage: r.userMessage, answer: r.answer });
@@ -280,7 +274,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private async deleteConversation(id: string): Promise<void> {
     const pick = await vscode.window.showWarningMessage("Delete this conversation?", { modal: true }, "Delete");
     if (pick !== "Delete") return;
-    await this.client.request<{ deleted: boolean }>(Methods.conversationDelete, { id });
+    await this.client.request(Methods.conversationDelete, { id });
     const note = this.note;
     if (note !== null && this.selectedFor(note.uri) === id) {
       await this.setSelected(note.uri, null);
@@ -291,8 +285,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async exportConversation(id: string): Promise<void> {
     const [exported, conv] = await Promise.all([
-      this.client.request<{ markdown: string }>(Methods.conversationExport, { id }),
-      this.client.request<ConversationResult>(Methods.conversation, { id }),
+      this.client.request(Methods.conversationExport, { id }),
+      this.client.request(Methods.conversation, { id }),
     ]);
     const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: exported.markdown });
     this.exports.add(doc.uri.toString());

@@ -42,7 +42,7 @@ export function registerCommands(
 ): vscode.Disposable[] {
   const rebuild = async (): Promise<void> => {
     try {
-      const r = await client.request<{ started: boolean }>(Methods.rebuild, {});
+      const r = await client.request(Methods.rebuild, {});
       void vscode.window.showInformationMessage(
         r.started ? "gmprep: rebuilding the index…" : "gmprep: an index build is already running.",
       );

@@ -31,7 +31,7 @@ export class EntryDocuments implements vscode.TextDocumentContentProvider {
   async entry(sourceId: string): Promise<EntryResult> {
     const hit = this.cache.get(sourceId);
     if (hit !== undefined) return hit;
-    const result = await this.client.request<EntryResult>(Methods.entry, { id: sourceId });
+    const result = await this.client.request(Methods.entry, { id: sourceId });
     this.cache.set(sourceId, result);
     return result;
   }

@@ -24,6 +24,7 @@ import {
 } from "./shared/protocol.js";
 import { buildInitializationOptions, configProblems, resolveServerLaunch } from "./shared/serverConfig.js";
 import { errorMessage } from "./shared/errors.js";
+import type { Requests } from "./shared/protocol.js";
 
 export type WorkDoneProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
@@ -190,8 +191,17 @@ export class GmprepClient implements vscode.Disposable {
     this.setState("stopped");
   }
 
-  /** Send a gmprep custom request; rejects with ServerNotRunningError when there is no server. */
-  async request<R>(method: string, params: object, token?: vscode.CancellationToken): Promise<R> {
+  /** Send a gmprep custom request (its params and result types come from the generated protocol);
+   * rejects with ServerNotRunningError when there is no server. */
+  async request<M extends keyof Requests>(
+    method: M,
+    params: Requests[M]["params"],
+    token?: vscode.CancellationToken,
+  ): Promise<Requests[M]["result"]> {
+    return this.send<Requests[M]["result"]>(method, params, token);
+  }
+
+  private async send<R>(method: string, params: object, token?: vscode.CancellationToken): Promise<R> {
     const client = this.client;
     if (client === undefined || this.stateValue !== "running") throw new ServerNotRunningError();
     return token !== undefined ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
@@ -199,7 +209,7 @@ export class GmprepClient implements vscode.Disposable {
 
   /** Run one of the server's commands (workspace/executeCommand). */
   async executeServerCommand(command: string, args: unknown[]): Promise<unknown> {
-    return this.request(ExecuteCommandRequest.method, { command, arguments: args });
+    return this.send(ExecuteCommandRequest.method, { command, arguments: args });
   }
 
   /** Push changed settings to a running server. */

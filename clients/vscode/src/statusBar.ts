@@ -5,7 +5,7 @@
 import * as vscode from "vscode";
 import type { ClientState, GmprepClient, WorkDoneProgressValue } from "./serverClient.js";
 import { type IndexView, statusText } from "./shared/indexView.js";
-import { type IndexStateNotification, Methods, type StatusResult } from "./shared/protocol.js";
+import { type IndexStateNotification, Methods } from "./shared/protocol.js";
 import { errorMessage } from "./shared/errors.js";
 
 export type { IndexView };
@@ -77,7 +77,7 @@ export class IndexStatusBar implements vscode.Disposable {
   /** Ask the server for its index state (gmprep/status). */
   async refresh(): Promise<void> {
     try {
-      const s = await this.client.request<StatusResult>(Methods.status, {});
+      const s = await this.client.request(Methods.status, {});
       this.set({
         state: s.state,
         message: s.state === "ready" && !s.embeddings ? `${s.message} (no embeddings: keyword search only)` : s.message,

@@ -8,7 +8,7 @@ const frightened: Citation = {
   name: "Frightened",
   type: "condition",
   book: "Pathfinder Player Core",
-  page: 433,
+  page: "433",
   path: ["Pathfinder Player Core", "Conditions"],
 };
 

@@ -5,7 +5,7 @@ import type { Citation, EntryResult } from "./protocol.js";
 
 /** "Frightened (condition) — Player Core p. 431" */
 export function citationLabel(c: Citation): string {
-  const page = c.page !== undefined && c.page !== null && `${c.page}` !== "" ? ` p. ${c.page}` : "";
+  const page = c.page ? ` p. ${c.page}` : "";
   const type = c.type ? ` (${c.type})` : "";
   const book = c.book ? ` — ${c.book}${page}` : "";
   return `${c.name}${type}${book}`;

@@ -1,0 +1,114 @@
+"""The chat's creators route: a question that is an encounter or creature request is answered by the
+deterministic builders (cited) instead of rules retrieval.
+
+``gmprep.core.answer.answer_question`` calls :func:`creators_answer` first, so the chat panel
+(``gmprep/ask``) and ``gmprep ask`` route the same way. An encounter option is written as core's
+``render_encounter_block`` writes it, as the editor's "Build encounter" action inserts it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from gmprep.core.creators.encounter import render_encounter_block
+from gmprep.core.creators.intent import EncounterRequest, parse_creature_request, parse_encounter_request
+from gmprep.core.creators.models import Citation as CreatorCitation
+from gmprep.core.creators.models import EncounterReport
+from gmprep.kg.models import Citation
+
+if TYPE_CHECKING:
+    from gmprep.core.answer import Answer
+
+log = logging.getLogger(__name__)
+
+
+def party_label(size: int, level: int) -> str:
+    """``4 PCs, level 3``: the party as encounter blocks state it."""
+    return f"{size} PC{'s' if size != 1 else ''}, level {level}"
+
+
+def creature_line(count: int, adjustment: str | None, name: str) -> str:
+    """One creature group as an encounter line: ``2 elite Zombie Shambler``."""
+    return " ".join(p for p in (str(count) if count > 1 else "", adjustment or "", name) if p)
+
+
+def option_summary(report: EncounterReport) -> str:
+    """``80 XP, moderate``."""
+    return f"{report.xp} XP, {report.threat}"
+
+
+def budget_line(report: EncounterReport) -> str:
+    """The budgets for the party, in threat order."""
+    return ", ".join(f"{t} {xp}" for t, xp in report.budget.items())
+
+
+def _citation(c: CreatorCitation) -> Citation:
+    """A creators citation as the chat's: a building table, a creature entry or a rule."""
+    type_ = "table" if ":table:" in c.id else "creature" if ":creature:" in c.id else "rule"
+    return Citation(source_id=c.id, name=c.name, type=type_, book=c.book or None, page=c.page)
+
+
+def report_citations(report: EncounterReport) -> list[Citation]:
+    """The rules the arithmetic follows, then each creature's Monster Core entry."""
+    out = [_citation(c) for c in report.citations]
+    for c in report.creatures:
+        out.append(Citation(source_id=c.id, name=c.name, type="creature", book=c.book, page=c.page))
+    return _unique(out)
+
+
+def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterReport]) -> str:
+    """The chat answer for an encounter request: each option as a block with its XP and threat."""
+    party = party_label(req.party_size, req.party_level)
+    head = f"**{req.threat.capitalize()} encounter for {party}**"
+    if req.words:
+        head += f" (matching: {', '.join(req.words)})"
+    if not reports:
+        return head + "\n\nNo combination of Monster Core creatures fits that budget with those words."
+    parts = [head, f"Budgets for this party: {budget_line(reports[0])} XP (GM Core, Encounter Budget)."]
+    for i, r in enumerate(reports, 1):
+        parts.append(f"**Option {i}** — {option_summary(r)}")
+        parts.append(render_encounter_block(r).rstrip("\n"))
+        if r.warnings:
+            parts.append("\n".join(f"- ⚠ {w}" for w in r.warnings))
+    return "\n\n".join(parts)
+
+
+def creators_answer(question: str, resolver_factory) -> Answer | None:
+    """The builders' answer when ``question`` asks to build an encounter or a creature, else None.
+    ``resolver_factory()`` gives the ``CreatureResolver`` (only called for a creators question)."""
+    from gmprep.core.answer import Answer
+    from gmprep.core.traces import TraceStep
+
+    enc = parse_encounter_request(question)
+    if enc is not None:
+        from gmprep.core.creators.encounter import build_encounters
+
+        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.words, resolver_factory())
+        cites: list[Citation] = []
+        for r in reports:
+            cites += report_citations(r)
+        step = TraceStep(name="build_encounter", status="ok", input=enc.model_dump(),
+                         output={"options": [option_summary(r) for r in reports]})
+        return Answer(text=encounter_options_markdown(enc, reports), outcome="answered" if reports else "partial",
+                      citations=_unique(cites), steps=[step], question=question, backend="creators")
+    req = parse_creature_request(question)
+    if req is not None:
+        from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+
+        sb = build_creature(req, resolver_factory())
+        cites = [_citation(c) for c in sb.citations]
+        cites += [Citation(source_id=a.source_id, name=a.source_name, type="creature", book=a.book, page=a.page)
+                  for a in sb.abilities]
+        step = TraceStep(name="build_creature", status="ok", input=req.model_dump(), output={"name": sb.name})
+        return Answer(text=render_statblock_markdown(sb), outcome="answered", citations=_unique(cites),
+                      steps=[step], question=question, backend="creators")
+    return None
+
+
+def _unique(cites: list[Citation]) -> list[Citation]:
+    """The citations in order, each source once (its first citation kept)."""
+    first: dict[str, Citation] = {}
+    for c in cites:
+        first.setdefault(c.source_id, c)
+    return list(first.values())

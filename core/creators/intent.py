@@ -1,0 +1,134 @@
+"""Requests to the creators as a GM types them, in a note line or the chat:
+
+* ``moderate encounter for 4 level-3 PCs, undead, in a swamp`` -> :class:`EncounterRequest`
+* ``level 5 brute: a bog troll`` / ``build a level 3 spellcaster NPC, a goblin shaman`` -> ``CreatureRequest``
+
+The grammar is structural: a threat is one of GM Core's five threat words, a party is a count of
+PCs with a level, a creature request names a level and (a role from GM Core's list, or the word
+creature/NPC/statblock). Everything else is kept as words for the builder to match against creature
+traits and names; nothing here knows a creature. The code actions, the chat router and the CLI use
+these parsers, so a request means the same everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import get_args
+
+from pydantic import BaseModel, Field
+
+from gmprep.core.creators.models import THREATS, CreatureRequest, Role, Threat
+
+_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+_N = r"(\d+|" + "|".join(_NUMBERS) + r")"
+_PCS = r"(?:pcs?|player characters?|players?|characters?|heroes|adventurers|party members)"
+_ORD = r"(-?\d+)(?:st|nd|rd|th)?[- ]level"
+_LEVEL = r"(?:level|lvl\.?|lv\.?)[- ]?(-?\d+)"
+# "4 level-3 PCs", "4 3rd-level PCs", "4 PCs of level 3", "4 PCs, level 3", "party of 4 at level 3"
+_PARTY = [
+    re.compile(rf"\b{_N}\s+(?:{_LEVEL}|{_ORD})\s+{_PCS}\b", re.I),
+    re.compile(rf"\b{_N}\s+{_PCS}\s*(?:,|of|at|\()?\s*{_LEVEL}\b", re.I),
+    re.compile(rf"\bparty of\s+{_N}\s*(?:,|of|at)?\s*(?:{_LEVEL}|{_ORD})\b", re.I),
+]
+_SIZE_ONLY = re.compile(rf"\b{_N}\s+{_PCS}\b|\bparty of\s+{_N}\b", re.I)
+_LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I)
+_THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
+_ROLES: tuple[str, ...] = get_args(Role)
+_ROLE = re.compile(r"\b(" + "|".join(re.escape(r) for r in sorted(_ROLES, key=len, reverse=True)) + r")s?\b", re.I)
+_CREATURE_WORD = re.compile(r"\b(?:stat ?blocks?|creatures?|npcs?|monsters?|villains?|foes?|enemy|enemies)\b", re.I)
+_ENCOUNTER = re.compile(r"\bencounters?\b", re.I)
+# A question about the rules ("what is ...", "how does ...") is not a request to build something,
+# unless it is a polite request ("can you build ...").
+_QUESTION = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whose|does|do|did|is|are|was|were|should|"
+                       r"(?:can|could|would|will)(?!\s+you\b))\b", re.I)
+_FILLER = re.compile(
+    r"\b(?:please|can|could|would|will|you|me|us|i|we|need|want|give|build|make|create|generate|design|roll|up|"
+    r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options)\b",
+    re.I,
+)
+_WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
+
+
+class EncounterRequest(BaseModel):
+    """What to build: the threat, the party, and the words to match creatures on (traits, terrain)."""
+
+    threat: Threat = "moderate"
+    threat_stated: bool = False
+    party_size: int
+    party_level: int
+    words: list[str] = Field(default_factory=list)
+
+
+def _num(text: str) -> int:
+    return _NUMBERS[text.lower()] if text.lower() in _NUMBERS else int(text)
+
+
+def parse_party(text: str) -> tuple[int | None, int | None, tuple[int, int] | None]:
+    """(size, level, span of the match) of a party statement in ``text``; Nones where absent."""
+    for pattern in _PARTY:
+        m = pattern.search(text)
+        if m:
+            groups = [g for g in m.groups() if g is not None]
+            return _num(groups[0]), int(groups[1]), m.span()
+    size = _SIZE_ONLY.search(text)
+    level = _LEVEL_ANY.search(text)
+    n = _num(next(g for g in size.groups() if g)) if size else None
+    lv = int(next(g for g in level.groups() if g)) if level else None
+    return n, lv, None
+
+
+def _is_question(text: str) -> bool:
+    return bool(_QUESTION.match(text))
+
+
+def _rest_words(text: str) -> list[str]:
+    """The content words left of a request once the grammar's own words are taken out."""
+    cleaned = _FILLER.sub(" ", text)
+    return [w.lower() for w in _WORDS.findall(cleaned)]
+
+
+def parse_encounter_request(text: str) -> EncounterRequest | None:
+    """An encounter-building request, or None when ``text`` is not one (no party stated, a rules
+    question, or an encounter already written out as ``Encounter (...): creature, creature``)."""
+    if not _ENCOUNTER.search(text) or _is_question(text):
+        return None
+    size, level, span = parse_party(text)
+    if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
+        return None
+    after = text[span[1]:] if span else ""
+    if re.match(r"\s*\)?\s*:\s*\S", after):  # "Encounter (4 PCs, level 3): 2 goblins" is a written encounter
+        return None
+    threat = _THREAT.search(text)
+    rest = text[: span[0]] + " " + text[span[1]:] if span else text
+    rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _LEVEL_ANY.sub(" ", rest)))
+    words = [w for w in _rest_words(rest) if not _PCS_WORD.fullmatch(w)]
+    return EncounterRequest(
+        threat=threat.group(1).lower() if threat else "moderate",
+        threat_stated=threat is not None,
+        party_size=size,
+        party_level=level,
+        words=words,
+    )
+
+
+_PCS_WORD = re.compile(_PCS, re.I)
+
+
+def parse_creature_request(text: str) -> CreatureRequest | None:
+    """A creature/NPC request (a level, and a role or the word creature/NPC/statblock), or None."""
+    if _ENCOUNTER.search(text) or _is_question(text):
+        return None
+    level = _LEVEL_ANY.search(text)
+    role = _ROLE.search(text)
+    if level is None or (role is None and not _CREATURE_WORD.search(text)):
+        return None
+    lv = int(next(g for g in level.groups() if g is not None))
+    if not (-1 <= lv <= 24):
+        return None
+    rest = _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text)))
+    concept = " ".join(_rest_words(rest))
+    return CreatureRequest(
+        level=lv,
+        role=role.group(1).lower() if role else "soldier",
+        concept=concept,
+    )

@@ -1,0 +1,77 @@
+"""Requests to the creators as GMs type them (core/creators/intent.py), and the chat route: a build
+request is answered by the deterministic builders in ``gmprep ask`` (the same ``answer_question``
+the editor's chat calls), a rules question is not."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gmprep.cli import main
+from gmprep.core.creators.intent import parse_creature_request, parse_encounter_request
+
+
+@pytest.mark.parametrize(("text", "threat", "size", "level", "words"), [
+    ("moderate encounter for 4 level-3 PCs, undead, in a swamp", "moderate", 4, 3, ["undead", "swamp"]),
+    ("build a moderate encounter for 4 level 3 PCs with undead", "moderate", 4, 3, ["undead"]),
+    ("Can you build a severe encounter for five 3rd-level PCs with goblins?", "severe", 5, 3, ["goblins"]),
+    ("extreme encounter, 6 PCs of level 10, dragons", "extreme", 6, 10, ["dragons"]),
+    ("encounter for a party of 4 at level 2", "moderate", 4, 2, []),
+    ("Low encounter (3 PCs, level 1) in a crypt", "low", 3, 1, ["crypt"]),
+])
+def test_encounter_requests(text, threat, size, level, words):
+    req = parse_encounter_request(text)
+    assert req is not None
+    assert (req.threat, req.party_size, req.party_level, req.words) == (threat, size, level, words)
+
+
+@pytest.mark.parametrize("text", [
+    "What is the XP budget of a moderate encounter for 4 level 3 PCs?",  # a rules question
+    "How do I build an encounter?",
+    "Encounter (4 PCs, level 3): 2 goblin warriors, elite wolf",  # an encounter already written out
+    "moderate encounter for the party",  # no party size and level
+    "moderate encounter for 12 level-3 PCs",  # outside the budget table's party sizes
+    "level 4 brute: a bog troll",
+])
+def test_not_encounter_requests(text):
+    assert parse_encounter_request(text) is None
+
+
+@pytest.mark.parametrize(("text", "level", "role", "concept"), [
+    ("level 4 brute: a bog troll", 4, "brute", "bog troll"),
+    ("build a level 3 spellcaster NPC, a goblin shaman", 3, "spellcaster", "goblin shaman"),
+    ("Insert creature statblock level 2 sniper kobold archer", 2, "sniper", "kobold archer"),
+    ("creature 7 skirmisher: werewolf outrider", 7, "skirmisher", "werewolf outrider"),
+    ("a 5th-level skill paragon, the guild forger", 5, "skill paragon", "guild forger"),
+    ("stat block for a level -1 minion rat", -1, "soldier", "minion rat"),
+])
+def test_creature_requests(text, level, role, concept):
+    req = parse_creature_request(text)
+    assert req is not None
+    assert (req.level, req.role, req.concept) == (level, role, concept)
+
+
+@pytest.mark.parametrize("text", [
+    "What is the AC of a level 3 creature?",
+    "moderate encounter for 4 level-3 PCs",  # an encounter request, not a creature
+    "The troll is frightened 2",
+    "level 30 brute",  # outside the building tables
+])
+def test_not_creature_requests(text):
+    assert parse_creature_request(text) is None
+
+
+def test_gmprep_ask_answers_a_build_request_with_the_builder(store_dir, tmp_path, capsys):
+    store = tmp_path / "store"
+    shutil.copytree(store_dir, store, ignore=shutil.ignore_patterns("READY", "*-wal", "*-shm"))
+    assert main(["--store", str(store), "ask", "build a moderate encounter for 4 level 3 PCs with undead",
+                 "--no-save", "--backend", "extractive"]) == 0
+    out = capsys.readouterr()
+    assert "```encounter\nparty: 4 PCs, level 3" in out.out and "Option 1" in out.out
+    assert "Encounter Budget" in out.out and "Pathfinder GM Core, p. 75" in out.out  # the Sources list
+    assert "creators" in out.err  # the backend that answered
+    assert main(["--store", str(store), "ask", "level 4 brute: a bog troll", "--no-save",
+                 "--backend", "extractive"]) == 0
+    out = capsys.readouterr().out
+    assert "**Creature 4**" in out and "built as a brute" in out and "GM Core, p. 117" in out
