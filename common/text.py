@@ -86,8 +86,9 @@ def content_stems(text: str, extra_stop: frozenset[str] = frozenset()) -> set[st
 
 
 def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int) -> list[int]:
-    """The one query-focused passage picker: indexes (in text order) of the paragraphs to keep so that
-    the fact a question asks about survives a cut to ``budget`` characters.
+    """The one query-focused passage picker: indexes of the paragraphs to keep so that the fact a
+    question asks about survives a cut to ``budget`` characters, best first (the opening, then by
+    match; callers show them in text order but give room in this order).
 
     The opening paragraph is always kept (it says what the entry is; callers may shorten it to half the
     budget). The rest are taken by how many of the query's content stems they share, ties in text
@@ -107,7 +108,7 @@ def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int) -> list[
             break
         chosen.append(i)
         used += len(paragraphs[i]) + 1
-    return sorted(chosen)
+    return chosen
 
 
 def cut_words(text: str, max_chars: int, mark: str = " ...") -> str:

@@ -71,7 +71,7 @@ def rerank_passage(node: Node, query: str = "", max_chars: int = 700) -> str:
         return (f"{head}\n" + "\n".join(paras))[:max_chars]
     first = paras[0][: budget // 2]
     chosen = pick_paragraphs(paras, query, budget)
-    parts = [first] + [paras[i] for i in chosen if i != 0]
+    parts = [first] + [paras[i] for i in sorted(chosen) if i != 0]
     return (f"{head}\n" + "\n".join(parts))[:max_chars]
 
 

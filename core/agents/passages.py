@@ -28,17 +28,21 @@ def focused_excerpt(text: str, query: str, max_chars: int = 900) -> str:
     if len(paras) <= 1:
         return cut_words(flat, max_chars)
     keep = pick_paragraphs(paras, query, max_chars)
-    out, last, left = [], -1, max_chars
+    # room is handed out best first (the opening gets at most half, so the asked-for text still fits),
+    # then the pieces are shown in text order
+    pieces: dict[int, str] = {}
+    left = max_chars
     for i in keep:
         if left <= 40:  # no room for a meaningful piece: stop here
             break
+        room = left // 2 if i == 0 and len(keep) > 1 else left
+        pieces[i] = cut_words(paras[i], room)
+        left -= len(pieces[i]) + 1
+    out, last = [], -1
+    for i in sorted(pieces):
         if last >= 0 and i != last + 1:
             out.append("...")
-        # the opening paragraph gets at most half the room, so the asked-for text still fits
-        room = left // 2 if i == 0 and len(keep) > 1 else left
-        piece = cut_words(paras[i], room)
-        out.append(piece)
-        left -= len(piece) + 1
+        out.append(pieces[i])
         last = i
     if last != len(paras) - 1:
         out.append("...")

@@ -49,10 +49,10 @@ def test_picker_keeps_the_opening_and_the_paragraph_the_query_asks_about():
         "Breath Weapon A cone of scalding steam.",
     ]
     keep = pick_paragraphs(paras, "how does it capsize a ship", budget=140)
-    assert keep[0] == 0 and 3 in keep and keep == sorted(keep)
+    assert keep[:2] == [0, 3]  # the opening, then the best match first
     assert 1 not in keep  # shares nothing with the query and the budget was half used
     # no query words: the opening, then paragraphs in text order while the budget lasts
-    assert pick_paragraphs(paras, "", budget=90) == [0, 1]
+    assert pick_paragraphs(paras, "", budget=90) == [0, 1]  # ties: text order
     assert pick_paragraphs(paras, "", budget=130) == [0, 1, 2]
     assert pick_paragraphs([], "anything", budget=100) == []
 
