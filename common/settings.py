@@ -17,7 +17,9 @@ so the caller can say so.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -26,7 +28,7 @@ from pydantic import BaseModel, Field
 
 # What a workspace file may set without the user's trust: nothing here reaches the network, a model
 # file or a path outside the workspace. (notes_dir is also checked to stay inside the workspace.)
-WORKSPACE_KEYS = frozenset({"books", "notes_dir", "search"})
+WORKSPACE_KEYS = frozenset({"books", "notes_dir", "search", "hover"})
 TRUST_KEY = "trusted_workspaces"  # user config file only: folders whose files may set everything
 
 
@@ -68,6 +70,18 @@ class LLMSettings(BaseModel):
     temperature: float = 0.0
 
 
+class HoverSettings(BaseModel):
+    """Which rule names in a note are hovered (docs/hover.md). Hover, diagnostics, inlay hints,
+    completion and ``gmprep mentions`` all read these through one decision."""
+
+    # Words and phrases never hovered in this workspace, as written ("Commander", "Everlight");
+    # case and punctuation don't matter. The code action "Don't hover 'X' in this workspace" adds here.
+    ignore_words: list[str] = Field(default_factory=list)
+    # How sure the context scorer must be before a name is hovered: "loose" shows more (and more
+    # noise), "strict" only clear rule references; the thresholds are calibrated with the model.
+    strictness: Literal["loose", "normal", "strict"] = "normal"
+
+
 class Settings(BaseModel):
     """Everything gmprep reads from configuration."""
 
@@ -79,6 +93,7 @@ class Settings(BaseModel):
     device: str | None = None
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    hover: HoverSettings = Field(default_factory=HoverSettings)
 
     def merged(self, overrides: dict | None) -> Settings:
         """A copy with ``overrides`` (possibly nested, camelCase or snake_case keys) applied."""
@@ -227,3 +242,39 @@ def _read_toml(path: Path) -> dict:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"cannot read settings from {path}: {exc}") from exc
+
+
+_HOVER_TABLE = re.compile(r"^\[hover\][ \t]*(?:#.*)?$", re.M)
+_IGNORE_LINE = re.compile(r"^ignore_words[ \t]*=[ \t]*\[[^\]]*\][ \t]*(?:#.*)?$", re.M)
+
+
+def add_ignore_word(workspace: Path, word: str) -> Path:
+    """Add ``word`` to ``hover.ignore_words`` in the workspace's ``gmprep.toml`` (created if
+    missing), keeping the rest of the file as written. Returns the file's path."""
+    word = " ".join(word.split())
+    if not word:
+        raise ValueError("no word to ignore")
+    path = workspace / "gmprep.toml"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    data = tomllib.loads(text) if text else {}  # a broken file is reported, never overwritten
+    hover = data.get("hover", {})
+    words = list(hover.get("ignore_words", []))
+    if any(w.lower() == word.lower() for w in words):
+        return path
+    words.append(word)
+    array = "ignore_words = [" + ", ".join(json.dumps(w, ensure_ascii=False) for w in words) + "]"
+    table = _HOVER_TABLE.search(text)
+    if table is None:
+        new = text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "") + f"[hover]\n{array}\n"
+    else:
+        line = _IGNORE_LINE.search(text, table.end())
+        next_table = re.search(r"^\[", text[table.end():], re.M)
+        limit = table.end() + next_table.start() if next_table else len(text)
+        if line is not None and line.start() < limit:
+            new = text[:line.start()] + array + text[line.end():]
+        else:
+            new = text[:table.end()] + "\n" + array + text[table.end():]
+    if tomllib.loads(new).get("hover", {}).get("ignore_words") != words:
+        raise ValueError(f"could not update {path} safely; add {word!r} to [hover] ignore_words by hand")
+    path.write_text(new, encoding="utf-8")
+    return path

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,12 @@ from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, Searcher, S
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
 
-Outcome = Literal["answered", "partial", "not_in_books", "model_error", "cancelled"]
+if TYPE_CHECKING:
+    from gmprep.core.agents.answerability import AnswerabilityJudge
+
+# not_in_books: not a question these books answer; not_in_corpus: a PF2e rule only mentioned, never defined, by
+# the bundled text (its prose is in a book the user has not added) -- gmprep.core.agents.answerability decides
+Outcome = Literal["answered", "partial", "not_in_books", "not_in_corpus", "model_error", "cancelled"]
 
 BOOKS_DESCRIPTION = "the Pathfinder 2e Remaster rulebooks (Player Core 1-2, GM Core, Monster Core)"
 NOTES_DESCRIPTION = "the GM's own notes, house rules and homebrew"
@@ -54,8 +59,8 @@ class Answer(BaseModel):
 
     @property
     def declined(self) -> bool:
-        """True when the answer says the books do not answer the question."""
-        return self.outcome == "not_in_books"
+        """True when the answer says the books (or the rules text gmprep holds) do not answer the question."""
+        return self.outcome in ("not_in_books", "not_in_corpus")
 
 
 class AnswerContext:
@@ -70,9 +75,19 @@ class AnswerContext:
         if judge is None:
             judge = RelevanceJudge(store, searcher.embedder)
         self.judge = judge
+        self._answerability: AnswerabilityJudge | None = None
         self.other_systems = OtherSystemsSource(store)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
+
+    @property
+    def answerability(self) -> AnswerabilityJudge:
+        """The answer / not_in_books / not_in_corpus decision (loaded on first use)."""
+        if self._answerability is None:
+            from gmprep.core.agents.answerability import AnswerabilityJudge
+
+            self._answerability = AnswerabilityJudge(self.searcher.store, self.judge)
+        return self._answerability
 
     def search_sources(self) -> list[KnowledgeSource]:
         """The sources that can answer, in default order (books first), that hold anything."""

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.errors import ReadOnlyError, StoreError
 from gmprep.common.settings import Settings
 from gmprep.common.text import contextual_text
+from gmprep.ingest.books.store import reapply_pages
 from gmprep.ingest.corpus import CORPUS_ORIGIN, corpus_digest, corpus_dir, load_corpus
 from gmprep.ingest.health import store_health
 from gmprep.ingest.notes import find_notes, note_origin, read_note
@@ -102,6 +103,8 @@ def build_index(
                 progress_fn("corpus", 0, 1)
             removed = store.replace_origin(CORPUS_ORIGIN, corpus.nodes, corpus.edges, digest, str(folder))
             store.remove_vectors(removed)
+            # the pages the user's own books gave bundled entries (`gmprep books add`) outlive a re-ingest
+            reapply_pages(store)
             report.corpus_reingested = True
             if progress_fn:
                 progress_fn("corpus", 1, 1)

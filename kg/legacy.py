@@ -92,6 +92,12 @@ LEGACY_NAMES: dict[str, str] = {
     "healer's tools": "pf2e:equipment:healers-toolkit",
     "thieves' tools": "pf2e:equipment:thieves-toolkit",
     "alchemist's tools": "pf2e:equipment:alchemists-toolkit",
+    # the Remaster renamed the bag of holding (Player Core / GM Core item tables)
+    "bag of holding": "pf2e:equipment:spacious-pouch-type-i",
+    "bag of holding type i": "pf2e:equipment:spacious-pouch-type-i",
+    "bag of holding type ii": "pf2e:equipment:spacious-pouch-type-ii",
+    "bag of holding type iii": "pf2e:equipment:spacious-pouch-type-iii",
+    "bag of holding type iv": "pf2e:equipment:spacious-pouch-type-iv",
 }
 
 # Other spellings that people write for the same legacy names.
@@ -107,6 +113,7 @@ LEGACY_SPELLINGS: dict[str, str] = {
     "half-orcs": "half-orc",
     "healer's kit": "healer's tools",
     "thieves tools": "thieves' tools",
+    "bags of holding": "bag of holding",
 }
 
 _SPACES = re.compile(r"\s+")

@@ -19,10 +19,11 @@ name and skipped; code blocks, inline code and URLs are never read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from gmprep.kg.legacy import LEGACY_NAMES, LEGACY_SPELLINGS
 from gmprep.kg.models import Node
@@ -94,6 +95,8 @@ RULE_ALIASES = {
     "elite adjustments": "pf2e:rule:gm-screen--monster-adjustments",
     "weak adjustment": "pf2e:rule:gm-screen--monster-adjustments",
     "weak adjustments": "pf2e:rule:gm-screen--monster-adjustments",
+    "elite template": "pf2e:rule:gm-screen--monster-adjustments",
+    "weak template": "pf2e:rule:gm-screen--monster-adjustments",
     "bulk": "pf2e:rule:gm-screen--bulk-and-encumbered",
     "xp award": "pf2e:rule:gm-screen--xp-awards",
     "encounter budget": "pf2e:rule:gm-screen--encounter-budget",
@@ -103,16 +106,29 @@ RULE_ALIASES = {
 }
 
 _TOKEN = re.compile(r"\+?[A-Za-z0-9]+(?:['\u2019\-][A-Za-z0-9]+)*")
-# Regions never read: fenced code, inline code, URLs, link targets, HTML comments.
+# Regions never read in plain text (notes go through ``kg.prose``, which masks them structurally):
+# fenced code, inline code, URLs, link targets, HTML comments, e-mail addresses. Every pattern starts
+# at most once per position and never backtracks over a long run, so the cost stays linear.
 _SKIP = re.compile(
     r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|<!--.*?(?:-->|\Z)|\]\([^)\n]*\)"
-    r"|\b(?:https?|ftp|file)://\S+|\bwww\.\S+|\S+@\S+\.\w+",
+    r"|\b(?:https?|ftp|file)://\S+|\bwww\.\S+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
     re.S,
 )
+# Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
+NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note"})
+# Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
+_PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
+_ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
 # What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
 _JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;|#>*(\[\"]|^\s*(?:[-+*]|\d+[.)]))\s*$")
+_SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
+# Determiners and pronouns: never half of a compound name ("fear some" is not Fearsome).
+_GRAMMAR = frozenset("some any many much this that these those what whom whose them they their".split())
+_CLASS_TRAIT = re.compile(r"abilities from the [\w' -]+ class", re.I)
+_LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:[-+*]|\d+[.)])$")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
+# Lowercase words inside a longer proper name (English grammar, not a list of names).
+_CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
 _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
 
 
@@ -127,6 +143,9 @@ class Mention(BaseModel):
     name: str
     value: int | None = None
     legacy_name: str | None = None
+    confidence: float = 1.0  # the context scorer's confidence that the rule is meant
+    form: str = "name"  # how the text matched: name, alias, plural, legacy, inflected, adjective, family
+    alternatives: list[str] = Field(default_factory=list)  # other entries the words name, best first
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +155,32 @@ class _Candidate:
     type: str
     rank: tuple  # sort key: variant kind, type priority, id length, id
     legacy_name: str | None = None
+    form: str = "name"
+
+
+@dataclass(slots=True)
+class Match:
+    """One leftmost-longest name match in a text, before anything decides whether it is meant:
+    the entries it could name (``candidates``, best first), the one the nearby words ask for
+    (``chosen``), a value after it, and whether the built-in rules of thumb accept it."""
+
+    start: int
+    end: int  # after the value, when there is one
+    candidates: list[_Candidate]
+    chosen: _Candidate
+    value: int | None
+    heuristic: bool  # accepted by the rules of thumb in ``NameIndex._accept``
+    name_end: int = -1  # end of the name's own words (before "2" of "frightened 2")
+    veto: bool = False  # never a mention, whatever a scorer says (a class's trait without "trait")
+
+    def mention(self, text: str, confidence: float = 1.0) -> Mention:
+        c = self.chosen
+        alts = [o.node_id for o in self.candidates if o.node_id != c.node_id]
+        return Mention(
+            start=self.start, end=self.end, text=text[self.start:self.end], node_id=c.node_id, name=c.name,
+            value=self.value, legacy_name=c.legacy_name, confidence=confidence, form=c.form,
+            alternatives=list(dict.fromkeys(alts)),
+        )
 
 
 @dataclass(slots=True)
@@ -156,21 +201,35 @@ def name_key(name: str) -> tuple[str, ...]:
     return tuple(normalize_token(m.group()) for m in _TOKEN.finditer(name))
 
 
+@cache
 def _plural(word: str) -> set[str]:
-    if word[-1:].isdigit() or len(word) < 3:
+    """Plural forms of a noun from lemminflect's lexicon (its rules for words it doesn't know)."""
+    if word[-1:].isdigit() or len(word) < 3 or not word.isalpha():
         return set()
-    if word.endswith(("s", "x", "z", "ch", "sh")):
-        return {word + "es"}
-    if word.endswith("y") and word[-2] not in "aeiou":
-        return {word[:-1] + "ies"}
-    out = {word + "s"}
-    if word.endswith("f"):
-        out.add(word[:-1] + "ves")
-    elif word.endswith("fe"):
-        out.add(word[:-2] + "ves")
-    elif word.endswith("man"):
-        out.add(word[:-3] + "men")
-    return out
+    from lemminflect import getAllInflections, getAllInflectionsOOV
+
+    forms = getAllInflections(word, upos="NOUN").get("NNS") or getAllInflectionsOOV(word, upos="NOUN").get("NNS")
+    return {f for f in forms or () if f != word}
+
+
+@cache
+def _verb_lemmas(word: str) -> tuple[str, ...]:
+    """The verbs a word is a form of (lemminflect): "frightened" -> ("frighten",)."""
+    from lemminflect import getAllLemmas
+
+    return tuple(getAllLemmas(word, upos="VERB").get("VERB", ()))
+
+
+@cache
+def _verb_forms(word: str) -> set[str]:
+    """Past, participle, -ing and third-person forms of a verb (lemminflect's lexicon only: a word
+    it does not know as a verb gets none)."""
+    if len(word) < 3 or not word.isalpha():
+        return set()
+    from lemminflect import getAllInflections
+
+    infl = getAllInflections(word, upos="VERB")
+    return {f for tag in ("VBD", "VBN", "VBG", "VBZ") for f in infl.get(tag, ()) if f != word}
 
 
 def _singular(word: str) -> str | None:
@@ -189,6 +248,9 @@ class NameIndex:
         self._prefixes: set[tuple[str, ...]] = set()
         self._valued_traits: set[str] = set()
         self._by_id: dict[str, tuple[str, str]] = {}  # node_id -> (name, type)
+        # traits that only mark a class's abilities ("This indicates abilities from the magus class"):
+        # a GM writing "Magus" or "Commander" means the class or a rank, never this trait
+        self._class_traits: set[str] = set()
 
     # ---- building -------------------------------------------------------------------------
     @classmethod
@@ -199,6 +261,8 @@ class NameIndex:
         entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)]
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
+            if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):
+                idx._class_traits.add(node.node_id)
         for node in entries:
             idx._add_entry(node)
             for trait in node.traits:
@@ -217,19 +281,24 @@ class NameIndex:
         for spelling, legacy in LEGACY_SPELLINGS.items():
             idx._add(spelling, LEGACY_NAMES[legacy], variant=1, legacy_name=legacy)
         idx._add_families(entries)
+        idx._add_note_forms(entries)
         for cands in idx._keys.values():
             cands.sort(key=lambda c: c.rank)
         return idx
 
-    def _add(self, text: str, node_id: str, *, variant: int, legacy_name: str | None = None) -> None:
+    def _add(
+        self, text: str, node_id: str, *, variant: int, legacy_name: str | None = None, form: str = "name"
+    ) -> None:
         if node_id not in self._by_id:
             return
         key = name_key(text)
         if not key:
             return
         name, etype = self._by_id[node_id]
+        if legacy_name:
+            form = "legacy"
         rank = (variant, TYPE_PRIORITY.get(etype, 20), len(node_id), node_id)
-        cand = _Candidate(node_id, name, etype, rank, legacy_name)
+        cand = _Candidate(node_id, name, etype, rank, legacy_name, form)
         bucket = self._keys.setdefault(key, [])
         if all(c.node_id != node_id for c in bucket):
             bucket.append(cand)
@@ -242,9 +311,10 @@ class NameIndex:
         nid = node.node_id
         self._add(node.name, nid, variant=0)
         for alias in node.aliases:
-            self._add(alias, nid, variant=1)
+            self._add(alias, nid, variant=1, form="alias")
         key = name_key(node.name)
-        forms: set[str] = set()
+        forms: set[str] = set()  # grade reorders and rune names: the name itself, written otherwise
+        plurals: set[str] = set()
         m = re.match(r"^(.*?)\s*\(([^()]+)\)$", node.name)
         base = m.group(1) if m else node.name
         if m:
@@ -253,19 +323,21 @@ class NameIndex:
                 forms |= {f"{grade} {base}", f"{base} {grade}"}
                 base_key = name_key(base)
                 if base_key and node.type in ("equipment", "creature"):  # "minor healing potions"
-                    forms |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
+                    plurals |= {" ".join([grade, *base_key[:-1], p]) for p in _plural(base_key[-1])}
         if node.type == "equipment" and "etched" in str(node.fields.get("usage", "")):
             forms |= {f"{f} rune" for f in [node.name, *forms]}
         # plurals of the last word, singular of plural multi-word names
         if node.type not in ("condition", "trait") and key and not m:
             for p in _plural(key[-1]):
-                forms.add(" ".join([*key[:-1], p]))
+                plurals.add(" ".join([*key[:-1], p]))
         if len(key) > 1 and not m and node.type in ("rule", "equipment", "hazard", "creature"):
             sing = _singular(key[-1])
             if sing:
-                forms.add(" ".join([*key[:-1], sing]))
-        for form in forms:
-            self._add(form, nid, variant=2)
+                plurals.add(" ".join([*key[:-1], sing]))
+        for form in sorted(forms):
+            self._add(form, nid, variant=2, form="alias")
+        for form in sorted(plurals - forms):
+            self._add(form, nid, variant=2, form="plural")
 
     def _add_families(self, nodes: list[Node]) -> None:
         """Map a graded item's bare family name ("healing potion") to its lowest grade, when no
@@ -281,7 +353,62 @@ class NameIndex:
                 families[fam] = node
         for fam, node in families.items():
             if fam not in self._keys:
-                self._add(" ".join(fam), node.node_id, variant=3)
+                self._add(" ".join(fam), node.node_id, variant=3, form="family")
+                for p in _plural(fam[-1]):  # "healing potions"
+                    if (*fam[:-1], p) not in self._keys:
+                        self._add(" ".join((*fam[:-1], p)), node.node_id, variant=3, form="plural-note")
+
+    def _add_note_forms(self, nodes: list[Node]) -> None:
+        """Forms GMs write that are not names: verb forms of actions ("trips", "Hunted Prey",
+        "stood up" when the action's own text says "You stand up"), adjectives of ancestries found
+        in the corpus's own prose ("elven", "dwarven"), and plurals of traits ("scrolls", "troops")."""
+        vocab: set[str] = set()
+        for node in nodes:
+            vocab.update(w.lower() for w in re.findall(r"[A-Za-z]+", node.text or ""))
+        for node in nodes:
+            key = name_key(node.name)
+            if node.type == "action" and key and "(" not in node.name:
+                first, rest = key[0], key[1:]
+                forms = _verb_forms(first)
+                m = re.match(r"you\s+" + re.escape(first) + r"\s+(\w+)", (node.text or "").lower())
+                particle = m.group(1) if m and m.group(1) in _PARTICLES and not rest else None
+                for f in forms | {first}:
+                    if f != first:
+                        self._add(" ".join((f, *rest)), node.node_id, variant=4, form="inflected")
+                    if particle:
+                        self._add(f"{f} {particle}", node.node_id, variant=4, form="inflected")
+            if node.type == "trait" and len(key) == 1:
+                for p in _plural(key[0]):
+                    self._add(p, node.node_id, variant=4, form="plural-note")
+            if node.type == "action" and ("a" in key[1:-1] or "an" in key[1:-1]):
+                # "Raise Shield", "Grab Edge": GMs drop the article
+                self._add(" ".join(w for w in key if w not in ("a", "an")), node.node_id, variant=4, form="inflected")
+            if node.type == "condition" and len(key) == 1 and key[0].endswith(("ed", "en")):
+                # "frightens", "frighten": the verb behind a participle condition
+                for lemma in _verb_lemmas(key[0]):
+                    for f in {lemma} | _verb_forms(lemma):
+                        if (f,) not in self._keys and f != key[0] and not f.endswith(("ed", "en")):
+                            self._add(f, node.node_id, variant=4, form="inflected")
+            if len(key) == 1 and len(key[0]) >= 8 and node.type in ("equipment", "spell", "creature"):
+                # compounds written open: "dark vision", "short sword", "fire ball": when exactly one
+                # cut makes two words of the corpus's prose of 4 letters or more (never "can trip")
+                word = key[0]
+                splits = [(word[:k], word[k:]) for k in range(4, len(word) - 3)
+                          if word[:k] in vocab and word[k:] in vocab and word[k:] not in _GRAMMAR]
+                if len(splits) == 1 and splits[0] not in self._keys:
+                    self._add(" ".join(splits[0]), node.node_id, variant=4, form="compound")
+            if node.type == "ancestry" and len(key) == 1:
+                word = key[0]
+                stems = {word, word[:-1] if word.endswith("e") else word}
+                stems |= {p[:-2] if p.endswith("es") else p[:-1] for p in _plural(word)}
+                for stem in stems:
+                    for suf in _ADJ_SUFFIXES:
+                        adj = stem + suf
+                        if adj != word and adj in vocab and (adj,) not in self._keys:
+                            self._add(adj, node.node_id, variant=4, form="adjective")
+        # Skills (Stealth, Perception) have no entry of their own in the corpus; the skill-actions
+        # table is not what a GM hovering "Stealth" wants (judged a wrong entry on real notes), so
+        # skills are left unhovered until the corpus has them.
 
     # ---- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
@@ -302,29 +429,36 @@ class NameIndex:
         return len(self._keys)
 
     # ---- scanning -------------------------------------------------------------------------
-    def find_mentions(self, text: str) -> list[Mention]:
-        """Every entry name in ``text``: leftmost-longest, non-overlapping, case-insensitive."""
-        tokens = _tokens(text)
+    def find_mentions(self, text: str, *, note_forms: bool = False) -> list[Mention]:
+        """Every entry name in ``text`` the rules of thumb accept: leftmost-longest,
+        non-overlapping, case-insensitive. ``note_forms`` also reads verb forms, ancestry
+        adjectives (what notes say; search queries keep to names)."""
+        return [m.mention(text) for m in self.matches(text, note_forms=note_forms) if m.heuristic]
+
+    def matches(self, text: str, *, note_forms: bool = True, skip: bool = True) -> list[Match]:
+        """Every leftmost-longest name match in ``text``, accepted by the rules of thumb or not
+        (``Match.heuristic``), for a context scorer to decide. ``skip=False`` when the text is
+        already masked by ``kg.prose``. Linear in ``text``."""
+        return list(self._iter_matches(text, note_forms, skip))
+
+    def _iter_matches(self, text: str, note_forms: bool, skip: bool) -> Iterator[Match]:
+        tokens = _tokens(text, skip)
         joins = [
             _JOIN.fullmatch(text, tokens[k].end, tokens[k + 1].start) is not None
             for k in range(len(tokens) - 1)
         ]
-        out: list[Mention] = []
         i, n = 0, len(tokens)
         while i < n:
-            j_best, cands = self._longest(tokens, joins, i)
+            j_best, cands = self._longest(tokens, joins, i, note_forms)
             if cands is None:
                 i += 1
                 continue
-            mention, j_end = self._resolve(text, tokens, joins, i, j_best, cands)
-            if mention is None:
-                i += 1 if j_best == i else j_best + 1  # never fall back to a part of the name
-                continue
-            out.append(mention)
-            i = j_end + 1
-        return out
+            match, j_end = self._choose(text, tokens, joins, i, j_best, cands)
+            yield match
+            # a rejected name is skipped whole: never fall back to a part of it
+            i = (j_end if match.heuristic else j_best) + 1
 
-    def _longest(self, tokens: list[_Token], joins: list[bool], i: int):
+    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True):
         key: tuple[str, ...] = ()
         best_j, best = i, None
         j = i
@@ -334,22 +468,28 @@ class NameIndex:
             norm = tokens[j].norm
             if norm.endswith("'s") and key + (norm,) not in self._prefixes:
                 # possessive on the last word: "the ogre's club"
-                cands = self._keys.get(key + (norm[:-2],))
+                cands = self._usable(self._keys.get(key + (norm[:-2],)), note_forms)
                 if cands:
                     best_j, best = j, cands
                 break
             key = key + (norm,)
             if key not in self._prefixes:
                 break
-            cands = self._keys.get(key)
+            cands = self._usable(self._keys.get(key), note_forms)
             if cands:
                 best_j, best = j, cands
             j += 1
         return best_j, best
 
-    def _resolve(self, text, tokens, joins, i, j, cands):
+    @staticmethod
+    def _usable(cands: list[_Candidate] | None, note_forms: bool) -> list[_Candidate] | None:
+        if not cands or note_forms:
+            return cands
+        kept = [c for c in cands if c.form not in NOTE_FORMS]
+        return kept or None
+
+    def _choose(self, text, tokens, joins, i, j, cands) -> tuple[Match, int]:
         start, end = tokens[i].start, tokens[j].end
-        first = tokens[i]
         nxt = tokens[j + 1] if j + 1 < len(tokens) and joins[j] else None
         emphasis = _emphasised(text, start, end)
         # which kind of entry the context asks for
@@ -378,33 +518,43 @@ class NameIndex:
                 want, j_end = "trait", j + 1
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
+        stop = tokens[j_end].end
+        if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
+            stop += 1
+        veto = chosen.node_id in self._class_traits and want != "trait"
+        ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
+        return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
+
+    def _accept(self, text, tokens, joins, i, j, chosen: _Candidate, value, emphasis, want) -> bool:
+        """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""
+        start, end = tokens[i].start, tokens[j].end
+        first = tokens[i]
         # plain English guard for single common words
         common = _is_common(first.norm)
         if j == i and value is None and common and not emphasis and want is None:
             # a capital inside a sentence marks a rule; at a sentence start only an action's does
             # ("Trip him into the pit" is the action, "Light the torches" is not the rules page)
             if not first.upper or (_at_sentence_start(text, start) and chosen.type != "action"):
-                return None, j
+                return False
+        # forms only notes use (verb forms, adjectives) need a capital or emphasis, or a
+        # name of more than one word ("hunted prey")
+        if chosen.form in NOTE_FORMS and not emphasis and want is None and j == i:
+            if not first.upper or (chosen.form != "inflected" and _at_sentence_start(text, start)):
+                return False
         # backgrounds, archetypes and single-word feats read as plain nouns in lowercase
         if not first.upper and want is None and not emphasis and (
             chosen.type in ("background", "archetype")
             or (j == i and chosen.type in ("feat", "class-feature"))
         ):
-            return None, j
-        if j == i and chosen.type == "trait" and value is None and want != "trait" \
-                and common:
-            return None, j
+            return False
+        if j == i and chosen.type == "trait" and value is None and want != "trait" and common:
+            return False
         # a capitalised name glued to other capitalised words is part of an unknown proper name
         if first.upper and chosen.type not in ("action", "condition") and not emphasis and want is None:
             if _glued_capital(text, tokens, joins, i, j):
-                return None, j
-        stop = tokens[j_end].end
-        if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
-            stop += 1
-        return Mention(
-            start=start, end=stop, text=text[start:stop], node_id=chosen.node_id, name=chosen.name,
-            value=value, legacy_name=chosen.legacy_name,
-        ), j_end
+                return False
+        del end
+        return True
 
 
 def _is_common(word: str) -> bool:
@@ -417,8 +567,8 @@ def _is_common(word: str) -> bool:
     return (word.endswith("es") and word[:-2] in COMMON_WORDS) or (word.endswith("s") and word[:-1] in COMMON_WORDS)
 
 
-def _tokens(text: str) -> list[_Token]:
-    skips = [(m.start(), m.end()) for m in _SKIP.finditer(text)]
+def _tokens(text: str, skip: bool = True) -> list[_Token]:
+    skips = [(m.start(), m.end()) for m in _SKIP.finditer(text)] if skip else []
     out: list[_Token] = []
     s = 0
     for m in _TOKEN.finditer(text):
@@ -445,8 +595,17 @@ def _emphasised(text: str, start: int, end: int) -> str | None:
 
 
 def _at_sentence_start(text: str, start: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    return _SENTENCE_START.search(text[line_start:start]) is not None
+    """Whether only spaces stand between ``start`` and a line start, sentence punctuation, a
+    markup character or a list marker. Reads back over the spaces and a few characters only, so
+    calling it for every name keeps a scan linear (it once re-read the whole line: quadratic)."""
+    k = start
+    while k > 0 and text[k - 1] in " \t":
+        k -= 1
+    if k == 0 or text[k - 1] in "\n\r" or text[k - 1] in _SENTENCE_PUNCT:
+        return True
+    return _LIST_MARKER.search(text, max(0, k - 12), k) is not None or (
+        k <= 12 and re.fullmatch(r"[ \t]*(?:[-+*]|\d+[.)])", text[:k]) is not None
+    )
 
 
 def _glued_capital(text: str, tokens: list[_Token], joins: list[bool], i: int, j: int) -> bool:
@@ -457,5 +616,13 @@ def _glued_capital(text: str, tokens: list[_Token], joins: list[bool], i: int, j
     if prev is not None and prev.upper and text[prev.end:tokens[i].start] == " " \
             and not prev.norm.endswith("'s") and prev.norm not in _STOP_BEFORE \
             and not _at_sentence_start(text, prev.start):
+        return True
+    # "Hands of the Everlight", "Order of the Nail": a capitalised word, lowercase connectors, the name
+    k = i - 1
+    while k >= 0 and i - k <= 3 and not tokens[k].upper and tokens[k].norm in _CONNECTORS \
+            and text[tokens[k].end:tokens[k + 1].start] == " ":
+        k -= 1
+    if k < i - 1 and k >= 0 and tokens[k].upper and text[tokens[k].end:tokens[k + 1].start] == " " \
+            and not _at_sentence_start(text, tokens[k].start):
         return True
     return False

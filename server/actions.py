@@ -9,7 +9,7 @@ from gmprep.kg.names import Mention
 from gmprep.server.diagnostics import LEGACY_CODE, replacement_text
 from gmprep.server.documents import DocumentMentions
 from gmprep.server.markdown import quote_block
-from gmprep.server.models import ASK_ABOUT_SELECTION
+from gmprep.server.models import ASK_ABOUT_SELECTION, IGNORE_WORD
 from gmprep.server.state import ServerState
 
 MAX_MENTIONS = 3  # a selection over a paragraph offers the first few entries, not dozens
@@ -67,6 +67,10 @@ def code_actions(
             out.append(
                 lsp.CodeAction(title=f"Insert rule text: {m.name}", kind=lsp.CodeActionKind.RefactorRewrite, edit=edit)
             )
+        if state.workspace_root is not None and not only:
+            # a bare Command, like "Ask": clients read a CodeAction that carries a command as one
+            title = f"Don't hover '{m.text}' in this workspace"
+            out.append(lsp.Command(title=title, command=IGNORE_WORD, arguments=[m.text]))
     if only:
         out = [
             a for a in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep.common import __version__
-from gmprep.common.settings import LoadedSettings, Settings, resolve_settings
+from gmprep.common.settings import LoadedSettings, Settings, add_ignore_word, resolve_settings
 from gmprep.server import actions, encounters, models, requests, statblocks
 from gmprep.server.ask import Worker
 from gmprep.server.builders import Builders
@@ -37,6 +38,8 @@ from gmprep.server.state import IndexStatus, ServerState
 log = logging.getLogger(__name__)
 
 CONFIG_SECTION = "gmprep"
+DEBOUNCE_CHARS = 32_000  # notes larger than this publish their hints once typing pauses ...
+DEBOUNCE_S = 0.3  # ... for this long
 
 
 class GmprepServer(LanguageServer):
@@ -57,6 +60,8 @@ class GmprepServer(LanguageServer):
         self.builders = Builders(self.creators)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.init_options: dict = {}
+        self.last_options: dict = {}  # the client's latest settings (workspace/configuration)
+        self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._last_state: str | None = None
         self._warm = False
         self._told_ignored: set[str] = set()  # workspace keys the user was told were ignored
@@ -152,13 +157,29 @@ class GmprepServer(LanguageServer):
 
     # ---- documents --------------------------------------------------------------------------
     def document(self, uri: str) -> DocumentMentions:
-        """The mentions of the current version of an open (or on-disk) document."""
+        """The mentions of the current version of an open (or on-disk) document, scanned in this
+        thread if need be (commands; the LSP features use ``document_async``)."""
         names = self.state.names
         if names is None:
             book = self.state.wait_book()
             names = book.names if book else None
         doc = self.text_document(uri)
-        return self.state.docs.get(uri, doc.version, doc.source, names)
+        return self.state.docs.get(uri, doc.version, doc.source, names, self.state.settings.hover)
+
+    async def document_async(self, uri: str) -> DocumentMentions:
+        """The mentions of the current version, without scanning on the event loop: a cached
+        version answers at once; otherwise the scan worker's result is awaited (hovers on other
+        files are never queued behind a big note's rescan)."""
+        names = self.state.names
+        if names is None:  # still loading (startup): wait for it off the loop, as document() does
+            book = await asyncio.get_running_loop().run_in_executor(None, self.state.wait_book)
+            names = book.names if book else None
+        doc = self.text_document(uri)
+        cached = self.state.docs.cached(uri, doc.version, doc.source)
+        if cached is not None:
+            return cached
+        fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
+        return await asyncio.wrap_future(fut)
 
     def text_document(self, uri: str):
         """The open (or on-disk) document; a clear error for one that is neither."""
@@ -175,12 +196,46 @@ class GmprepServer(LanguageServer):
         return self.creators.analyse(uri, doc.version, doc.source)
 
     def publish(self, uri: str) -> None:
-        """Recompute mentions and publish the legacy-name hints of a document."""
+        """Rescan a document on the worker thread, then publish its legacy-name hints. A big note
+        being typed into is rescanned once typing pauses (its own hovers rescan at once)."""
+        loop = self.loop
         try:
-            doc = self.document(uri)
+            size = len(self.workspace.get_text_document(uri).source)
+        except Exception:
+            size = 0
+        if size > DEBOUNCE_CHARS and loop is not None and not loop.is_closed():
+            old = self._debounce.pop(uri, None)
+            if old is not None:
+                old.cancel()
+            self._debounce[uri] = loop.call_later(DEBOUNCE_S, _guard(lambda: self._publish_now(uri)))
+            return
+        self._publish_now(uri)
+
+    def _publish_now(self, uri: str) -> None:
+        self._debounce.pop(uri, None)
+        if self.state.names is None:  # still loading: publish once the names are there
+            def later() -> None:
+                if self.state.wait_book() is not None:
+                    self.call_soon(lambda: self._publish_now(uri))
+
+            threading.Thread(target=later, name="gmprep-publish-wait", daemon=True).start()
+            return
+        try:
+            doc = self.workspace.get_text_document(uri)
+            names = self.state.names
+            fut = self.state.docs.submit(uri, doc.version, doc.source, names, self.state.settings.hover)
         except Exception:
             log.exception("scanning %s failed", uri)
             return
+        fut.add_done_callback(lambda f: self.call_soon(lambda: self._publish_done(uri, f)))
+
+    def _publish_done(self, uri: str, fut) -> None:
+        if fut.exception() is not None:
+            return
+        doc = fut.result()
+        current = self.workspace.text_documents.get(uri)
+        if current is not None and current.version != doc.version:
+            return  # a newer version is on its way
         if doc.skipped:
             log.info("%s: not scanned (%s)", uri, doc.skipped)
         diagnostics = legacy_diagnostics(doc)
@@ -217,6 +272,9 @@ def _root_of(params: lsp.InitializeParams) -> Path | None:
 
 def create_server(settings: Settings | None = None, build_index: bool = True) -> GmprepServer:
     """A server with every handler registered."""
+    # The scan worker thread holds the GIL while a big note is parsed; a 1 ms switch interval
+    # (default 5 ms) lets the event loop answer a hover on another file without waiting a slice.
+    sys.setswitchinterval(0.001)
     server = GmprepServer(settings, build_index)
 
     @server.feature(lsp.INITIALIZE)
@@ -287,8 +345,8 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
 
     # ---- language features ----------------------------------------------------------------
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        found = hover(ls.state, ls.entries, ls.document(params.text_document.uri), params.position)
+    async def on_hover(ls: GmprepServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        found = hover(ls.state, ls.entries, await ls.document_async(params.text_document.uri), params.position)
         if found is None:  # not on a rule name: on an encounter block, its arithmetic
             found = encounters.hover(ls.creators_note(params.text_document.uri), params.position)
         return found
@@ -302,8 +360,8 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         return encounters.code_lenses(ls.creators_note(params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(resolve_provider=False))
-    def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        doc = ls.document(params.text_document.uri)
+    async def on_completion(ls: GmprepServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        doc = await ls.document_async(params.text_document.uri)
         return complete(ls.state.book, doc, params.position)
 
     @server.feature(
@@ -312,8 +370,8 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
             code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
         ),
     )
-    def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
-        out = actions.code_actions(ls.state, ls.document(params.text_document.uri), params)
+    async def on_code_action(ls: GmprepServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command]:
+        out = actions.code_actions(ls.state, await ls.document_async(params.text_document.uri), params)
         try:
             note = ls.creators_note(params.text_document.uri)
             made = encounters.quick_fixes(note, params) + statblocks.quick_fixes(note, params)
@@ -327,8 +385,8 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         return made + out
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-        return definition(ls.entries, ls.document(params.text_document.uri), params.position)
+    async def on_definition(ls: GmprepServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+        return definition(ls.entries, await ls.document_async(params.text_document.uri), params.position)
 
     # ---- commands -------------------------------------------------------------------------
     @server.command(models.INSERT_RULE_TEXT)
@@ -349,6 +407,18 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         edit = actions.replace_legacy_edit(doc, rng, new_name)
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Replace legacy name"))
         return models.AppliedResult(applied=bool(result and result.applied)).wire()
+
+    @server.command(models.IGNORE_WORD)
+    def cmd_ignore_word(ls: GmprepServer, word: str) -> dict:
+        root = ls.state.workspace_root
+        if root is None:
+            raise requests.failed("open a folder first: the word is kept in its gmprep.toml")
+        try:
+            path = add_ignore_word(root, str(word))
+        except (OSError, ValueError) as exc:
+            raise requests.failed(f"could not update gmprep.toml: {exc}") from None
+        _apply_settings(ls, ls.last_options)  # re-read gmprep.toml; open notes are rescanned
+        return models.IgnoredWordResult(file=str(path), ignored=str(word)).wire()
 
     @server.command(models.REBUILD_INDEX)
     def cmd_rebuild(ls: GmprepServer, *args) -> dict:
@@ -418,12 +488,17 @@ def _loop_running() -> bool:
 def _apply_settings(ls: GmprepServer, options: dict) -> None:
     old = ls.state.settings
     merged = {**ls.init_options, **options}
+    ls.last_options = options
     try:
         ls.configure(ls.state.workspace_root, merged)
     except Exception as exc:
         log.warning("ignored bad settings: %s", exc)
         ls.state.settings = old
         return
+    if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open
+        ls.state.docs.clear()
+        for uri in list(ls.workspace.text_documents):
+            ls.publish(uri)
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):
         ls.state.close_store()
         ls.state.set_status(state="empty", message="store folder changed", percentage=None)

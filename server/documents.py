@@ -1,29 +1,27 @@
 """Per-document mention cache and LSP position arithmetic.
 
 A document's mentions are computed once per version (the editor sends a new version on every
-edit) and looked up by offset with a binary search, so a hover or a code action costs a bisect
-instead of a scan. Positions are LSP positions in UTF-16 code units, converted per line.
+edit), by ``kg.note_scan`` on a worker thread, and looked up by offset with a binary search, so a
+hover or a code action costs a bisect instead of a scan. Positions are LSP positions in UTF-16
+code units, converted per line.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
+import logging
 import threading
-from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
 
+from gmprep.common.settings import HoverSettings
 from gmprep.kg.names import Mention, NameIndex
+from gmprep.kg.note_scan import MAX_SCAN_CHARS, NoteScanner, load_scorer
 
-# Larger documents are not scanned: a 10 MB log pasted into the editor gets no hovers, quickly.
-MAX_SCAN_CHARS = 2_000_000
-SEGMENT_CACHE = 20_000  # paragraphs whose mentions are remembered across edits
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
-# Cut points: blank lines, and line breaks before list items, table rows, headings and quotes
-# (a name may wrap onto the next line of a paragraph, never into a new list item or row).
-_CUT = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|\||#|>))")
+log = logging.getLogger(__name__)
+__all__ = ["MAX_SCAN_CHARS", "DocumentCache", "DocumentMentions", "scan"]
 
 
 def utf16_len(text: str) -> int:
@@ -123,73 +121,87 @@ class DocumentMentions:
         return [m for m in self.mentions if m.start < b and m.end > a]
 
 
-def segments(text: str) -> list[tuple[int, int]]:
-    """Paragraph spans of ``text``: cut at blank lines and before list items, rows, headings and
-    quotes, except inside fenced code blocks. No name spans such a cut, so the pieces can be
-    scanned (and cached) independently."""
-    fences: list[int] = [m.start() for m in _FENCE.finditer(text)]
-    inside: list[tuple[int, int]] = []
-    for a, b in zip(fences[0::2], fences[1::2] + [len(text)] * (len(fences) % 2), strict=False):
-        inside.append((a, b))
-    cuts = [0]
-    k = 0
-    for m in _CUT.finditer(text):
-        pos = m.start() + 1
-        while k < len(inside) and inside[k][1] < pos:
-            k += 1
-        if k < len(inside) and inside[k][0] <= pos <= inside[k][1]:
-            continue
-        cuts.append(pos)
-    cuts.append(len(text))
-    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
-
-
 class DocumentCache:
-    """Mentions per open document, recomputed only when the version changes; after an edit only
-    the paragraphs whose text changed are scanned again."""
+    """Mentions per open document, recomputed only when the version changes; a rescan re-reads
+    only the chunks whose text changed (``kg.note_scan.NoteScanner``). Scans run on one worker
+    thread (``submit``), so the event loop that answers hovers never waits for a big note."""
 
     def __init__(self) -> None:
         self._docs: dict[str, DocumentMentions] = {}
         self._lock = threading.Lock()
-        self._segments: OrderedDict[str, list[Mention]] = OrderedDict()
-        self._names_id: int | None = None
+        self._scanner: NoteScanner | None = None
+        self._scanner_key: tuple | None = None
+        self._pending: dict[str, tuple[int | None, str, list[Future]]] = {}
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gmprep-scan")
 
-    def _find(self, text: str, names: NameIndex) -> list[Mention]:
+    def scanner(self, names: NameIndex, hover: HoverSettings | None = None) -> NoteScanner:
+        """The note scanner for this name index and these hover settings (rebuilt when they change)."""
+        hover = hover or HoverSettings()
+        key = (id(names), hover.model_dump_json())
         with self._lock:
-            if self._names_id != id(names):  # another name index: forget what it found
-                self._segments.clear()
-                self._names_id = id(names)
-        out: list[Mention] = []
-        for a, b in segments(text):
-            seg = text[a:b]
-            with self._lock:
-                found = self._segments.get(seg)
-                if found is not None:
-                    self._segments.move_to_end(seg)
-            if found is None:
-                found = names.find_mentions(seg)
-                with self._lock:
-                    self._segments[seg] = found
-                    if len(self._segments) > SEGMENT_CACHE:
-                        self._segments.popitem(last=False)
-            if a == 0:
-                out.extend(found)
-            else:
-                out.extend(m.model_copy(update={"start": m.start + a, "end": m.end + a}) for m in found)
-        return out
+            if self._scanner is None or self._scanner_key != key:
+                self._scanner = NoteScanner(names, hover, load_scorer())
+                self._scanner_key = key
+                self._docs.clear()
+            return self._scanner
 
-    def get(self, uri: str, version: int | None, text: str, names: NameIndex | None) -> DocumentMentions:
-        """The mentions of this version of the document (computed now if not cached)."""
+    def cached(self, uri: str, version: int | None, text: str) -> DocumentMentions | None:
+        """The mentions of this version if already scanned."""
         with self._lock:
             cached = self._docs.get(uri)
         # the version decides; comparing the text too (a memcmp) guards against clients that reuse versions
         if cached is not None and cached.version == version and (cached.text is text or cached.text == text):
             return cached
-        doc = scan(uri, version, text, names, self._find)
-        if names is not None:  # don't cache the empty result computed before the names were ready
-            with self._lock:
+        return None
+
+    def get(
+        self, uri: str, version: int | None, text: str, names: NameIndex | None, hover: HoverSettings | None = None
+    ) -> DocumentMentions:
+        """The mentions of this version of the document (computed now, in this thread, if not cached)."""
+        doc = self.cached(uri, version, text)
+        if doc is not None:
+            return doc
+        scanner = self.scanner(names, hover) if names is not None else None
+        doc = scan(uri, version, text, names, scanner)
+        with self._lock:
+            # not the empty result computed before the names were ready, nor one from settings
+            # that changed during the scan
+            if scanner is not None and self._scanner is scanner:
                 self._docs[uri] = doc
         return doc
+
+    def submit(
+        self, uri: str, version: int | None, text: str, names: NameIndex | None, hover: HoverSettings | None = None
+    ) -> Future:
+        """Scan this version on the worker thread; a future of its ``DocumentMentions``. While a
+        scan waits in the queue, a newer version of the same document takes its place and its
+        waiters get the newer result (10 edits a second of a big note: one scan per pass)."""
+        doc = self.cached(uri, version, text)
+        fut: Future = Future()
+        if doc is not None:
+            fut.set_result(doc)
+            return fut
+        with self._lock:
+            queued = self._pending.get(uri)
+            waiters = queued[2] if queued is not None else []
+            waiters.append(fut)
+            self._pending[uri] = (version, text, waiters)
+        if queued is None:
+            self._executor.submit(self._run, uri, names, hover)
+        return fut
+
+    def _run(self, uri: str, names: NameIndex | None, hover: HoverSettings | None) -> None:
+        with self._lock:
+            version, text, waiters = self._pending.pop(uri)
+        try:
+            doc = self.get(uri, version, text, names, hover)
+        except Exception as exc:  # the server stays up; the waiters see the error
+            log.exception("scanning %s failed", uri)
+            for w in waiters:
+                w.set_exception(exc)
+            return
+        for w in waiters:
+            w.set_result(doc)
 
     def drop(self, uri: str) -> None:
         """Forget a closed document."""
@@ -200,16 +212,14 @@ class DocumentCache:
         """Forget everything (the name index changed)."""
         with self._lock:
             self._docs.clear()
+            self._scanner = None
+            self._scanner_key = None
 
 
-def scan(uri: str, version: int | None, text: str, names: NameIndex | None, find=None) -> DocumentMentions:
-    """Find the mentions of one document version (with ``find(text, names)`` when given, e.g. the
-    paragraph cache); huge or binary documents are not scanned."""
+def scan(uri: str, version: int | None, text: str, names: NameIndex | None, scanner: NoteScanner | None = None) -> DocumentMentions:
+    """Find the mentions of one document version (through ``scanner``, e.g. the cache's, else a fresh
+    one); huge or binary documents are not scanned."""
     if names is None:
         return DocumentMentions(uri, version, text, [], skipped="the rules index is still loading")
-    if len(text) > MAX_SCAN_CHARS:
-        return DocumentMentions(uri, version, text, [], skipped=f"document too large ({len(text)} characters)")
-    if "\x00" in text:
-        return DocumentMentions(uri, version, text, [], skipped="binary document")
-    mentions = find(text, names) if find is not None else names.find_mentions(text)
-    return DocumentMentions(uri, version, text, mentions)
+    result = (scanner or NoteScanner(names, None, load_scorer())).scan(text)
+    return DocumentMentions(uri, version, text, result.mentions, skipped=result.skipped)

@@ -9,6 +9,8 @@ from gmprep.server.entries import EntryFiles
 from gmprep.server.markdown import hover_markdown
 from gmprep.server.state import ServerState
 
+MAX_ALTERNATIVES = 3  # "did you mean": the next best entries the same words name
+
 
 def hover(state: ServerState, entries: EntryFiles, doc: DocumentMentions, pos: lsp.Position) -> lsp.Hover | None:
     """The hover for ``pos``, or None where no entry is named (never a guess)."""
@@ -23,7 +25,13 @@ def hover(state: ServerState, entries: EntryFiles, doc: DocumentMentions, pos: l
     for other in state.related(node.node_id):
         path = entries.path_if_ready(other.node_id)
         related.append((other, path.as_uri() if path else None))
-    value = hover_markdown(node, mention, related, own.as_uri() if own else None)
+    alternatives = []
+    for other_id in mention.alternatives[:MAX_ALTERNATIVES]:
+        alt = state.node(other_id)
+        if alt is not None:
+            path = entries.path_if_ready(other_id)
+            alternatives.append((alt, path.as_uri() if path else None))
+    value = hover_markdown(node, mention, related, own.as_uri() if own else None, alternatives)
     return lsp.Hover(
         contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=value),
         range=doc.range_of(mention),

@@ -62,10 +62,17 @@ def hover_markdown(
     mention: Mention | None = None,
     related: list[tuple[Node, str | None]] | None = None,
     entry_uri: str | None = None,
+    alternatives: list[tuple[Node, str | None]] | None = None,
 ) -> str:
     """The hover card: name, type/level, traits, book and page, the rule text (cut, with a link
-    to the full entry), the legacy-name note and related rules."""
+    to the full entry), the legacy-name note, the other entries the words could mean ("did you
+    mean", best first, linked) and related rules."""
     parts = [f"### {node.name}", f"*{meta_line(node)}* — {where(node)} · `{node.source_id}`"]
+    if alternatives:
+        links = [
+            (f"[{n.name}]({uri})" if uri else n.name) + f" ({meta_line(n)}, {where(n)})" for n, uri in alternatives
+        ]
+        parts.append("**Did you mean** " + " · ".join(links) + "?")
     if node.traits:
         parts.append("**Traits** " + ", ".join(node.traits))
     if mention is not None and mention.legacy_name:

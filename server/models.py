@@ -221,6 +221,11 @@ class AppliedResult(Wire):
     applied: bool
 
 
+class IgnoredWordResult(Wire):
+    file: str
+    ignored: str
+
+
 class EmptyParams(Wire):
     pass
 
@@ -289,6 +294,7 @@ INSERT_RULE_TEXT = "gmprep.insertRuleText"
 REPLACE_LEGACY_NAME = "gmprep.replaceLegacyName"
 REBUILD_INDEX = "gmprep.rebuildIndex"
 ASK_ABOUT_SELECTION = "gmprep.askAboutSelection"  # client-side: the code action opens the chat with [text, uri]
+IGNORE_WORD = "gmprep.ignoreWord"  # the code action "Don't hover 'X' in this workspace"
 
 COMMANDS: tuple[Command, ...] = (
     Command(INSERT_RULE_TEXT, "insertRuleText", "[uri, line, character]", AppliedResult,
@@ -296,6 +302,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(REPLACE_LEGACY_NAME, "replaceLegacyName", "[uri, range, newName]", AppliedResult,
             "applies the replacement"),
     Command(REBUILD_INDEX, "rebuildIndex", "[]", StartedResult, "starts a full rebuild"),
+    Command(IGNORE_WORD, "ignoreWord", "[word]", IgnoredWordResult,
+            "adds the word to `hover.ignore_words` in the workspace `gmprep.toml` and rescans open notes"),
     Command(ASK_ABOUT_SELECTION, "askAboutSelection", "[text, uri]", None,
             "client-side: the code action \"Ask gmprep about this\" carries it; the client opens the chat"),
 )

@@ -8,6 +8,7 @@ from the bundled corpus (two seconds, no model), hovers and completion work from
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 import threading
@@ -105,6 +106,10 @@ class ServerState:
         try:
             t0 = time.perf_counter()
             self.book = RulesBook.from_corpus()
+            # the name index is millions of long-lived objects: out of the collector's full passes,
+            # which would otherwise stall the event loop for hundreds of ms while notes are edited
+            gc.collect()
+            gc.freeze()
             log.info("name index ready in %.2fs (%d keys)", time.perf_counter() - t0, len(self.book.names))
         except Exception:  # the server stays up without hovers, and says why
             log.exception("could not load the bundled corpus")
@@ -209,7 +214,13 @@ class ServerState:
     def node(self, node_id: str) -> Node | None:
         """An entry by id: from memory for corpus entries, else from the store."""
         if self.book and node_id in self.book.nodes:
-            return self.book.nodes[node_id]
+            node = self.book.nodes[node_id]
+            store = self.store()
+            if store is not None:  # the page from a book the user added (`gmprep books add`) is in the store
+                stored = store.get(node_id)
+                if stored is not None and stored.page != node.page:
+                    node = node.model_copy(update={"page": stored.page})
+            return node
         store = self.store()
         return store.get(node_id) if store else None
 

@@ -1,6 +1,7 @@
 """The typed step pipeline that answers with a model, from retrieved passages only.
 
-    select_history -> rewrite -> other-systems guard -> plan (DAG of sub-questions)
+    select_history -> rewrite -> other-systems guard -> answerability (answer / not_in_books / not_in_corpus)
+      -> plan (DAG of sub-questions)
       -> per node, dependencies first, independent nodes concurrently:
            route -> retrieve -> answer -> check  (not answered: next source, remembering what was tried)
       -> collate -> coverage check -> summarize (streamed) -> citation check
@@ -22,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import (
     Check,
@@ -139,9 +141,17 @@ class AgentPipeline:
             declined = self._guard(standalone, trace)
             if declined is not None:
                 return self._emit(declined, delta)
+            assessed = await self._assess(standalone, trace)
+            if isinstance(assessed, Answer):
+                return self._emit(assessed, delta)
+            if assessed:
+                delta(assessed + "\n\n")  # the rename, said before the answer
             plan = await self._plan(standalone, trace, cancel)
             results = await self._run_plan(plan, trace, cancel, _search_phrasings(plan, question, standalone, history))
-            return await self._compose(standalone, results, trace, delta, cancel)
+            answer = await self._compose(standalone, results, trace, delta, cancel)
+            if assessed and answer.outcome in ("answered", "partial"):
+                answer.text = f"{assessed}\n\n{answer.text}"
+            return answer
         except StepCancelled as exc:
             trace.extend(exc.trace)
             text = "".join(streamed) or exc.partial
@@ -194,6 +204,32 @@ class AgentPipeline:
             return None
         return Answer(text=f"{NOT_IN_BOOKS} {result.note}.", outcome="not_in_books", steps=trace, question=question,
                       backend=self.llm.name)
+
+    async def _assess(self, question: str, trace: list[TraceStep]) -> Answer | str:
+        """The answerability decision on the books' passages for the whole question (the same judge the
+        extractive answerer uses): a decline Answer, or the rename note to say first ("" when none)."""
+        books = self.ctx.books
+        if not books.available():
+            return ""
+        t0 = time.perf_counter()
+        result = await asyncio.to_thread(books.retrieve, question, PASSAGES + 1)
+        verdict = await asyncio.to_thread(self.ctx.answerability.assess, question, result.hits)
+        trace.append(TraceStep(name="answerability", input={"query": question},
+                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed"}),
+                               retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
+        notes = self.ctx.notes
+        if verdict.outcome != "answer" and notes.available():
+            if (await asyncio.to_thread(notes.retrieve, question, PASSAGES)).verdict == "found":
+                return ""  # the GM's own notes cover it: let the plan answer from them
+        if verdict.outcome == "not_in_books":
+            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question,
+                          backend=self.llm.name)
+        if verdict.outcome == "not_in_corpus":
+            mentions = [h for h in result.hits if verdict.rule in h.text.lower()][:3]
+            return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+                          citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question,
+                          backend=self.llm.name)
+        return renamed_note(verdict.renamed)
 
     # ---- plan -----------------------------------------------------------------------------
     async def _plan(self, question: str, trace: list[TraceStep], cancel: asyncio.Event | None) -> Plan:

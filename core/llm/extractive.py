@@ -3,7 +3,9 @@
 The fallback when no model is installed or the machine is too small. Nothing is generated, so
 nothing can be invented; what it must still get right is *when to say nothing*. It declines when
 - the question is about another system's rules (``OtherSystemsSource``: "bonus action", "BAB"...), or
-- nothing retrieved is on topic (``RelevanceJudge``: calibrated semantic + lexical relevance).
+- the answerability decision (``gmprep.core.agents.answerability``) says the passages are not about the
+  question (``not_in_books``), or that they only mention a rule no entry defines (``not_in_corpus``:
+  the answer names the rule and says how to add the book that holds it).
 A follow-up question is searched together with the previous user message (there is no model to
 rewrite it), which is the concatenated-history baseline of the answer eval.
 """
@@ -14,6 +16,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.traces import TraceStep
@@ -80,12 +83,26 @@ class ExtractiveAnswerer:
             steps.append(TraceStep(name="retrieve", input={"source": source.name, "query": query},
                                    output={"verdict": result.verdict, "relevance": round(result.relevance, 4)},
                                    retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
-            if result.verdict == "found" and (best is None or result.relevance > best.relevance):
+            if result.hits and (best is None or result.relevance > best.relevance):
                 best = result
         if best is None:
             return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
         hits = best.hits[: self.k]
+        t0 = time.perf_counter()
+        verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits)
+        steps.append(TraceStep(name="answerability", input={"source": best.source},
+                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed"}),
+                               ms=(time.perf_counter() - t0) * 1000))
+        if verdict.outcome == "not_in_books":
+            return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
+        if verdict.outcome == "not_in_corpus":
+            mentions = [h for h in hits if verdict.rule in h.text.lower()][:3]
+            return self._emit(Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+                                     citations=[Citation.from_hit(h) for h in mentions], steps=steps,
+                                     question=query), on_delta)
         text = render_quotes(hits, query)
+        if verdict.renamed:
+            text = f"{renamed_note(verdict.renamed)}\n\n{text}"
         steps.append(TraceStep(name="quote", input={"source": best.source}, output={"quoted": len(hits)},
                                retrieved=[h.source_id for h in hits]))
         answer = Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,

@@ -23,6 +23,9 @@ from gmprep.common.errors import GmprepError
 from gmprep.evals.questions import Question, load_questions
 
 K = 5
+# kinds whose questions the books cannot answer: "unanswerable" (dev / held-out sets) and "not_in_corpus"
+# (bench/data/not-in-corpus.jsonl: PF2e rules whose text the bundled corpus lacks)
+UNANSWERABLE_KINDS = ("unanswerable", "not_in_corpus")
 
 
 class QuestionResult(BaseModel):
@@ -32,7 +35,8 @@ class QuestionResult(BaseModel):
     kind: str
     outcome: str
     cited: list[str]
-    declined: bool
+    declined: bool  # not_in_books or not_in_corpus
+    not_in_corpus: bool = False
     recall_at_5: float | None  # None for unanswerable questions
     ms: float
     tokens_in: int
@@ -72,9 +76,10 @@ async def evaluate(questions: list[Question], searcher, settings, progress: bool
         ans = await answer_question(q.question, history=_history(q), searcher=searcher, settings=settings)
         ms = (time.perf_counter() - t0) * 1000
         cited = [c.source_id for c in ans.citations]
-        answerable = q.kind != "unanswerable"
+        answerable = q.kind not in UNANSWERABLE_KINDS
         res = QuestionResult(
-            id=q.id, kind=q.kind, outcome=ans.outcome, cited=cited, declined=ans.outcome == "not_in_books",
+            id=q.id, kind=q.kind, outcome=ans.outcome, cited=cited, declined=ans.declined,
+            not_in_corpus=ans.outcome == "not_in_corpus",
             recall_at_5=recall_hit(cited, q.gold, q.gold_mode) if answerable else None,
             ms=ms, tokens_in=ans.tokens_in, tokens_out=ans.tokens_out,
             tokens_cached=sum(s.tokens_cached for s in ans.steps), standalone=ans.question,
@@ -95,18 +100,21 @@ def _pct(values: list[float], p: float) -> float:
 
 
 def summarize(results: list[QuestionResult], backend: str) -> dict:
-    """Totals: answerable citation recall@5 and false declines, unanswerable declines, by kind, latency."""
-    ans = [r for r in results if r.kind != "unanswerable"]
-    una = [r for r in results if r.kind == "unanswerable"]
+    """Totals: answerable citation recall@5 and false declines (false not_in_corpus apart), unanswerable
+    declines (not_in_corpus apart), by kind, latency."""
+    ans = [r for r in results if r.kind not in UNANSWERABLE_KINDS]
+    una = [r for r in results if r.kind in UNANSWERABLE_KINDS]
     by_kind: dict[str, dict] = {}
     for kind in sorted({r.kind for r in results}):
         rs = [r for r in results if r.kind == kind]
         entry: dict = {"n": len(rs)}
-        if kind == "unanswerable":
+        if kind in UNANSWERABLE_KINDS:
             entry["declined"] = round(sum(r.declined for r in rs) / len(rs), 4)
+            entry["not_in_corpus"] = round(sum(r.not_in_corpus for r in rs) / len(rs), 4)
         else:
             entry["citation_recall_at_5"] = round(statistics.fmean(r.recall_at_5 or 0.0 for r in rs), 4)
             entry["false_declines"] = sum(r.declined for r in rs)
+            entry["false_not_in_corpus"] = sum(r.not_in_corpus for r in rs)
         by_kind[kind] = entry
     outcomes: dict[str, int] = {}
     for r in results:
@@ -119,8 +127,13 @@ def summarize(results: list[QuestionResult], backend: str) -> dict:
             "n": len(ans),
             "citation_recall_at_5": round(statistics.fmean(r.recall_at_5 or 0.0 for r in ans), 4) if ans else None,
             "false_decline_rate": round(sum(r.declined for r in ans) / len(ans), 4) if ans else None,
+            "false_not_in_corpus_rate": round(sum(r.not_in_corpus for r in ans) / len(ans), 4) if ans else None,
         },
-        "unanswerable": {"n": len(una), "declined": round(sum(r.declined for r in una) / len(una), 4) if una else None},
+        "unanswerable": {
+            "n": len(una),
+            "declined": round(sum(r.declined for r in una) / len(una), 4) if una else None,
+            "not_in_corpus": round(sum(r.not_in_corpus for r in una) / len(una), 4) if una else None,
+        },
         "by_kind": by_kind,
         "outcomes": outcomes,
         "latency_ms": {"p50": round(_pct(ms, 50), 1), "p95": round(_pct(ms, 95), 1)},
@@ -194,7 +207,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the totals as JSON")
     p.add_argument("--limit", type=int, help="first N questions (after --kinds / --sample)")
     p.add_argument("--sample", type=int, help="N evenly spaced questions (keeps each kind's share)")
-    p.add_argument("--kinds", nargs="+", help="only these kinds (lookup, named, multi-hop, followup, unanswerable, legacy)")
+    p.add_argument("--kinds", nargs="+",
+                   help="only these kinds (lookup, named, multi-hop, followup, unanswerable, legacy, not_in_corpus)")
     p.add_argument("--out", help="write per-question results (JSONL) here")
     p.add_argument("--run-out", help="write a score.py run file ({id, ranked, declined} per line) here")
     p.add_argument("--rewrite-vs-concat", action="store_true",
@@ -230,8 +244,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         a, u = totals["answerable"], totals["unanswerable"]
         print(f"backend {totals['backend']}: {totals['n']} questions")
-        print(f"  answerable   n={a['n']} citation recall@5={a['citation_recall_at_5']} false declines={a['false_decline_rate']}")
-        print(f"  unanswerable n={u['n']} declined={u['declined']}")
+        print(f"  answerable   n={a['n']} citation recall@5={a['citation_recall_at_5']} false declines={a['false_decline_rate']}"
+              f" (false not_in_corpus={a['false_not_in_corpus_rate']})")
+        print(f"  unanswerable n={u['n']} declined={u['declined']} (as not_in_corpus={u['not_in_corpus']})")
         for kind, e in totals["by_kind"].items():
             print(f"  {kind:<13} {e}")
         print(f"  latency p50={totals['latency_ms']['p50'] / 1000:.1f}s p95={totals['latency_ms']['p95'] / 1000:.1f}s")

@@ -1,8 +1,12 @@
-"""``gmprep eval hover``: hover accuracy on labelled prep notes, through the real language server.
+"""``gmprep eval hover``: hover accuracy on labelled prep notes, and precision/recall on real notes.
 
-Starts ``gmprep lsp`` as a subprocess, opens every ``*.md`` note of the folder, asks for a hover at
-each labelled mention and compares the entry id the hover cites with the gold id (a ``null`` gold
-must get no hover at all). Prints ``{"mentions", "accuracy", "invented", "p50_ms", "p95_ms", ...}``.
+``--notes DIR``: starts ``gmprep lsp`` as a subprocess, opens every ``*.md`` note of the folder, asks
+for a hover at each labelled mention and compares the entry id the hover cites with the gold id (a
+``null`` gold must get no hover at all). Reports ``{"mentions", "accuracy", "invented", "p50_ms", ...}``.
+
+``--real DIR --split tune|heldout|both``: precision, recall and F1 of the mentions hover would show
+on real campaign notes other GMs wrote (``gmprep.evals.real_notes``; the notes are fetched by
+``DIR/fetch.py``), with false positives counted by reason.
 """
 
 from __future__ import annotations
@@ -58,7 +62,12 @@ class HoverReport(BaseModel):
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``gmprep eval hover``."""
-    p.add_argument("--notes", type=Path, required=True, help="folder of X.md notes with X.md.json labels")
+    p.add_argument("--notes", type=Path, help="folder of X.md notes with X.md.json labels")
+    p.add_argument("--real", type=Path, help="labelled real notes (e.g. bench/data/real-notes)")
+    p.add_argument("--split", choices=["tune", "heldout", "both"], default="tune",
+                   help="which part of --real to score (default: tune; heldout only to report, never to tune)")
+    p.add_argument("--real-cache", type=Path, help="fetched texts of --real (default $GMPREP_REAL_NOTES or .cache/real-notes)")
+    p.add_argument("--errors", action="store_true", help="with --real: list every false positive and miss")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--hovers-out", type=Path, help="also write one JSON line per hover (score.py format)")
     p.add_argument("--server", nargs="+", help="server command (default: this python -m gmprep lsp --stdio)")
@@ -171,6 +180,44 @@ def summarize(results: list[HoverResult]) -> HoverReport:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``gmprep eval hover``."""
+    if args.notes is None and args.real is None:
+        raise GmprepError("give --notes DIR (labelled notes) and/or --real DIR (labelled real notes)")
+    out: dict = {}
+    if args.real is not None:
+        from gmprep.evals.real_notes import evaluate
+
+        reports = evaluate(args.real, args.split, args.real_cache)
+        out["real"] = {r.split: r.model_dump(exclude=set() if args.errors else {"false_positives", "missed"})
+                       for r in reports}
+        if not args.json:
+            for r in reports:
+                _print_real(r, args.errors)
+    if args.notes is not None:
+        report = _run_notes(args)
+        out["notes"] = report.model_dump()
+        if not args.json:
+            _print_notes(report)
+    if args.json:
+        print(json.dumps(out if args.real is not None else out["notes"]))
+    return 0
+
+
+def _print_real(r, errors: bool) -> None:
+    reasons = ", ".join(f"{k} {v}" for k, v in r.false_positives_by_reason.items()) or "none"
+    print(
+        f"real notes [{r.split}]: precision {r.precision:.3f} ({r.true_positives}/{r.predicted}), "
+        f"recall {r.recall:.3f} of {r.gold} ({r.recall_in_store:.3f} of {r.gold_in_store} in the store), "
+        f"F1 {r.f1:.3f} (in store {r.f1_in_store:.3f}); {r.docs} notes, {r.judged} judged spans; "
+        f"false positives by reason: {reasons}"
+    )
+    if errors:
+        for f in r.false_positives:
+            print(f"  false positive: {f['doc']}@{f['start']} {f['text']!r} -> {f['id']} ({f['reason']})")
+        for m in r.missed:
+            print(f"  missed: {m['doc']}@{m['start']} {m['text']!r} {m['ids'] or '(absent from the store)'}")
+
+
+def _run_notes(args: argparse.Namespace) -> HoverReport:
     cases = load_cases(args.notes)
     cmd = args.server or [sys.executable, "-m", "gmprep", "lsp", "--no-build", "--stdio"]
     results = asyncio.run(run_hovers(args.notes, cases, cmd, getattr(args, "store", None)))
@@ -179,15 +226,15 @@ def run(args: argparse.Namespace) -> int:
         with args.hovers_out.open("w", encoding="utf-8") as fh:
             for r in results:
                 fh.write(json.dumps({"file": r.case.file, "line": r.case.line, "character": r.case.character, "id": r.got}) + "\n")
-    if args.json:
-        print(report.model_dump_json())
-    else:
-        print(
-            f"hover accuracy {report.accuracy:.3f} over {report.mentions} mentions "
-            f"(resolvable exact {report.resolvable_exact:.3f} of {report.resolvable}, "
-            f"null without hover {report.null_no_hover:.3f} of {report.null_mentions}); invented {report.invented}; "
-            f"latency p50 {report.p50_ms} ms, p95 {report.p95_ms} ms"
-        )
-        for w in report.wrong:
-            print(f"  wrong: {w['file']}:{w['line']} {w['text']!r} gold {w['gold']} got {w['got']}")
-    return 0
+    return report
+
+
+def _print_notes(report: HoverReport) -> None:
+    print(
+        f"hover accuracy {report.accuracy:.3f} over {report.mentions} mentions "
+        f"(resolvable exact {report.resolvable_exact:.3f} of {report.resolvable}, "
+        f"null without hover {report.null_no_hover:.3f} of {report.null_mentions}); invented {report.invented}; "
+        f"latency p50 {report.p50_ms} ms, p95 {report.p95_ms} ms"
+    )
+    for w in report.wrong:
+        print(f"  wrong: {w['file']}:{w['line']} {w['text']!r} gold {w['gold']} got {w['got']}")

@@ -63,7 +63,8 @@ def test_lookup_exact_names_aliases_and_legacy(index):
     assert index.lookup("Leshy") == "pf2e:ancestry:leshy"
     assert index.lookup("Reactive Strike") == "pf2e:action:reactive-strike"
     assert index.lookup("owlbear") is None
-    assert index.lookup("fire ball") is None
+    assert index.lookup("fire bal") is None
+    assert index.lookup("fire ball") == "pf2e:spell:fireball"  # a compound written open (notes only find it)
     assert set(index.candidates("Trip")) == {"pf2e:action:trip", "pf2e:trait:trip"}
 
 

@@ -178,6 +178,11 @@ export interface AppliedResult {
   applied: boolean;
 }
 
+export interface IgnoredWordResult {
+  file: string;
+  ignored: string;
+}
+
 /** Method names, in one place so a typo is a compile error rather than a silent no-op. */
 export const Methods = {
   status: "gmprep/status",
@@ -215,5 +220,6 @@ export const ServerCommands = {
   insertRuleText: "gmprep.insertRuleText",
   replaceLegacyName: "gmprep.replaceLegacyName",
   rebuildIndex: "gmprep.rebuildIndex",
+  ignoreWord: "gmprep.ignoreWord",
   askAboutSelection: "gmprep.askAboutSelection",
 } as const;

@@ -1,0 +1,278 @@
+"""Can the books gmprep holds answer this question? One decision with three outcomes.
+
+- ``answer``: the retrieved passages are about what was asked;
+- ``not_in_books``: not a Pathfinder 2e question for these books (another system, off-topic);
+- ``not_in_corpus``: a PF2e rule the question asks about is only *mentioned* by the retrieved
+  passages (feats and items that use the word), and no entry *defines* it: the rules prose is in
+  a book the user has not added (Player Core's flanking, multiple attack penalty, afflictions...).
+
+The decision is a small multinomial logistic model over features of the question and of the
+retrieval evidence (no word lists): MiniLM cosine, lexical coverage by entry *names* versus by body
+text, whether the asked phrase is an entry name, how often an unnamed phrase of the question occurs
+in entry bodies (mentioned but never defined), whether the question's words occur anywhere in the
+store at all, the searcher's top score and how it found the top hit. It is trained on synthetic
+questions generated from the corpus (``python -m gmprep.evals.answerability_train``; the weights and
+the thresholds live in ``answerability.json`` beside this file, with their manifest). Running it
+needs only numpy: the weights are plain numbers.
+
+A question naming a pre-Remaster rule that has a Remaster equivalent (``gmprep.kg.legacy``) is
+always answered, and the answer says the new name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from gmprep.core.agents.relevance import _STOP, RelevanceJudge, _stem
+from gmprep.kg.legacy import find_legacy
+from gmprep.kg.models import Hit
+
+AnswerabilityOutcome = Literal["answer", "not_in_books", "not_in_corpus"]
+TOP_N = 5
+MAX_SPAN = 4  # words in a candidate phrase ("multiple attack penalty", "swallow whole")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*")
+# words that start a question or a situation, not a rule; they never begin or end a phrase
+_FILLER = frozenset("""how what when where which who why does do did is are can could would should will may might
+    work works working rule rules explain mean means meaning happen happens happened exactly way ways use using
+    used player players character characters pc pcs gm my our your their his her its it they them we you i
+    get gets make makes take takes need needs want wants say says said tell know find like really
+    also still thing things time times turn turns""".split())
+
+FEATURES = (
+    "semantic", "coverage", "name_coverage", "top_score", "top_via_name", "name_span", "name_span_in_hits",
+    "unnamed_span", "unnamed_logdf", "unnamed_in_hit_names", "unnamed_in_hit_lead", "unknown_share",
+    "n_content", "legacy",
+)
+
+
+class Assessment(BaseModel):
+    """The decision for one question and the evidence it was made on."""
+
+    outcome: AnswerabilityOutcome
+    probabilities: dict[str, float] = Field(default_factory=dict)
+    rule: str = ""  # the asked phrase that no entry defines (for not_in_corpus)
+    renamed: list[tuple[str, str]] = Field(default_factory=list)  # (legacy name, Remaster name)
+    features: dict[str, float] = Field(default_factory=dict)
+
+
+class AnswerabilityModel(BaseModel):
+    """Standardised multinomial logistic regression, as shipped in ``answerability.json``."""
+
+    features: list[str]
+    classes: list[str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[list[float]]
+    intercept: list[float]
+    # decline only when the declining class is at least this probable (set on synthetic + dev data)
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    manifest: dict = Field(default_factory=dict)
+
+    def probabilities(self, x: dict[str, float]) -> dict[str, float]:
+        v = (np.array([x[f] for f in self.features]) - np.array(self.mean)) / np.array(self.scale)
+        z = np.array(self.coef) @ v + np.array(self.intercept)
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return {c: float(pi) for c, pi in zip(self.classes, p, strict=True)}
+
+    def decide(self, probs: dict[str, float]) -> AnswerabilityOutcome:
+        best = max(probs, key=probs.__getitem__)
+        if best != "answer" and probs[best] >= self.thresholds.get(best, 0.5):
+            return best  # type: ignore[return-value]
+        return "answer"
+
+
+@lru_cache(maxsize=1)
+def load_model() -> AnswerabilityModel:
+    """The shipped model (``core/agents/answerability.json``)."""
+    ref = resources.files("gmprep.core.agents") / "answerability.json"
+    return AnswerabilityModel.model_validate(json.loads(ref.read_text(encoding="utf-8")))
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens (apostrophes and hyphens kept inside words)."""
+    return [t.strip("'-") for t in _TOKEN.findall(text.lower().replace("\u2019", "'")) if t.strip("'-")]
+
+
+def is_content(word: str) -> bool:
+    return word not in _STOP and word not in _FILLER and len(word) > 2 and not word.isdigit()
+
+
+def spans(words: list[str], longest: int = MAX_SPAN) -> list[tuple[int, str]]:
+    """Contiguous phrases of up to ``longest`` words that start and end with a content word,
+    as ``(content words in it, phrase)``."""
+    out = []
+    for i, w in enumerate(words):
+        if not is_content(w):
+            continue
+        for j in range(i, min(len(words), i + longest)):
+            if is_content(words[j]):
+                phrase = words[i : j + 1]
+                out.append((sum(map(is_content, phrase)), " ".join(phrase)))
+    return out
+
+
+class CorpusIndex:
+    """What the features ask of the store: entry names, and how many entry bodies use a phrase."""
+
+    def __init__(self, store):
+        self.store = store
+        self._lock = threading.Lock()
+        self._names: set[str] | None = None
+        self._df: dict[str, int] = {}
+
+    def names(self) -> set[str]:
+        """Every entry name and alias, lower-cased (singular and plural forms both kept)."""
+        with self._lock:
+            if self._names is None:
+                names: set[str] = set()
+                rows = self.store.db.execute("SELECT name, aliases FROM nodes WHERE kind = 'entry'")
+                for name, aliases in rows:
+                    for n in [name, *json.loads(aliases or "[]")]:
+                        low = " ".join(tokens(re.sub(r"\(.*?\)", "", n)))
+                        if low:
+                            names.add(low)
+                self._names = names
+        return self._names
+
+    def is_name(self, phrase: str) -> bool:
+        names = self.names()
+        return phrase in names or phrase.rstrip("s") in names or f"{phrase}s" in names
+
+    def body_df(self, phrase: str) -> int:
+        """Entries whose body holds ``phrase`` (FTS phrase match, porter-stemmed), capped at 1000."""
+        if phrase in self._df:
+            return self._df[phrase]
+        quoted = '"' + phrase.replace('"', " ") + '"'
+        try:
+            row = self.store.db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1000)", (f"body : {quoted}",)
+            ).fetchone()
+            n = int(row[0])
+        except sqlite3.Error:
+            n = 0
+        with self._lock:
+            if len(self._df) > 50_000:
+                self._df.clear()
+            self._df[phrase] = n
+        return n
+
+    def any_df(self, word: str) -> int:
+        """Entries whose name or body holds ``word`` (capped at 1000)."""
+        key = f"\0{word}"
+        if key not in self._df:
+            try:
+                row = self.store.db.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1000)", ('"' + word + '"',)
+                ).fetchone()
+                self._df[key] = int(row[0])
+            except sqlite3.Error:
+                self._df[key] = 0
+        return self._df[key]
+
+
+def _lead(hit: Hit) -> str:
+    return " ".join(tokens(hit.text[:240]))
+
+
+def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: CorpusIndex) -> tuple[dict[str, float], str]:
+    """The feature vector for ``question`` and its retrieved ``hits``, and the unnamed asked phrase."""
+    top = list(hits[:TOP_N])
+    words = tokens(question)
+    content = [w for w in words if is_content(w)]
+    hit_names = [" ".join(tokens(h.name)) for h in top]
+    name_stems = {_stem(w) for n in hit_names for w in n.split()}
+    name_cov = sum(_stem(w) in name_stems for w in content) / len(content) if content else 0.0
+
+    name_span = 0
+    name_span_in_hits = 0.0
+    unnamed = ""
+    unnamed_n = 0
+    unnamed_df = 0
+    for n, phrase in spans(words):
+        if index.is_name(phrase):
+            if n > name_span or (n == name_span and not name_span_in_hits):
+                name_span = n
+                name_span_in_hits = float(any(phrase in h or phrase.rstrip("s") in h for h in hit_names))
+            continue
+        if any(phrase in name for name in hit_names):
+            continue
+        df = index.body_df(phrase)
+        # a one-word phrase must be common in the books to count as a rule term ("flanking")
+        if df >= (3 if n == 1 else 2) and (n, df) > (unnamed_n, unnamed_df):
+            unnamed, unnamed_n, unnamed_df = phrase, n, df
+    in_names = float(bool(unnamed) and any(unnamed in n for n in hit_names))
+    in_lead = float(bool(unnamed) and any(unnamed in _lead(h) for h in top))
+    unknown = sum(index.any_df(w) == 0 for w in content) / len(content) if content else 1.0
+    top_score = min(float(top[0].score), 3.0) if top else 0.0
+    x = {
+        "semantic": judge.semantic(question, top) if top else 0.0,
+        "coverage": judge.coverage(question, top) if top else 0.0,
+        "name_coverage": name_cov,
+        "top_score": top_score,
+        "top_via_name": float(bool(top) and top[0].via == "name"),
+        "name_span": float(name_span),
+        "name_span_in_hits": name_span_in_hits,
+        "unnamed_span": float(unnamed_n),
+        "unnamed_logdf": math.log1p(unnamed_df),
+        "unnamed_in_hit_names": in_names,
+        "unnamed_in_hit_lead": in_lead,
+        "unknown_share": unknown,
+        "n_content": min(len(content), 30) / 10,
+        "legacy": float(bool(find_legacy(question))),
+    }
+    return x, unnamed
+
+
+class AnswerabilityJudge:
+    """Decides answer / not_in_books / not_in_corpus for a question and its retrieved passages."""
+
+    def __init__(self, store, judge: RelevanceJudge, model: AnswerabilityModel | None = None):
+        self.store = store
+        self.judge = judge
+        self.index = CorpusIndex(store)
+        self.model = model or load_model()
+
+    def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
+        """The outcome for ``question`` given the passages retrieved for it."""
+        x, unnamed = features(question, hits, self.judge, self.index)
+        probs = self.model.probabilities(x)
+        outcome = self.model.decide(probs) if hits else "not_in_books"
+        renamed = [(legacy, self._name_of(target)) for legacy, target in find_legacy(question)]
+        if renamed:
+            outcome = "answer"  # a renamed rule is in the books under its Remaster name
+        if outcome == "not_in_corpus" and not unnamed:
+            outcome = "not_in_books"  # nothing the books mention was asked: not a rule they lack
+        return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
+                          rule=unnamed if outcome == "not_in_corpus" else "", renamed=renamed,
+                          features={k: round(v, 4) for k, v in x.items()})
+
+    def _name_of(self, node_id: str) -> str:
+        node = self.store.get(node_id)
+        return node.name if node else node_id.rsplit(":", 1)[-1]
+
+
+def not_in_corpus_text(rule: str, mentions: Sequence[Hit]) -> str:
+    """The plain sentence for ``not_in_corpus``: name the rule, say where it lives, how to add it."""
+    text = (f"The {rule} rule itself is not in the rules gmprep holds: the passages it found only mention "
+            f"“{rule}”, none of them defines it. Add your Player Core PDF with `gmprep books add` "
+            "(rules prose such as this is in Player Core and GM Core).")
+    if mentions:
+        text += "\n\nPassages that mention it: " + "; ".join(h.citation() for h in mentions[:3]) + "."
+    return text
+
+
+def renamed_note(renamed: Sequence[tuple[str, str]]) -> str:
+    """"Flat-footed is called Off-Guard in the Remaster." for each renamed rule asked about."""
+    return " ".join(f"“{old}” is called {new} in the Remaster books." for old, new in renamed)

@@ -1,0 +1,111 @@
+"""``gmprep hover train-scorer|calibrate``: the mention scorer that decides which rule names a note means."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from gmprep.common.errors import GmprepError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``hover`` command group."""
+    p = sub.add_parser("hover", help="train or calibrate the hover mention scorer")
+    hsub = p.add_subparsers(dest="hover_cmd", metavar="ACTION")
+    t = hsub.add_parser(
+        "train-scorer", help="train the mention scorer on automatically labelled corpus text (needs scikit-learn, wordfreq)"
+    )
+    t.add_argument("--seed", type=int, default=7)
+    t.add_argument("--out", type=Path, default=None, help="model folder (default: the bundled kg/mention_scorer_model)")
+    t.add_argument("--limit-entries", type=int, default=None, help="use only N corpus entries drawn by the seed (a quick run)")
+    t.add_argument("--max-per-name", type=int, default=30,
+                   help="examples kept per (entry, label kind), so frequent names don't dominate (default 30)")
+    t.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    t.set_defaults(func=run_train)
+    c = hsub.add_parser(
+        "calibrate", help="set the hover thresholds from labelled TUNING notes (never a held-out split)"
+    )
+    c.add_argument("--labels", type=Path, required=True, help="labels JSON lines (doc, start, end, text, label, ids)")
+    c.add_argument("--notes", type=Path, required=True, help="folder with the notes' text as <doc>.md")
+    c.add_argument("--model", type=Path, default=None, help="model folder (default: the bundled one)")
+    c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=run_calibrate)
+
+
+def corpus_text():
+    """The bundled corpus as the trainer reads it: graph nodes, raw records, digest."""
+    from gmprep.ingest.corpus import corpus_digest, corpus_dir, iter_records, load_corpus
+    from gmprep.kg.mention_scorer_train import CorpusText
+
+    folder = corpus_dir()
+    errors: list[str] = []
+    records = list(iter_records(folder, errors))
+    if errors:
+        raise GmprepError(f"corpus unreadable: {errors[0]}")
+    return CorpusText(nodes=load_corpus(folder).nodes, records=records, digest=corpus_digest(folder))
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Label, train and save the scorer; print what went in."""
+    from gmprep.kg.mention_scorer_train import train_scorer
+
+    if args.limit_entries is not None and args.limit_entries < 10:
+        raise GmprepError("--limit-entries must be at least 10")
+    command = "gmprep hover train-scorer " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if sys.argv[1:3] == [
+        "hover", "train-scorer"] else f"gmprep hover train-scorer --seed {args.seed}"
+    manifest = train_scorer(
+        corpus_text(), out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
+        command=command.strip(),
+    )
+    if args.json:
+        print(json.dumps(manifest, indent=2))
+    else:
+        v = manifest["validation"]
+        print(
+            f"mention scorer saved ({manifest['examples_used']} examples: {manifest['positives']} positive, "
+            f"{manifest['negatives']} negative; held-out corpus entries AUC {v.get('val_auc', 'n/a')})"
+        )
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Score the labelled spans, choose thresholds per strictness, write them into the model."""
+    from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, MentionScorer, _load
+    from gmprep.kg.mention_scorer_train import calibrate, pr_at, score_labelled_spans
+
+    model_dir = args.model or MODEL_DIR
+    scorer = MentionScorer.load(model_dir)
+    spans = score_labelled_spans(args.labels, args.notes, corpus_text().nodes, scorer)
+    if not spans or len({s.label for s in spans}) < 2:
+        raise GmprepError("the labels give no rule and noise spans the scorer can read")
+    thresholds = calibrate(spans)
+    at: dict[str, dict[str, float]] = {
+        k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
+        for k, t in thresholds.items()
+    }
+    report = {
+        "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
+        "thresholds": thresholds, "at": at,
+    }
+    if not args.dry_run:
+        path = model_dir / MODEL_FILE
+        model = json.loads(path.read_text(encoding="utf-8"))
+        model["thresholds"] = thresholds
+        path.write_text(json.dumps(model, sort_keys=True), encoding="utf-8")
+        man_path = model_dir / "manifest.json"
+        manifest = json.loads(man_path.read_text(encoding="utf-8")) if man_path.exists() else {}
+        manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"}
+        man_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        _load.cache_clear()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for k, t in thresholds.items():
+            a = at[k]
+            print(f"{k:6} threshold {t:.4f}: precision {a['precision']:.3f} recall {a['recall']:.3f} "
+                  f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']}) on {len(spans)} tuning spans")
+    return 0

@@ -1,0 +1,88 @@
+"""``gmprep mentions FILE... [--json]``: the rule mentions the language server would hover.
+
+Runs the same scan as the server's hovers (``kg.note_scan.NoteScanner``, with the workspace's
+``hover`` settings from ``gmprep.toml`` in the current folder), so anyone can audit a folder of
+notes: one JSON line per file, ``{"file", "mentions": [{"file", "line", "character",
+"end_character", "text", "id", "confidence"}]}`` with 0-based LSP lines and UTF-16 characters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import load_settings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``mentions``."""
+    p = sub.add_parser("mentions", help="list the rule mentions the language server would hover in notes")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="markdown notes (folders: their *.md)")
+    p.add_argument("--json", action="store_true", help="one JSON object per file")
+    p.add_argument("--all", action="store_true", help="also list candidates below the hover threshold")
+    p.set_defaults(func=run)
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out += sorted(p.rglob("*.md"))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise GmprepError(f"no such file: {p}")
+    return out
+
+
+def file_mentions(scanner, path: Path, text: str) -> list[dict]:
+    """The mentions of one note as LSP-positioned records."""
+    from gmprep.kg.note_scan import line_starts, lsp_position
+
+    starts = line_starts(text)
+    out = []
+    result = scanner.scan(text)
+    for m in result.mentions:
+        line, char = lsp_position(text, starts, m.start)
+        end_line, end_char = lsp_position(text, starts, m.end)
+        rec = {
+            "file": str(path), "line": line, "character": char, "end_character": end_char, "text": m.text,
+            "id": m.node_id, "confidence": m.confidence,
+        }
+        if end_line != line:
+            rec["end_line"] = end_line
+        if m.alternatives:
+            rec["alternatives"] = m.alternatives
+        out.append(rec)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``gmprep mentions``."""
+    from gmprep.ingest.corpus import load_corpus
+    from gmprep.kg.names import NameIndex
+    from gmprep.kg.note_scan import NoteScanner, load_scorer
+
+    # the hover settings of the workspace the command runs in (its gmprep.toml), as the server reads them
+    hover = load_settings(Path.cwd()).hover
+    if args.all:
+        hover = hover.model_copy(update={"strictness": "loose"})
+    files = _files(args.files)
+    names = NameIndex.build(n for n in load_corpus().nodes if n.kind == "entry")
+    scanner = NoteScanner(names, hover, load_scorer())
+    if args.all:
+        scanner.threshold = 0.0
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GmprepError(f"cannot read {path}: {exc}") from None
+        found = file_mentions(scanner, path, text)
+        if args.json:
+            print(json.dumps({"file": str(path), "mentions": found}, ensure_ascii=False))
+        else:
+            for r in found:
+                print(f"{r['file']}:{r['line'] + 1}:{r['character'] + 1}: {r['text']} -> {r['id']} ({r['confidence']:.2f})")
+    return 0

@@ -1,0 +1,610 @@
+"""Training the mention scorer (``kg.mention_scorer``) on automatically labelled corpus text.
+
+No hand labels and no word lists: every example is a candidate span that a raw name matcher (every
+entry name and variant of ``NameIndex``, leftmost-longest, no guards) finds in the corpus's own entry
+texts, labelled by the structure of the corpus:
+
+- **positive**: the entry's text links the candidate's entry (the corpus keeps each entry's outgoing
+  links and unresolved link names: the book's authors marked these words as the rule); an italic spell
+  name (*fireball*, the books' convention); the entry's own name written as a name (capitalised or in
+  italics) in its own text;
+- **negative, everyday sense**: an all-lowercase candidate whose entry the text never links anywhere
+  (the author did not mean the rule: "powerful wards *hide* a creature", "the city *gates*");
+- **negative, part of a proper name**: a candidate inside a longer capitalised run of words (bridged
+  by "of"/"the"...) that is not itself an entry name ("Hands of the Everlight"-like organisation,
+  deity and place names in lore text), unlinked;
+- everything else (an unlinked capitalised word on its own, an unlinked candidate followed by a
+  value) is ambiguous and left out.
+
+"How common a word is in ordinary English" is the zipf frequency from the ``wordfreq`` package
+(code Apache-2.0, data CC-BY-SA 4.0; only the frequencies of the words of entry names are stored in the
+model file). "Rule vocabulary" is each word's log-odds of appearing in the corpus's rule prose rather
+than in ordinary English (corpus counts against ``wordfreq`` frequencies), smoothed, kept for the
+words the corpus uses often enough.
+
+The model is a class-balanced L2 logistic regression (scikit-learn) over ``kg.mention_scorer.featurize``;
+the saved file holds feature names, standardisation, weights, the two tables and the thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gmprep.common.errors import GmprepError
+from gmprep.kg.mention_scorer import (
+    DETERMINERS,
+    MODEL_DIR,
+    MODEL_FILE,
+    NAME_CONNECTORS,
+    Candidate,
+    SpanContext,
+    at_sentence_start,
+    featurize,
+    words,
+)
+from gmprep.kg.names import NameIndex, _plural, _tokens, name_key  # raw matching shares the index's tokens
+
+log = logging.getLogger(__name__)
+
+_JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
+_CAP_RUN = re.compile(
+    r"[A-Z][\w'\u2019\-]*(?:(?:[ ](?:of|the|de|du|von|van|la|le|del))*[ ][A-Z][\w'\u2019\-]*)+"
+)
+_THE_NAME = re.compile(r"(?<![.!?:]\s)\b[Tt]he ([A-Z][a-z]{3,})\b(?! [A-Z])")
+DEFAULT_THRESHOLDS = {"loose": 0.35, "normal": 0.5, "strict": 0.7}
+
+
+@dataclass
+class Example:
+    text: str
+    start: int
+    end: int
+    cand: Candidate
+    ctx: SpanContext
+    label: int
+    kind: str  # why: link, italic-spell, self, lower-unlinked, proper-name
+    entry: str
+
+
+# ---- reading markdown context (the training-time stand-in for the scanner's SpanContext) ----------
+def markdown_context(text: str, start: int, end: int) -> SpanContext:
+    """A ``SpanContext`` read from the line around a span: heading, list, table, bold, italic, link
+    text, and the headings above it. Line-local and approximate (the server's scanner gives the
+    exact one from markdown-it tokens); linear in the text before the span is fine for training."""
+    ls = text.rfind("\n", 0, start) + 1
+    le = text.find("\n", end)
+    le = len(text) if le < 0 else le
+    line = text[ls:le]
+    stripped = line.lstrip()
+    pre = text[ls:start]
+    in_heading = stripped.startswith("#")
+    in_list = bool(re.match(r"\s*(?:[-+*]|\d+[.)])\s", line))
+    in_table = stripped.startswith("|")
+    bold = pre.count("**") % 2 == 1 and "**" in text[end:le]
+    singles = re.sub(r"\*\*", "", pre)
+    italic = (singles.count("*") % 2 == 1 and "*" in re.sub(r"\*\*", "", text[end:le])) or (
+        re.search(r"(?:^|\W)_[^_]*$", pre) is not None and text[end:end + 1] == "_"
+    )
+    link = pre.rfind("[") > pre.rfind("]") and "]" in text[end:le]
+    headings: list[str] = []
+    for m in re.finditer(r"(?m)^(#{1,6})\s+(.+)$", text[:ls]):
+        level = len(m.group(1))
+        headings = [h for h in headings if int(h[0]) < level] + [f"{level}{m.group(2)}"]
+    return SpanContext(
+        in_heading=in_heading, in_list_item=in_list, in_table_cell=in_table, bold=bold, italic=bool(italic),
+        in_link_text=link, headings=tuple(h[1:].strip("*# ") for h in headings),
+        segment_start=ls if in_table else None, segment_end=le if in_table else None,
+    )
+
+
+# ---- raw candidates ------------------------------------------------------------------------
+def raw_candidates(idx: NameIndex, text: str) -> Iterator[tuple[int, int, list]]:
+    """Every leftmost-longest name match the note scanner would consider (names, aliases, plurals,
+    verb forms, legacy names), accepted by the rules of thumb or not, with its candidate entries;
+    the span is the name alone (a value after it, "frightened 2", stays outside)."""
+    for m in idx.matches(text, note_forms=True, skip=True):
+        end = getattr(m, "name_end", 0) or m.end
+        if m.value is not None and end == m.end:
+            cut = max(text.rfind(" ", m.start, m.end), text.rfind("\n", m.start, m.end))
+            end = cut if cut > m.start else m.end
+        yield m.start, end, m.candidates
+
+
+def candidate_view(text: str, start: int, end: int, c, alternatives: int) -> Candidate:
+    span = text[start:end]
+    key = name_key(span)
+    name_k = name_key(c.name)
+    form = getattr(c, "form", "name")
+    return Candidate(
+        node_id=c.node_id, type=c.type, name=c.name, matched=span,
+        exact_case=span == c.name, inflected=form == "inflected", legacy=c.legacy_name is not None,
+        plural=form in ("plural", "adjective") or (form == "name" and key != name_k and c.legacy_name is None),
+        alternatives=alternatives,
+    )
+
+
+# ---- labelling -----------------------------------------------------------------------------
+EVERYDAY_ZIPF = 4.0  # ~10 uses per million words of ordinary English: a word with an everyday sense
+
+
+def label_entry(idx: NameIndex, rec: dict, entry_names: set[tuple[str, ...]], zipf=None) -> list[Example]:
+    text = rec.get("text") or ""
+    links = set(rec.get("links") or [])
+    unresolved = {name_key(u) for u in rec.get("unresolved_links") or []}
+    own = rec["id"]
+    cap_runs = [(m.start(), m.end(), m.group()) for m in _CAP_RUN.finditer(text)]
+    out: list[Example] = []
+    r = 0
+    for start, end, cands in raw_candidates(idx, text):
+        span = text[start:end]
+        ids = [c.node_id for c in cands]
+        ctx = markdown_context(text, start, end)
+        if ctx.in_heading:
+            continue  # a rules page's section titles say nothing about a note's headings
+        linked = [c for c in cands if c.node_id in links]
+        chosen = linked[0] if linked else cands[0]
+        cand = candidate_view(text, start, end, chosen, len(cands))
+        is_lower = not any(ch.isupper() for ch in span)
+        while r < len(cap_runs) and cap_runs[r][1] <= start:
+            r += 1
+        run = cap_runs[r] if r < len(cap_runs) and cap_runs[r][0] <= start and end <= cap_runs[r][1] else None
+        in_name = run is not None and _proper_name_run(text, run, start, end, entry_names)
+        in_name = in_name and not ctx.in_heading and not ctx.bold and not ctx.in_table_cell
+        if own in ids:
+            if (not is_lower or ctx.italic) and not in_name:
+                out.append(Example(text, start, end, cand, ctx, 1, "self", own))
+            continue
+        if linked or name_key(span) in unresolved:
+            if in_name:
+                continue  # a link inside a longer name: the structure disagrees, leave it out
+            out.append(Example(text, start, end, cand, ctx, 1, "link", own))
+        elif chosen.type == "spell" and _wrapped(text, start, end, "*"):
+            out.append(Example(text, start, end, cand, ctx, 1, "italic-spell", own))
+        elif in_name:
+            out.append(Example(text, start, end, cand, ctx, 0, "proper-name", own))
+        elif not is_lower and len(name_key(span)) == 1 and not any(i in links for i in ids) and (
+            _wrapped(text, start, end, "**") or (at_sentence_start(text, start) and not ctx.in_heading
+                                                and not ctx.bold and not ctx.italic)
+        ) and not re.match(r"\s*\+?\d", text[end:end + 4]):
+            # a capital the position explains (sentence start, a bold field label) on a word the
+            # author never links in this entry: the word's plain sense ("Gates close", "**Effect**")
+            out.append(Example(text, start, end, cand, ctx, 0, "start-unlinked", own))
+        elif is_lower and not ctx.italic and not ctx.bold and not ctx.in_link_text \
+                and not re.match(r"\s*\+?\d", text[end:end + 4]) and not any(i in links for i in ids) \
+                and len(name_key(span)) == 1 and (zipf is None or zipf(name_key(span)[0]) >= EVERYDAY_ZIPF):
+            # only a word ordinary English uses often has a plain sense to mean instead: an unlinked
+            # "longbow" or "rapier" is the item all the same, so rare words are left out
+            out.append(Example(text, start, end, cand, ctx, 0, "lower-unlinked", own))
+        if len(name_key(span)) > 1 and _title_case(span) and not ctx.in_heading:
+            out.extend(_inside_name(idx, text, start, end, links, own))
+    return out
+
+
+def _wrapped(text: str, start: int, end: int, mark: str) -> bool:
+    n = len(mark)
+    return text[max(0, start - n):start] == mark and text[end:end + n] == mark \
+        and text[max(0, start - n - 1):start - n] != mark and text[end + n:end + n + 1] != mark
+
+
+def _title_case(span: str) -> bool:
+    ws = re.findall(r"[A-Za-z][\w'\u2019]*", span)
+    return bool(ws) and all(w[0].isupper() for w in ws if w.lower() not in NAME_CONNECTORS) and ws[0][0].isupper()
+
+
+def _proper_name_run(text: str, run: tuple[int, int, str], start: int, end: int, entry_names: set) -> bool:
+    """Whether the capitalised run around a span is a longer name that is not an entry's: its first
+    word is dropped when it is only capitalised by the sentence start ("A Strike", "The Nightmares"
+    keeps "Nightmares" alone), abbreviations ("DC", "AC") don't join a name, nor do hyphen spellings
+    of an entry name ("Off Guard" for off-guard)."""
+    a, b, s = run
+    ws = list(re.finditer(r"\S+", s))
+    if ws and (at_sentence_start(text, a) or ws[0].group().lower() in DETERMINERS):
+        ws = ws[1:]
+    ws = [w for w in ws if not (w.group().isupper() and len(w.group()) > 1)]
+    caps = [w for w in ws if w.group()[0].isupper()]
+    inner = [w for w in caps if a + w.start() >= start and a + w.end() <= end]
+    if len(caps) - len(inner) < 1 or not inner:
+        return False
+    lo_, hi_ = a + ws[0].start(), a + ws[-1].end()
+    whole = text[lo_:hi_]
+    if name_key(whole) in entry_names or (name_key(whole.replace(" ", "-")) in entry_names):
+        return False
+    return (lo_, hi_) != (start, end) and lo_ <= start and end <= hi_
+
+
+def _inside_name(idx: NameIndex, text: str, start: int, end: int, links: set[str], own: str) -> list[Example]:
+    """Entry names inside a longer, title-case entry name as written ("Sure Strike" holds "Strike"):
+    as a part of the longer name they do not mean their own entry. The longer name is hidden from
+    the features' point of view by nothing: its other capitalised words are right there, as a note's
+    unknown proper names would be."""
+    out: list[Example] = []
+    toks = _tokens(text[start:end])
+    for a in range(len(toks)):
+        for b in range(a, len(toks)):
+            if (a, b) == (0, len(toks) - 1):
+                continue
+            key = tuple(t.norm for t in toks[a:b + 1])
+            cands = idx._keys.get(key)
+            if not cands or any(c.node_id in links or c.node_id == own for c in cands):
+                continue
+            s, e = start + toks[a].start, start + toks[b].end
+            if not text[s].isupper():
+                continue
+            cand = candidate_view(text, s, e, cands[0], len(cands))
+            out.append(Example(text, s, e, cand, markdown_context(text, s, e), 0, "inside-name", own))
+    return out
+
+
+def transplant_names(
+    records: list[dict], idx: NameIndex, entry_names: set, seed: int, count: int
+) -> list[Example]:
+    """Proper-name negatives made from the corpus's own proper names: a capitalised run of two or
+    more words that is no entry's name ("Knights of Lastwall", "Walk the Ethereal Line") has one of
+    its capitalised words swapped for a one-word entry name, in its own line: the entry's word is
+    then part of a longer name, as "Everlight" is in "Hands of the Everlight". Structure only: which
+    entries and which runs are drawn at random (seeded)."""
+    rng = random.Random(seed)
+    singles = sorted(
+        (c for key, cands in idx._keys.items() if len(key) == 1 and key[0].isalpha() for c in cands[:1]),
+        key=lambda c: c.node_id,
+    )
+    runs: list[tuple[str, int, int]] = []
+    for rec in records:
+        text = rec.get("text") or ""
+        for m in _CAP_RUN.finditer(text):
+            ws = m.group().split(" ")
+            if len(ws) < 2 or name_key(m.group()) in entry_names or "\n" in m.group():
+                continue
+            ls = text.rfind("\n", 0, m.start()) + 1
+            le = text.find("\n", m.end())
+            line = text[ls:le if le >= 0 else len(text)]
+            if line.lstrip().startswith(("#", "|", "**")) or len(line) > 400:
+                continue
+            runs.append((line, m.start() - ls, m.end() - ls))
+    rng.shuffle(runs)
+    out: list[Example] = []
+    for line, a, b in runs[:count]:
+        run = line[a:b]
+        words_ = [(m.start(), m.end()) for m in re.finditer(r"[A-Z][\w'\u2019\-]*", run)]
+        if at_sentence_start(line, a) or run.split(" ")[0].lower() in DETERMINERS:
+            words_ = words_[1:]  # a capital the sentence start (or "The") explains is not a name's
+        if len(words_) < 2:
+            continue
+        w0, w1 = words_[rng.randrange(len(words_))]
+        c = singles[rng.randrange(len(singles))]
+        new = c.name.split(" (")[0]
+        if len(name_key(new)) != 1:
+            continue
+        text = line[: a + w0] + new + line[a + w1:]
+        s, e = a + w0, a + w0 + len(new)
+        cand = candidate_view(text, s, e, c, len(idx._keys.get(name_key(new), [])) or 1)
+        out.append(Example(text, s, e, cand, markdown_context(text, s, e), 0, "transplant", "synthetic"))
+    # groups named "the <Name>s" ("the Hellknights"): a capitalised word after "the" that is no
+    # entry's name and not at a sentence start, swapped for the plural of a one-word entry name
+    groups: list[tuple[str, int, int]] = []
+    for rec in records:
+        text = rec.get("text") or ""
+        for m in _THE_NAME.finditer(text):
+            word = m.group(1)
+            if name_key(word) in entry_names:
+                continue
+            ls = text.rfind("\n", 0, m.start()) + 1
+            le = text.find("\n", m.end())
+            line = text[ls:le if le >= 0 else len(text)]
+            if line.lstrip().startswith(("#", "|")) or len(line) > 400:
+                continue
+            groups.append((line, m.start(1) - ls, m.end(1) - ls))
+    rng.shuffle(groups)
+    for line, a, b in groups[: count // 2]:
+        c = singles[rng.randrange(len(singles))]
+        base = c.name.split(" (")[0]
+        plurals = sorted(_plural(base.lower()))
+        if len(name_key(base)) != 1 or not plurals:
+            continue
+        new = base[0].upper() + plurals[0][1:]
+        text = line[:a] + new + line[b:]
+        cand = candidate_view(text, a, a + len(new), c, len(idx._keys.get(name_key(base), [])) or 1)
+        out.append(Example(text, a, a + len(new), cand, markdown_context(text, a, a + len(new)), 0,
+                           "transplant-group", "synthetic"))
+    return out
+
+
+def _inputs_digest(corpus: CorpusText) -> dict[str, str]:
+    """SHA-256 (first 16 hex) of the sources the training examples depend on, and the corpus digest."""
+    import hashlib
+
+    here = Path(__file__).resolve().parent
+    out = {name: hashlib.sha256((here / name).read_bytes()).hexdigest()[:16]
+           for name in ("names.py", "legacy.py", "mention_scorer.py", "mention_scorer_train.py")}
+    out["corpus"] = corpus.digest[:16]
+    return out
+
+
+def _half(entry_id: str) -> int:
+    import hashlib
+
+    return hashlib.sha256(entry_id.encode()).digest()[0] & 1
+
+
+def link_rates(records: list[dict], idx: NameIndex, use, min_seen: int = 3, prior: float = 0.3) -> dict[str, float]:
+    """Per entry id: how often a raw occurrence of its name in other entries' prose is a link
+    (smoothed towards ``prior`` with weight 2; ids seen fewer than ``min_seen`` times are left out)."""
+    seen: Counter[str] = Counter()
+    linked: Counter[str] = Counter()
+    for rec in records:
+        if not use(rec):
+            continue
+        text = rec.get("text") or ""
+        links = set(rec.get("links") or [])
+        for start, _end, cands in raw_candidates(idx, text):
+            if any(c.node_id == rec["id"] for c in cands):
+                continue
+            ls = text.rfind("\n", 0, start) + 1
+            if text[ls:start].lstrip().startswith("#"):
+                continue
+            hit = next((c.node_id for c in cands if c.node_id in links), None)
+            nid = hit or cands[0].node_id
+            seen[nid] += 1
+            linked[nid] += hit is not None
+    return {nid: round((linked[nid] + 2 * prior) / (n + 2), 3) for nid, n in seen.items() if n >= min_seen}
+
+
+# ---- tables ---------------------------------------------------------------------------------
+def build_tables(records: list[dict], idx: NameIndex) -> tuple[dict[str, float], dict[str, float]]:
+    """(zipf of every word of an entry name, rule-vocabulary log-odds of frequent corpus words)."""
+    from wordfreq import word_frequency, zipf_frequency
+
+    name_words: set[str] = set()
+    for key in idx._keys:
+        name_words.update(w for w in key if not w.isdigit())
+    zipf = {w: round(zipf_frequency(w, "en"), 2) for w in sorted(name_words)}
+    zipf = {w: z for w, z in zipf.items() if z > 0}
+    counts: Counter[str] = Counter()
+    for rec in records:
+        counts.update(w for w in words(rec.get("text") or "") if not w.isdigit())
+    total = sum(counts.values())
+    floor = 1e-7  # wordfreq's smallest reported frequencies are ~1e-8; treat rarer as this
+    logodds: dict[str, float] = {}
+    for w, c in counts.items():
+        if c < 20:
+            continue
+        p_rule = (c + 1) / (total + len(counts))
+        p_en = max(word_frequency(w, "en"), floor)
+        lo = math.log(p_rule / p_en)
+        if abs(lo) >= 0.5:
+            logodds[w] = round(max(-8.0, min(8.0, lo)), 2)
+    return zipf, logodds
+
+
+# ---- training -------------------------------------------------------------------------------
+@dataclass
+class CorpusText:
+    """What training reads of the corpus, handed in by the caller (kg does not import ingest):
+    the graph's nodes (for the name index), the raw records (text, links) and the corpus digest."""
+
+    nodes: list
+    records: list[dict]
+    digest: str
+
+
+def collect_examples(
+    corpus: CorpusText, seed: int, limit_entries: int | None = None
+) -> tuple[list[Example], list[dict], NameIndex]:
+    idx = NameIndex.build(corpus.nodes)
+    records = list(corpus.records)
+    if limit_entries is not None:
+        random.Random(seed).shuffle(records)
+        records = records[:limit_entries]
+    entry_names = set(idx._keys)
+    examples: list[Example] = []
+    from functools import lru_cache
+
+    from wordfreq import zipf_frequency
+
+    zipf = lru_cache(maxsize=None)(lambda w: zipf_frequency(w, "en"))
+    for rec in records:
+        examples.extend(label_entry(idx, rec, entry_names, zipf))
+    n_names = sum(1 for ex in examples if ex.kind in ("proper-name", "inside-name"))
+    examples.extend(transplant_names(records, idx, entry_names, seed, count=max(20, n_names)))
+    return examples, records, idx
+
+
+def train_scorer(
+    corpus: CorpusText, out_dir: Path | None = None, seed: int = 7, limit_entries: int | None = None,
+    max_per_kind_name: int = 30, command: str = "",
+) -> dict:
+    """Label, featurize, fit, save; returns the manifest (counts, validation metrics, seed)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+
+    out_dir = out_dir or MODEL_DIR
+    examples, records, idx = collect_examples(corpus, seed, limit_entries)
+    if not examples:
+        raise GmprepError("no training examples: is the corpus empty?")
+    # cap how often one (entry, label kind) pair repeats, so "Strike" and "creature" don't dominate
+    rng = random.Random(seed)
+    rng.shuffle(examples)
+    seen: Counter[tuple[str, str]] = Counter()
+    kept: list[Example] = []
+    for ex in examples:
+        k = (ex.cand.node_id, ex.kind)
+        if seen[k] < max_per_kind_name:
+            seen[k] += 1
+            kept.append(ex)
+    zipf, logodds = build_tables(records, idx)
+    # the link rate of an example's entry is counted on the other half of the corpus (cross-fitting),
+    # so an example's own link does not leak into its feature; the shipped table counts everything
+    halves = [link_rates(records, idx, lambda r, h=h: _half(r["id"]) != h) for h in (0, 1)]
+    shipped_rates = link_rates(records, idx, lambda r: True)
+    feats = [
+        featurize(ex.text, ex.start, ex.end, ex.cand, ex.ctx, zipf, logodds,
+                  halves[_half(ex.entry)] if ex.entry != "synthetic" else shipped_rates)
+        for ex in kept
+    ]
+    names = sorted({k for f in feats for k in f})
+    X = np.array([[f.get(k, 0.0) for k in names] for f in feats], dtype=float)
+    y = np.array([ex.label for ex in kept])
+    if len(set(y.tolist())) < 2:
+        raise GmprepError("training examples have only one label: the sample is too small")
+    means = X.mean(axis=0)
+    scales = X.std(axis=0)
+    scales[scales == 0] = 1.0
+    Xs = (X - means) / scales
+    # validation: hold out 20% of the entries (all their examples), report AUC and accuracy
+    entries = sorted({ex.entry for ex in kept})
+    random.Random(seed).shuffle(entries)
+    val_entries = set(entries[: max(1, len(entries) // 5)])
+    val = np.array([ex.entry in val_entries for ex in kept])
+    # Each way of being negative (everyday sense, part of a proper name, part of a longer entry name)
+    # and of being positive weighs the same in total, up to 10x per example: lowercase unlinked words
+    # outnumber proper-name contexts ten to one in rule prose, but not in a GM's notes.
+    kinds = Counter((ex.label, ex.kind) for ex in kept)
+    per_label = Counter(ex.label for ex in kept)
+    n_kinds = Counter(label for label, _ in kinds)
+    w = np.array([
+        min(10.0, per_label[ex.label] / (n_kinds[ex.label] * kinds[(ex.label, ex.kind)])) for ex in kept
+    ])
+    for label in (0, 1):  # then the two labels weigh the same
+        w[y == label] *= len(y) / (2 * w[y == label].sum())
+    clf = LogisticRegression(C=1.0, max_iter=3000, random_state=seed)
+    metrics: dict = {}
+    if val.any() and (~val).any() and len(set(y[~val].tolist())) == 2 and len(set(y[val].tolist())) == 2:
+        clf.fit(Xs[~val], y[~val], sample_weight=w[~val])
+        p = clf.predict_proba(Xs[val])[:, 1]
+        metrics = {"val_auc": round(float(roc_auc_score(y[val], p)), 4),
+                   "val_accuracy_at_0.5": round(float(((p >= 0.5) == y[val]).mean()), 4),
+                   "val_examples": int(val.sum())}
+    clf.fit(Xs, y, sample_weight=w)
+    manifest = {
+        "model": MODEL_FILE,
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": command or f"gmprep hover train-scorer --seed {seed}",
+        "seed": seed,
+        "corpus_entries": len(records),
+        "examples_found": len(examples),
+        "examples_used": len(kept),
+        "positives": int(y.sum()),
+        "negatives": int(len(y) - y.sum()),
+        "by_kind": {f"{k}:{label}": c for (label, k), c in sorted(kinds.items())},
+        "max_per_kind_name": max_per_kind_name,
+        "zipf_words": len(zipf),
+        "rule_vocabulary_words": len(logodds),
+        "validation": metrics,
+        # the model depends on what the note matcher proposes: retrain when these change
+        "inputs_sha256": _inputs_digest(corpus),
+        "sources": {
+            "labels": "corpus entry texts (ingest/data/pf2e, ORC): links, unresolved links, italics, capitalised runs",
+            "zipf": "wordfreq 3.1.1 (data CC-BY-SA 4.0, Robyn Speer et al.): zipf_frequency(word, 'en')",
+        },
+    }
+    model = {
+        "features": names,
+        "weights": [round(float(w), 5) for w in clf.coef_[0]],
+        "bias": round(float(clf.intercept_[0]), 5),
+        "means": [round(float(x), 6) for x in means],
+        "scales": [round(float(x), 6) for x in scales],
+        "thresholds": dict(DEFAULT_THRESHOLDS),
+        "zipf": zipf,
+        "rule_logodds": logodds,
+        "link_rate": shipped_rates,
+    }
+    existing = out_dir / MODEL_FILE
+    if existing.exists():  # keep thresholds calibrated on the tuning notes across retraining
+        try:
+            model["thresholds"] = json.loads(existing.read_text(encoding="utf-8"))["thresholds"]
+        except (ValueError, KeyError):
+            pass
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / MODEL_FILE).write_text(json.dumps(model, sort_keys=True), encoding="utf-8")
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    from gmprep.kg.mention_scorer import _load
+
+    _load.cache_clear()
+    return manifest
+
+
+# ---- calibration on labelled notes (the TUNING split only) ------------------------------------------
+@dataclass
+class LabelledSpan:
+    doc: str
+    start: int
+    end: int
+    label: int
+    reason: str
+    score: float
+
+
+def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None) -> list[LabelledSpan]:
+    """Every mention the note scanner (the hover path, ``kg.note_scan``) proposes in the labelled
+    notes, scored with no threshold, and judged by the labels (JSON lines: doc, start, end, text,
+    label rule/noise, ids): a rule span whose accepted ids hold the mention's entry is right; a noise
+    span, or a rule span of another entry, is wrong; a mention no label covers is left out."""
+    from gmprep.kg.mention_scorer import MentionScorer
+    from gmprep.kg.note_scan import NoteScanner
+
+    if "heldout" in labels.name:
+        raise GmprepError("refusing to calibrate on a held-out split: pass the tuning labels")
+    scorer = scorer or MentionScorer.load()
+    names = NameIndex.build([n for n in nodes if n.kind == "entry"])
+    scanner = NoteScanner(names, scorer=scorer)
+    scanner.threshold = 0.0
+    gold: dict[str, list[dict]] = {}
+    for line in labels.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            gold.setdefault(row["doc"], []).append(row)
+    out: list[LabelledSpan] = []
+    for doc, rows in gold.items():
+        path = notes_dir / f"{doc}.md"
+        if not path.exists():
+            raise GmprepError(f"note text missing: {path} (run the labels' fetch script)")
+        text = path.read_text(encoding="utf-8")
+        for row in rows:
+            if text[row["start"]:row["end"]] != row.get("text", text[row["start"]:row["end"]]):
+                raise GmprepError(f"{doc}:{row['start']}: labelled text drifted from the note")
+        for m in scanner.scan(text).mentions:
+            hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
+            if hit is None:
+                continue
+            right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
+            out.append(LabelledSpan(doc, m.start, m.end, int(right), hit.get("reason") or "", m.confidence))
+    return out
+
+
+def pr_at(spans: list[LabelledSpan], threshold: float) -> tuple[float, float, int, int, int]:
+    """(precision, recall, true positives, false positives, false negatives) of ``score >= threshold``."""
+    tp = sum(1 for x in spans if x.label and x.score >= threshold)
+    fp = sum(1 for x in spans if not x.label and x.score >= threshold)
+    fn = sum(1 for x in spans if x.label and x.score < threshold)
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    return p, r, tp, fp, fn
+
+
+def calibrate(spans: list[LabelledSpan]) -> dict[str, float]:
+    """Thresholds per strictness, each the best F-beta on the labelled spans: loose F2 (recall weighs
+    double), normal F1, strict F0.5 (precision weighs double). The F0.5 curve is flat over a wide range
+    on the tuning notes, so "normal" takes the balanced F1 point rather than a noisy argmax."""
+    grid = sorted({round(x.score, 4) for x in spans} | {0.5})
+    out: dict[str, float] = {}
+    for name, beta in (("loose", 2.0), ("normal", 1.0), ("strict", 0.5)):
+        best = max((_fbeta(*pr_at(spans, t)[:2], beta), -t) for t in grid)
+        out[name] = round(-best[1], 4)
+    out["loose"] = min(out["loose"], out["normal"])
+    out["strict"] = max(out["strict"], out["normal"])
+    return out
+
+
+def _fbeta(p: float, r: float, beta: float) -> float:
+    b2 = beta * beta
+    return (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0

@@ -1,0 +1,276 @@
+"""The rule mentions of a markdown note: the one decision behind hover, diagnostics, completion
+and ``gmprep mentions``.
+
+A note is cut into chunks (``kg.prose.split_chunks``); each chunk is parsed as markdown into masked
+prose (``kg.prose.parse_chunk``) and its name matches found (``NameIndex.matches``), and both are
+remembered by the chunk's text, so an edit re-reads only the chunks it touched. Each match is then
+decided in context: the learned ``MentionScorer`` (when its model is shipped) gives a confidence
+from the span, its markdown context (``SpanContext``: heading, list, table, emphasis, link text, the
+enclosing headings) and its neighbours; at or above the strictness threshold it is hovered. Below it,
+a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value, is a
+pre-Remaster name, or the scorer is above its "loose" threshold (not with strictness "strict"). Without a model the rules of
+thumb alone decide (confidence 1 or 0). Last, the user's controls:
+the workspace's ``hover.ignore_words`` and the ``<!-- gmprep-ignore -->`` (to the end of the file or
+``<!-- gmprep-ignore-end -->``) and ``<!-- gmprep-ignore-next-line -->`` comments.
+
+Every step is linear in the note's length; ``NoteScanner`` is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from gmprep.common.errors import GmprepError
+from gmprep.common.settings import HoverSettings
+from gmprep.kg.names import Match, Mention, NameIndex, _at_sentence_start, name_key
+from gmprep.kg.prose import ChunkProse, Region, front_matter_end, parse_chunk, reference_labels, split_chunks
+
+log = logging.getLogger(__name__)
+
+MAX_SCAN_CHARS = 2_000_000  # larger documents are not scanned (a pasted log gets no hovers, quickly)
+CHUNK_CACHE = 20_000  # chunks remembered across edits and files
+WINDOW = 4096  # characters of masked prose matched at once
+
+
+@dataclass(slots=True)
+class _Chunk:
+    prose: ChunkProse
+    matches: list[Match]
+    regions: list[Region]  # of each match (None-safe: a match outside any region gets a blank one)
+    decided: dict[tuple, list[Mention]]  # enclosing headings -> the mentions shown (chunk offsets)
+
+
+@dataclass(slots=True)
+class NoteScan:
+    """The mentions of one note text (document offsets, sorted), and why it was not scanned."""
+
+    mentions: list[Mention]
+    skipped: str | None = None
+
+
+def load_scorer():
+    """The shipped mention scorer, or None (the rules of thumb decide) when it is not there."""
+    try:
+        from gmprep.kg.mention_scorer import MentionScorer
+    except ImportError:
+        return None
+    try:
+        return MentionScorer.load()
+    except GmprepError as exc:
+        log.info("mention scorer unavailable, using the rules of thumb: %s", exc)
+        return None
+
+
+class NoteScanner:
+    """Scans notes with one name index, one scorer and one set of hover settings, remembering
+    chunks across edits (and across notes: a chunk's text decides its parse)."""
+
+    def __init__(self, names: NameIndex, settings: HoverSettings | None = None, scorer=None):
+        self.names = names
+        self.settings = settings or HoverSettings()
+        self.scorer = scorer
+        self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
+        self.floor = scorer.threshold_for("loose") if scorer is not None else 0.0
+        self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
+        self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ---- the one function -----------------------------------------------------------------
+    def scan(self, text: str) -> NoteScan:
+        """The mentions a hover shows in ``text``, each with its confidence."""
+        if len(text) > MAX_SCAN_CHARS:
+            return NoteScan([], skipped=f"document too large ({len(text)} characters)")
+        if "\x00" in text:
+            return NoteScan([], skipped="binary document")
+        refs = reference_labels(text)
+        fm_end = front_matter_end(text)
+        headings: list[tuple[int, str]] = []  # the enclosing heading stack: (level, text)
+        out: list[Mention] = []
+        ignore_from: list[tuple[int, int]] = []  # document ranges silenced by comments
+        ignore_lines: list[int] = []  # document offsets of lines silenced by ignore-next-line
+        open_ignore: int | None = None
+        for a, b in split_chunks(text):
+            chunk = self._chunk(text[a:b], refs, a == 0 and fm_end > 0)
+            prose = chunk.prose
+            # headings inside this chunk change the context of what follows them
+            marks = sorted(prose.headings)
+            key_headings = tuple(h for _, h in headings)
+            decided = chunk.decided.get(key_headings)
+            if decided is None:
+                decided = self._decide(chunk, headings, marks, text[a:b])
+                with self._lock:
+                    chunk.decided[key_headings] = decided
+            for _off, level, title in marks:
+                while headings and headings[-1][0] >= level:
+                    headings.pop()
+                headings.append((level, title))
+            for off, kind in sorted(prose.directives):
+                if kind == "ignore" and open_ignore is None:
+                    open_ignore = a + off
+                elif kind == "ignore-end" and open_ignore is not None:
+                    ignore_from.append((open_ignore, a + off))
+                    open_ignore = None
+                elif kind == "ignore-next-line":
+                    nl = text.find("\n", a + off)
+                    if nl >= 0:
+                        ignore_lines.append(nl + 1)
+            for m in decided:
+                out.append(m if a == 0 else m.model_copy(update={"start": m.start + a, "end": m.end + a}))
+        if open_ignore is not None:
+            ignore_from.append((open_ignore, len(text)))
+        return NoteScan(self._controls(text, out, ignore_from, ignore_lines))
+
+    # ---- steps --------------------------------------------------------------------------------
+    def _chunk(self, chunk_text: str, refs: tuple[str, ...], front: bool) -> _Chunk:
+        key = (chunk_text, refs if "[" in chunk_text else (), front)
+        with self._lock:
+            found = self._chunks.get(key)
+            if found is not None:
+                self._chunks.move_to_end(key)
+                return found
+        prose = parse_chunk(chunk_text, refs, front_matter=front)
+        matches = self._matches(prose.text) if prose.regions else []
+        starts = [r.start for r in prose.regions]
+        regions = []
+        for m in matches:
+            i = bisect.bisect_right(starts, m.start) - 1
+            regions.append(prose.regions[i] if i >= 0 else Region(0, len(chunk_text)))
+        found = _Chunk(prose, matches, regions, {})
+        with self._lock:
+            self._chunks[key] = found
+            if len(self._chunks) > CHUNK_CACHE:
+                self._chunks.popitem(last=False)
+        return found
+
+    def _matches(self, text: str) -> list[Match]:
+        """``NameIndex.matches`` over windows of ~``WINDOW`` characters cut after a sentence or a
+        line (no name runs across either), so a 160k-character line costs 10 times a 16k one
+        instead of more (one long token list grows past the CPU caches)."""
+        if len(text) <= 2 * WINDOW:
+            return self.names.matches(text, note_forms=True, skip=False)
+        out: list[Match] = []
+        a = 0
+        while a < len(text):
+            b = min(len(text), a + WINDOW)
+            if b < len(text):
+                cut = max(text.rfind(". ", a, b), text.rfind("\n", a, b))
+                b = cut + 1 if cut > a else b
+                if cut <= a:  # no sentence end in the window: a longer one, up to the next
+                    nxt = min((p for p in (text.find(". ", b), text.find("\n", b)) if p >= 0), default=len(text) - 1)
+                    b = nxt + 1
+            for m in self.names.matches(text[a:b], note_forms=True, skip=False):
+                m.start += a
+                m.end += a
+                m.name_end += a
+                out.append(m)
+            a = b
+        return out
+
+    def _decide(self, chunk: _Chunk, headings: list[tuple[int, str]], marks, source: str) -> list[Mention]:
+        prose = chunk.prose
+        out: list[Mention] = []
+        stack = list(headings)
+        k = 0
+        for match, region in zip(chunk.matches, chunk.regions, strict=True):
+            while k < len(marks) and marks[k][0] <= match.start:
+                _, level, title = marks[k]
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, title))
+                k += 1
+            if match.veto:
+                continue
+            if self.scorer is None:
+                conf = 1.0 if match.heuristic else 0.0
+                shown = match.heuristic
+            else:
+                conf = self._score(prose, match, region, tuple(t for _, t in stack))
+                shown = conf >= self.threshold or self._rescued(match, conf)
+            if shown:
+                m = match.mention(source, round(conf, 4))
+                out.append(m)
+        return out
+
+    def _rescued(self, match: Match, conf: float) -> bool:
+        """Below the threshold, a match the rules of thumb accept is still shown when it carries a
+        value ("reach 10 ft", "slowed 1") or the scorer is at least loosely for it; "strict"
+        shows only what the scorer is sure of."""
+        if not match.heuristic or self.settings.strictness == "strict":
+            return False
+        # a pre-Remaster name (kg/legacy.py lists rule names only) keeps its hint and quick fix
+        return match.value is not None or match.chosen.form == "legacy" or conf >= self.floor
+
+    def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
+        from gmprep.kg.mention_scorer import Candidate, SpanContext
+
+        text = prose.text
+        c = match.chosen
+        end = match.name_end if match.name_end > match.start else match.end  # the value stays "after"
+        span = text[match.start:end]
+        ctx = SpanContext(
+            in_heading=region.in_heading, in_list_item=region.in_list_item, in_table_cell=region.in_table_cell,
+            bold=_inside(prose.bold, match.start, match.end), italic=_inside(prose.italic, match.start, match.end),
+            in_link_text=_inside(prose.links, match.start, match.end), in_blockquote=region.in_blockquote,
+            headings=headings, sentence_start=_at_sentence_start(text, match.start),
+            segment_start=region.start, segment_end=region.end,
+        )
+        cand = Candidate(
+            node_id=c.node_id, type=c.type, name=c.name, matched=span, exact_case=span == c.name,
+            inflected=c.form == "inflected", legacy=c.form == "legacy", plural=c.form in ("plural", "adjective", "plural-note"),
+            alternatives=len({o.node_id for o in match.candidates}),
+        )
+        try:
+            return float(self.scorer.score(text, match.start, end, cand, ctx))
+        except Exception:  # a scorer bug must not take hovers down: fall back to the rules of thumb
+            log.exception("mention scorer failed on %r", span)
+            return 1.0 if match.heuristic else 0.0
+
+    def _controls(self, text: str, mentions: list[Mention], ranges, lines) -> list[Mention]:
+        if not (self._ignore or ranges or lines):
+            return mentions
+        lines = sorted(lines)
+        out = []
+        for m in mentions:
+            if self._ignore and (name_key(m.text) in self._ignore or name_key(m.name) in self._ignore):
+                continue
+            if any(a <= m.start < b for a, b in ranges):
+                continue
+            i = bisect.bisect_right(lines, m.start) - 1
+            if i >= 0:
+                line_end = text.find("\n", lines[i])
+                if line_end < 0 or m.start <= line_end:
+                    continue
+            out.append(m)
+        return out
+
+
+def _inside(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    return any(s <= a and b <= e for s, e in spans)
+
+
+# ---- positions, for the CLI (the server has its own per-document arithmetic) ------------------
+def utf16_len(text: str) -> int:
+    """Length of ``text`` in UTF-16 code units (LSP columns)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def lsp_position(text: str, line_starts: list[int], offset: int) -> tuple[int, int]:
+    """0-based (line, UTF-16 character) of a character offset, as LSP counts them."""
+    line = bisect.bisect_right(line_starts, offset) - 1
+    return line, utf16_len(text[line_starts[line]:offset])
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts (after ``\\n``; a ``\\r`` stays at its line's end)."""
+    starts = [0]
+    pos = text.find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    return starts

@@ -1,0 +1,235 @@
+"""The hover mention scorer: its features, the shipped model on clear cases, loading, training, calibration."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gmprep.common.errors import GmprepError
+from gmprep.ingest.corpus import load_corpus
+from gmprep.kg.mention_scorer import WINDOW_CHARS, Candidate, MentionScorer, SpanContext, at_sentence_start
+from gmprep.kg.mention_scorer_train import markdown_context
+from gmprep.kg.names import NameIndex
+
+
+@pytest.fixture(scope="module")
+def nodes():
+    return {n.node_id: n for n in load_corpus().nodes if n.kind == "entry"}
+
+
+@pytest.fixture(scope="module")
+def index(nodes):
+    return NameIndex.build(nodes.values())
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    return MentionScorer.load()
+
+
+def _span(text: str, word: str, nth: int = 0) -> tuple[int, int]:
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(word, start + 1)
+    return start, start + len(word)
+
+
+def _cand(index, nodes, text, start, end, lookup: str | None = None) -> Candidate:
+    ids = index.candidates(lookup or text[start:end])
+    assert ids, f"no entry named {lookup or text[start:end]!r}"
+    node = nodes[ids[0]]
+    return Candidate(
+        node_id=node.node_id, type=node.type, name=node.name, matched=text[start:end],
+        exact_case=text[start:end] == node.name, plural=lookup is not None, alternatives=len(ids),
+    )
+
+
+def _score(scorer, index, nodes, text, word, ctx=None, lookup=None):
+    start, end = _span(text, word)
+    cand = _cand(index, nodes, text, start, end, lookup)
+    return scorer.score(text, start, end, cand, ctx if ctx is not None else markdown_context(text, start, end))
+
+
+def _features(scorer, index, nodes, text, word, ctx=None, lookup=None):
+    start, end = _span(text, word)
+    cand = _cand(index, nodes, text, start, end, lookup)
+    return scorer.featurize(text, start, end, cand, ctx if ctx is not None else markdown_context(text, start, end))
+
+
+# ---- features ----------------------------------------------------------------------------------
+def test_value_after_a_condition(scorer, index, nodes):
+    f = _features(scorer, index, nodes, "The claw leaves you frightened 2 until your turn ends.", "frightened")
+    assert f["value_after"] == 1.0 and f["value_after_condition"] == 1.0 and f["lowercase"] == 1.0
+    g = _features(scorer, index, nodes, "The claw leaves you frightened until your turn ends.", "frightened")
+    assert g["value_after"] == 0.0
+
+
+def test_longer_capitalised_names(scorer, index, nodes):
+    f = _features(scorer, index, nodes, "We met the Hands of the Everlight at the temple.", "Everlight")
+    assert f["cap_name_bridge"] == 1.0 and f["in_longer_name"] == 1.0
+    g = _features(scorer, index, nodes, "Meet the Laughing Shadow in the alley.", "Shadow")
+    assert g["prev_cap_glued"] == 1.0 and g["in_longer_name"] == 1.0
+    # a list of rule names joined by "and" is no longer name
+    h = _features(scorer, index, nodes, "You are Confused and Stupefied 3 for a round.", "Stupefied")
+    assert h["in_longer_name"] == 0.0 and h["cap_mid_sentence"] == 1.0
+
+
+def test_writing_features(scorer, index, nodes):
+    f = _features(scorer, index, nodes, "- **Status:** Active", "Status")
+    assert f["colon_after"] == 1.0 and f["bold"] == 1.0 and f["list_item"] == 1.0
+    g = _features(scorer, index, nodes, "The wizard opens with *fireball* on the goblins.", "fireball")
+    assert g["italic"] == 1.0 and g["italic_spell"] == 1.0 and g["type=spell"] == 1.0
+    h = _features(scorer, index, nodes, "Then the rogue can Trip the guard.", "Trip")
+    assert h["cap_mid_sentence"] == 1.0 and h["sentence_start"] == 0.0
+    assert at_sentence_start("- Gates close at dusk", 2)
+    assert at_sentence_start("It ends. Gates close", 9)
+    assert not at_sentence_start("the city Gates", 9)
+
+
+def test_english_frequency_and_rule_vocabulary(scorer, index, nodes):
+    common = _features(scorer, index, nodes, "They rode through the city gates at dawn.", "gates", lookup="gate")
+    rare = _features(scorer, index, nodes, "You are stupefied 2.", "stupefied")
+    assert common["zipf_single"] > rare["zipf_single"] > 0
+    ruley = _features(scorer, index, nodes, "On a failed Will save against DC 20 it is frightened 1 for a round.", "frightened")
+    plain = _features(scorer, index, nodes, "My little sister was frightened by the thunder last night.", "frightened")
+    assert ruley["ctx_rule_mean"] > plain["ctx_rule_mean"]
+
+
+def test_window_is_bounded(scorer, index, nodes):
+    """Features read a bounded window, so a scan costs the same per candidate on any line length."""
+    text = "They rode through the city gates at dawn."
+    start, end = _span(text, "gates")
+    cand = _cand(index, nodes, text, start, end, "gate")
+    pad = "word " * 5000
+    long_text = pad + text + " " + pad
+    ctx = SpanContext()
+    near = scorer.featurize(text, start, end, cand, ctx)
+    far = scorer.featurize(long_text, start + len(pad), end + len(pad), cand, ctx)
+    assert far.keys() == near.keys()
+    clipped = long_text[start + len(pad) - WINDOW_CHARS:end + len(pad) + WINDOW_CHARS]
+    again = scorer.featurize(clipped, WINDOW_CHARS, WINDOW_CHARS + end - start, cand, ctx)
+    assert far == again
+
+
+# ---- the shipped model on clear cases ----------------------------------------------------------
+def test_clear_rule_mentions_hover(scorer, index, nodes):
+    t = scorer.threshold_for("normal")
+    assert _score(scorer, index, nodes, "The claw leaves you frightened 2 until your turn ends.", "frightened") >= t
+    text = "The wizard opens with *fireball* on the goblins."
+    s, e = _span(text, "fireball")
+    ctx = SpanContext(italic=True)
+    assert scorer.score(text, s, e, _cand(index, nodes, text, s, e), ctx) >= t
+    assert _score(scorer, index, nodes, "If it fails, the guard can Trip the rogue (DC 18 Reflex save).", "Trip") >= t
+
+
+def test_clear_everyday_and_name_parts_do_not(scorer, index, nodes):
+    t = scorer.threshold_for("normal")
+    assert _score(scorer, index, nodes, "We met the Hands of the Everlight at the temple.", "Everlight") < t
+    assert _score(scorer, index, nodes, "They rode through the city gates at dawn.", "gates", lookup="gate") < t
+    assert _score(scorer, index, nodes, "The treaty keeps the balance of power between the houses.", "balance") < t
+    assert _score(scorer, index, nodes, "Meet the Laughing Shadow in the alley.", "Shadow") < t
+
+
+def test_batch_matches_single_and_scores_are_probabilities(scorer, index, nodes):
+    text = "The ogre is frightened 2 and the city gates close. Cast *fireball*."
+    items = []
+    for word, lookup in (("frightened", None), ("gates", "gate"), ("fireball", None)):
+        s, e = _span(text, word)
+        items.append((s, e, _cand(index, nodes, text, s, e, lookup), markdown_context(text, s, e)))
+    batch = scorer.score_batch(text, items)
+    assert batch == [scorer.score(text, *item) for item in items]
+    assert all(0.0 <= x <= 1.0 for x in batch)
+
+
+def test_thresholds_are_ordered(scorer):
+    assert 0.0 < scorer.threshold_for("loose") <= scorer.threshold_for("normal") <= scorer.threshold_for("strict") < 1.0
+    assert scorer.threshold == scorer.threshold_for("normal")
+
+
+# ---- loading ----------------------------------------------------------------------------------
+def test_loading_errors_are_one_line(tmp_path):
+    with pytest.raises(GmprepError, match="not found"):
+        MentionScorer.load(tmp_path / "nothing")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "mention_scorer.json").write_text("{not json")
+    with pytest.raises(GmprepError, match="unreadable"):
+        MentionScorer.load(bad)
+    (bad / "mention_scorer.json").write_text(json.dumps({"features": ["a"], "weights": [1.0]}))
+    with pytest.raises(GmprepError, match="malformed"):
+        MentionScorer.load(bad)
+
+
+def test_shipped_manifest_says_how_it_was_made():
+    from gmprep.kg.mention_scorer import MODEL_DIR
+
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text())
+    assert manifest["command"].startswith("gmprep hover train-scorer")
+    assert manifest["positives"] > 1000 and manifest["negatives"] > 1000
+    assert "calibration" in manifest and "heldout" not in manifest["calibration"]["labels"]
+
+
+def test_markdown_context():
+    text = "# Session 3\n\n## Fights\n\n| Foe | Note |\n|---|---|\n| ogre | is **Grabbed** |\n- see [Trip](x) and _haste_"
+    s, e = _span(text, "Grabbed")
+    ctx = markdown_context(text, s, e)
+    assert ctx.in_table_cell and ctx.bold and ctx.headings == ("Session 3", "Fights")
+    s, e = _span(text, "Trip")
+    ctx = markdown_context(text, s, e)
+    assert ctx.in_list_item and ctx.in_link_text and not ctx.bold
+    s, e = _span(text, "haste")
+    assert markdown_context(text, s, e).italic
+
+
+# ---- training and calibration -----------------------------------------------------------------
+def test_train_on_a_tiny_sample(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("wordfreq")
+    from gmprep.cli import main
+
+    out = tmp_path / "model"
+    assert main(["hover", "train-scorer", "--seed", "3", "--limit-entries", "150", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["corpus_entries"] == 150 and manifest["seed"] == 3
+    assert manifest["positives"] > 0 and manifest["negatives"] > 0
+    assert set(manifest["by_kind"]) >= {"link:1", "lower-unlinked:0"}
+    model = MentionScorer.load(out)
+    assert model.zipf["the"] > 6 and model.rule_logodds
+    text = "The ogre is frightened 2."
+    s, e = _span(text, "frightened")
+    cand = Candidate("pf2e:condition:frightened", "condition", "Frightened", "frightened")
+    assert 0.0 <= model.score(text, s, e, cand) <= 1.0
+
+
+def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
+    from gmprep.cli import main
+    from gmprep.kg.mention_scorer import MODEL_DIR
+
+    model = tmp_path / "model"
+    model.mkdir()
+    for name in ("mention_scorer.json", "manifest.json"):
+        (model / name).write_bytes((MODEL_DIR / name).read_bytes())
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    text = (
+        "# Ambush\n\nThe ogre is frightened 2 after the roar. They rode through the city gates at dawn.\n"
+        "On a failure the guard is Grabbed. The Hands of the Everlight watch. Cast *fireball* twice.\n"
+    )
+    (notes / "n1.md").write_text(text)
+    rows = []
+    for word, label, ids in (
+        ("frightened", "rule", ["pf2e:condition:frightened"]), ("gates", "noise", []),
+        ("Grabbed", "rule", ["pf2e:condition:grabbed"]), ("Everlight", "noise", []),
+        ("fireball", "rule", ["pf2e:spell:fireball"]),
+    ):
+        s, e = _span(text, word)
+        rows.append({"doc": "n1", "start": s, "end": e, "text": word, "label": label, "ids": ids})
+    labels = tmp_path / "tune.jsonl"
+    labels.write_text("\n".join(json.dumps(r) for r in rows))
+    assert main(["hover", "calibrate", "--labels", str(labels), "--notes", str(notes), "--model", str(model)]) == 0
+    saved = json.loads((model / "mention_scorer.json").read_text())["thresholds"]
+    assert saved["loose"] <= saved["normal"] <= saved["strict"]
+    heldout = tmp_path / "heldout.jsonl"
+    heldout.write_text(labels.read_text())
+    assert main(["hover", "calibrate", "--labels", str(heldout), "--notes", str(notes), "--model", str(model)]) == 1

@@ -1,0 +1,125 @@
+"""The note scanner (kg.note_scan): the mentions hover shows, on real markdown, with the user's
+controls; the same function ``gmprep mentions`` prints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gmprep.common.settings import HoverSettings
+from gmprep.ingest.corpus import load_corpus
+from gmprep.kg.names import NameIndex
+from gmprep.kg.note_scan import NoteScanner
+
+
+@pytest.fixture(scope="module")
+def names():
+    return NameIndex.build(n for n in load_corpus().nodes if n.kind == "entry")
+
+
+def found(names, text, **hover):
+    scan = NoteScanner(names, HoverSettings(**hover)).scan(text)
+    for m in scan.mentions:
+        assert text[m.start:m.end] == m.text
+    return [(m.text, m.node_id) for m in scan.mentions]
+
+
+def test_html_blocks_code_front_matter_and_link_targets_are_not_read(names):
+    note = (
+        "---\ntags: [trip, frightened]\n---\n"
+        '<div class="statblock">\n<div>Trip</div>\n</div>\n\n'
+        "The guard is frightened 2 ([rules](https://example.com/stride)).\n\n"
+        "```\nfrightened 3\n```\n"
+    )
+    assert found(names, note) == [("frightened 2", "pf2e:condition:frightened")]
+
+
+def test_forms_gms_write(names):
+    note = (
+        "- The ranger Hunted Prey, then stood up.\n"
+        "- An elven archer and a Dwarven guard.\n"
+        "- The troops scatter.\n"
+        "- She found a bag of holding.\n"
+    )
+    got = dict(found(names, note))
+    assert got["Hunted Prey"] == "pf2e:action:hunt-prey"
+    assert got["stood up"] == "pf2e:action:stand"
+    assert got["Dwarven"] == "pf2e:ancestry:dwarf"
+    assert got["bag of holding"] == "pf2e:equipment:spacious-pouch-type-i"
+
+
+def test_parts_of_proper_names_are_not_rules(names):
+    assert found(names, "We met the Hands of the Everlight at dawn.\n") == []
+    assert found(names, "A crate of Phoenix Down sits on the cart.\n") == []
+
+
+def test_ambiguous_names_carry_their_alternatives(names):
+    scan = NoteScanner(names).scan("The goblin Trips the guard; Tovan uses Trip.\n")
+    trip = next(m for m in scan.mentions if m.text == "Trip")
+    assert trip.node_id == "pf2e:action:trip" and trip.alternatives == ["pf2e:trait:trip"]
+
+
+def test_ignore_comments_and_words(names):
+    note = (
+        "Fireball one.\n"
+        "<!-- gmprep-ignore-next-line -->\n"
+        "Fireball two.\n"
+        "Fireball three.\n\n"
+        "<!-- gmprep-ignore -->\n\nFireball four.\n\n<!-- gmprep-ignore-end -->\n\n"
+        "Fireball five, and Stride.\n"
+    )
+    got = [t for t, _ in found(names, note)]
+    assert got == ["Fireball", "Fireball", "Fireball", "Stride"]
+    lines = [note.count("\n", 0, m.start) for m in NoteScanner(names).scan(note).mentions]
+    assert lines == [0, 3, 11, 11]
+    assert [t for t, _ in found(names, note, ignore_words=["fireball"])] == ["Stride"]
+
+
+def test_a_rescan_reuses_unchanged_chunks(names):
+    scanner = NoteScanner(names)
+    note = "".join(f"Paragraph {i}: the troll is frightened {i % 4 + 1}.\n\n" for i in range(50))
+    first = scanner.scan(note)
+    before = len(scanner._chunks)
+    edited = note.replace("Paragraph 7:", "Paragraph 7 (edited):")
+    second = scanner.scan(edited)
+    assert len(scanner._chunks) == before + 1  # only the edited chunk was parsed again
+    assert len(second.mentions) == len(first.mentions)
+    assert second.mentions[-1].start == first.mentions[-1].start + len(" (edited)")
+
+
+def test_gmprep_mentions_cli_prints_lsp_positions(tmp_path):
+    note = tmp_path / "n.md"
+    note.write_text("# Fight\n\nThe 🐲 guard is frightened 2.\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "gmprep", "mentions", str(note), "--json"], capture_output=True, text=True,
+        cwd=tmp_path, check=True,
+    ).stdout
+    rec = json.loads(out.splitlines()[0])
+    m = rec["mentions"][0]
+    assert (m["line"], m["character"], m["end_character"]) == (2, 16, 28)  # the dragon counts two UTF-16 units
+    assert (m["text"], m["id"]) == ("frightened 2", "pf2e:condition:frightened")
+    assert 0 <= m["confidence"] <= 1
+
+
+def test_a_class_trait_is_only_meant_with_the_word_trait(names):
+    # "Magus", "Commander": the class or a rank, not the trait that marks the class's abilities
+    assert found(names, "Our Magus talks to the Commander at dawn.\n") == []
+    assert found(names, "Spellstrike has the magus trait.\n") == [("magus", "pf2e:trait:magus")]
+
+
+def test_more_forms_gms_write(names):
+    note = (
+        "- Tovan can Raise Shield and has Dark Vision.\n"
+        "- The shop sells Healing Potions.\n"
+        "- Use the Elite template on the ogre.\n"
+    )
+    got = dict(found(names, note))
+    assert got["Raise Shield"] == "pf2e:action:raise-a-shield"
+    assert got["Dark Vision"] == "pf2e:spell:darkvision"
+    assert got["Healing Potions"].startswith("pf2e:equipment:healing-potion")
+    assert got["Elite template"] == "pf2e:rule:gm-screen--monster-adjustments"
+    # search queries keep to names: the open compound is a note form only
+    assert [m.node_id for m in names.find_mentions("has Dark Vision")] == []

@@ -1,0 +1,146 @@
+"""Hovers on notes as GMs write them, through a real client (pytest-lsp) over stdio: HTML blocks,
+parts of proper names, inflected actions, "did you mean", and the user's controls (ignore comments,
+the workspace word list and the code action that fills it). No store is needed: names come from
+the bundled corpus."""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_helpers import CAPS, SERVER_CMD, call, make_client, open_doc, position_of
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+NOTE = """---
+title: Session 9
+tags: [trip, frightened]
+---
+# Session 9 -- the Everlight cellar
+
+<div class="statblock">
+<div>Trip</div><span>frightened 2</span>
+</div>
+
+We met the Hands of the Everlight; their leader is frightened 2.
+The ranger Hunted Prey, then the goblin trips and stood up.
+Aldo Tripped the guard. An elven archer waits.
+Tovan uses Trip on the ogre.
+
+<!-- gmprep-ignore-next-line -->
+Demoralize is silenced here.
+Demoralize is hovered here.
+
+Commander Vex has Shield Block and can Raise a Shield.
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("notes-ws")
+    (root / "session-09.md").write_text(NOTE, encoding="utf-8")
+    return root
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[*SERVER_CMD, "--no-build"], client_factory=make_client), scope="module"
+)
+async def client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=CAPS, root_uri=workspace.as_uri(),
+            workspace_folders=[lsp.WorkspaceFolder(uri=workspace.as_uri(), name="notes")],
+            initialization_options={"storeDir": str(workspace / ".no-store")},
+        )
+    )
+    for _ in range(600):
+        if (await call(lsp_client, "gmprep/status"))["namesReady"]:
+            break
+        await asyncio.sleep(0.1)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture(scope="module")
+def note(client: LanguageClient, workspace: Path) -> str:
+    return open_doc(client, workspace / "session-09.md")
+
+
+async def _hover(client, uri, needle, nth=0, shift=1, text=NOTE):
+    pos = position_of(text, needle, nth)
+    pos = lsp.Position(line=pos.line, character=pos.character + shift)
+    return await client.text_document_hover_async(
+        lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos)
+    )
+
+
+def _id(h) -> str | None:
+    if h is None:
+        return None
+    import re
+
+    m = re.search(r"`([a-z0-9]+:[a-z0-9-]+:[^`\s]+)`", h.contents.value)
+    return m.group(1) if m else None
+
+
+async def test_html_blocks_and_front_matter_get_no_hovers(client, note):
+    assert await _hover(client, note, "div", nth=0) is None
+    assert await _hover(client, note, "Trip</div>") is None
+    assert await _hover(client, note, "frightened 2</span>") is None
+    assert await _hover(client, note, "trip, frightened") is None
+    assert await _hover(client, note, "frightened]") is None
+    # the same words in prose are hovered, with the exact range
+    h = await _hover(client, note, "frightened 2.")
+    assert _id(h) == "pf2e:condition:frightened"
+    start = position_of(NOTE, "frightened 2.")
+    assert (h.range.start.line, h.range.start.character, h.range.end.character) == (
+        start.line, start.character, start.character + len("frightened 2"),
+    )
+
+
+async def test_parts_of_proper_names_get_no_hovers(client, note):
+    assert await _hover(client, note, "Everlight;") is None
+    assert await _hover(client, note, "Commander") is None
+
+
+async def test_inflected_actions_and_adjectives(client, note):
+    assert _id(await _hover(client, note, "Hunted Prey")) == "pf2e:action:hunt-prey"
+    assert _id(await _hover(client, note, "stood up")) == "pf2e:action:stand"
+    assert _id(await _hover(client, note, "Tripped")) == "pf2e:action:trip"
+
+
+async def test_ambiguous_name_shows_did_you_mean(client, note):
+    h = await _hover(client, note, "Trip on the ogre")
+    assert _id(h) == "pf2e:action:trip"
+    assert "**Did you mean** " in h.contents.value and "Trip (trait" in h.contents.value
+
+
+async def test_ignore_next_line_comment(client, note):
+    assert await _hover(client, note, "Demoralize is silenced") is None
+    assert _id(await _hover(client, note, "Demoralize is hovered")) == "pf2e:action:demoralize"
+
+
+async def test_dont_hover_code_action_writes_the_workspace_list(client, note, workspace):
+    pos = position_of(NOTE, "Shield Block")
+    rng = lsp.Range(start=pos, end=pos)
+    actions = await client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=note), range=rng, context=lsp.CodeActionContext(diagnostics=[])
+        )
+    )
+    ignore = next(a for a in actions if a.title.startswith("Don't hover"))
+    assert isinstance(ignore, lsp.Command)
+    assert ignore.title == "Don't hover 'Shield Block' in this workspace"
+    await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command=ignore.command, arguments=ignore.arguments)
+    )
+    data = tomllib.loads((workspace / "gmprep.toml").read_text(encoding="utf-8"))
+    assert data["hover"]["ignore_words"] == ["Shield Block"]
+    assert await _hover(client, note, "Shield Block") is None
+    # other names still hover
+    assert _id(await _hover(client, note, "Demoralize is hovered")) == "pf2e:action:demoralize"
