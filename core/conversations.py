@@ -302,11 +302,7 @@ class ConversationStore:
             out += [f"{who}{note}:", "", msg.text.strip(), ""]
             if msg.citations:
                 out.append("Sources:")
-                for c in msg.citations:
-                    where = c.book or "no book"
-                    if c.page:
-                        where += f", p. {c.page}"
-                    out.append(f"- {c.name} ({where}) [{c.source_id}]")
+                out += [f"- {c.label()}" for c in msg.citations]
                 out.append("")
         return "\n".join(out).rstrip() + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -79,14 +80,33 @@ class Hit(BaseModel):
 
     def citation(self) -> str:
         """Human citation: ``Name (Book, p. X) [id]``."""
-        where = self.book or "no book"
-        if self.page:
-            where += f", p. {self.page}"
-        return f"{self.name} ({where}) [{self.source_id}]"
+        return Citation.from_hit(self).label()
+
+
+_PAGE_RANGE = re.compile(r"^\d+\s*[-\u2013]\s*\d+$")
+
+
+def where_cited(book: str | None, page: str | None) -> str:
+    """How a source is written, for every record that cites one (``Citation.where`` and the creators'
+    table citations): "Book, p. 83", "Book, pp. 192-195", "notes/x.md, line 12", "Book" (page unknown)."""
+    book = book or "no book"
+    page = (page or "").strip()
+    if not page:
+        return book
+    if page.isdigit():
+        return f"{book}, p. {page}"
+    if _PAGE_RANGE.match(page):
+        return f"{book}, pp. {page}"
+    return f"{book}, {page}"
 
 
 class Citation(BaseModel):
-    """What an answer or a hover cites: enough to name the source and open the entry."""
+    """What an answer or a hover cites: enough to name the source and open the entry.
+
+    The one owner of how a source is written: ``where()`` gives "Book, p. 83", "Book, pp. 192-195" for a
+    page range, "notes/x.md, line 12" for a page that is not a number, and the book alone when the
+    page is unknown; ``label()`` gives "Name (where) [id]". Every hover, answer, export and CLI listing
+    writes sources through these two."""
 
     source_id: str
     name: str
@@ -104,3 +124,11 @@ class Citation(BaseModel):
     def from_node(cls, node: Node) -> Citation:
         """The citation of a graph node."""
         return cls(source_id=node.source_id, name=node.name, type=node.type, book=node.book, page=node.page, path=node.path)
+
+    def where(self) -> str:
+        """``Book, p. N`` (``pp. N-M`` for a range, the page as written when it is not a number)."""
+        return where_cited(self.book, self.page)
+
+    def label(self) -> str:
+        """``Name (Book, p. N) [source id]``: one source on one line."""
+        return f"{self.name} ({self.where()}) [{self.source_id}]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown
-from gmprep.kg.models import Node
+from gmprep.kg.models import Citation, Node
 
 # fields rendered as "**Label** value", in this order, per entry type (others are ids or already in the text)
 STAT_FIELDS: dict[str, list[tuple[str, str]]] = {
@@ -75,10 +75,7 @@ def render_node(node: Node, ancestors: list[Node] | None = None, related: list[N
     lines.append(f"# {node.name}")
     lines.append("")
     lines.append(_meta_line(node))
-    source = node.book or "no book"
-    if node.page:
-        source += f", p. {node.page}"
-    lines.append(f"**Source:** {source} · `{node.source_id}`")
+    lines.append(f"**Source:** {Citation.from_node(node).where()} · `{node.source_id}`")
     if node.aliases:
         lines.append(f"**Also called:** {', '.join(node.aliases)}")
     stats = stat_line(node)

@@ -1,6 +1,6 @@
 """The cross-encoder reranker: scores (query, passage) pairs with our own fine-tuned MiniLM.
 
-No cross-encoder ships on any registry, so ``gmprep reranker train`` (``kg.reranker_train``) fine-tunes
+No cross-encoder ships on any registry, so ``gmprep reranker train`` (the ``training`` package) fine-tunes
 one from the bundled MiniLM weights on pairs generated from the corpus, and the result is shipped in
 ``kg/reranker_model/`` (fp16 safetensors). At load time the weights are cast to fp32 and, on CPU, the
 Linear layers are dynamically quantised to int8 (about 1.6x faster here, same ranking) so that a
@@ -8,8 +8,8 @@ search with rerank stays inside its latency budget; on a GPU (settings ``device`
 there instead (int8 dynamic quantisation is a CPU-only kernel).
 
 The passage a query is scored against is built by ``rerank_passage``: a compact header (name, type,
-level, traits, section) and the paragraphs of the entry that share the most words with the query,
-so that the fact a question asks about survives the short token window even in a long stat block.
+level, traits, section) and the paragraphs of the entry that share the most words with the query
+(``common.text.pick_paragraphs``, the same picker the answers' excerpts use), so that the fact a question asks about survives the short token window even in a long stat block.
 Training uses the same function, so train and inference inputs look alike.
 """
 
@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gmprep.common.errors import GmprepError
-from gmprep.common.text import clean_markdown
+from gmprep.common.text import clean_markdown, pick_paragraphs
 from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device
 from gmprep.kg.models import Node
 from gmprep.kg.render import plain_stat_line
@@ -36,28 +36,8 @@ MODEL_DIR = Path(__file__).with_name("reranker_model")
 META_NAME = "gmprep_reranker.json"
 DEFAULT_MAX_LENGTH = 128
 MIN_PASSAGE_TOKENS = 24  # below this the passage window is too small to judge: cut the query too
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    """a an and are as at be been but by can could do does did for from had has have how i if in into is it its
-    me my of on or our so than that the their them then there these they this to up us was we were what when
-    where which while who whom why will with would you your he she his her him one get gets does doing just any
-    what's whats happens happen""".split()
-)
 # The stat line that repeats the header in creature/item/heritage texts ("Creature 4 (common, small ...)").
 _STAT_HEAD = re.compile(r"^(?:Creature|Item|Heritage|Hazard|Feat|Spell|Cantrip|Focus|Ritual)\b[^\n]{0,80}\n", re.I)
-
-
-def _stem(word: str) -> str:
-    """A crude suffix strip, enough to match "trips"/"tripped"/"tripping" with "trip"."""
-    for suf in ("ing", "ed", "es", "s"):
-        if len(word) > len(suf) + 2 and word.endswith(suf):
-            return word[: -len(suf)]
-    return word
-
-
-def content_words(text: str) -> set[str]:
-    """Lowercased, stemmed words of ``text`` without stop words."""
-    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
 def passage_header(node: Node) -> str:
@@ -89,18 +69,8 @@ def rerank_passage(node: Node, query: str = "", max_chars: int = 700) -> str:
     budget = max_chars - len(head) - 1
     if sum(len(p) + 1 for p in paras) <= budget or not paras:
         return (f"{head}\n" + "\n".join(paras))[:max_chars]
-    qwords = content_words(query)
     first = paras[0][: budget // 2]
-    chosen = {0}
-    used = len(first) + 1
-    ranked = sorted(range(1, len(paras)), key=lambda i: (-len(qwords & content_words(paras[i])), i))
-    for i in ranked:
-        if used >= budget:
-            break
-        if qwords and not (qwords & content_words(paras[i])) and used > budget // 2:
-            break
-        chosen.add(i)
-        used += len(paras[i]) + 1
+    chosen = pick_paragraphs(paras, query, budget)
     parts = [first] + [paras[i] for i in sorted(chosen) if i != 0]
     return (f"{head}\n" + "\n".join(parts))[:max_chars]
 

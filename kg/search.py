@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ import numpy as np
 
 from gmprep.common.errors import GmprepError, StoreError
 from gmprep.common.settings import SearchSettings, Settings
+from gmprep.common.text import content_stems
 from gmprep.kg.models import Hit, Node, SearchFilters
 from gmprep.kg.query import QueryAnalysis, analyze, verb_index
 
@@ -405,7 +405,7 @@ class Searcher:
     def _scan_paragraphs(self, node_id: str, text: str) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
         """``(content words, mentioned entry ids)`` for each paragraph of an entry's text."""
         return tuple(
-            (frozenset(_prefix_words(p)), tuple(dict.fromkeys(m.node_id for m in self.names.find_mentions(p))))
+            (frozenset(content_stems(p)), tuple(dict.fromkeys(m.node_id for m in self.names.find_mentions(p))))
             for p in text.split("\n") if p.strip()
         )
 
@@ -413,7 +413,7 @@ class Searcher:
                 filters: SearchFilters | None, k: int) -> None:
         """Spread score from the best results to the entries they point to, hop by hop."""
         s = self.settings
-        qwords = _prefix_words(query)
+        qwords = content_stems(query)
         frontier = sorted(pool.values(), key=lambda c: -c.score)[: min(k, EXPAND_FROM)]
         seen_src: set[str] = set()
         for _round in range(s.expand_rounds):
@@ -490,20 +490,6 @@ def _diversify(ranked: list[Candidate]) -> list[Candidate]:
             c.score *= FAMILY_DECAY**n
         seen[fam] = n + 1
     return sorted(ranked, key=lambda c: (-c.score, c.node.node_id))
-
-
-_PREFIX_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    """a an and are as at be been but by can could do does did for from had has have how i if in into is it its
-    me my of on or our so than that the their them then there these they this to up us was we were what when
-    where which while who whom why will with would you your he she his her him one any all more just""".split()
-)
-
-
-def _prefix_words(text: str) -> set[str]:
-    """Content words cut to five letters: a crude stemmer that matches "critically succeeds" with
-    "Critical Success" and "Trips" with "trip"."""
-    return {w[:5] for w in _PREFIX_WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
 
 
 def _relevance(sim: float) -> float:

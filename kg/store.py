@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.dbfiles import can_write, connect_read_only
 from gmprep.common.errors import ReadOnlyError, StoreError
+from gmprep.common.text import content_words, words
 from gmprep.kg.models import Edge, Node
 
 log = logging.getLogger(__name__)
@@ -71,12 +71,6 @@ _NODE_COLS = (
 )
 # BM25 column weights: name, aliases, path, body. A name hit matters most.
 _BM25_WEIGHTS = (8.0, 6.0, 1.5, 1.0)
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_STOP = frozenset(
-    """a an and are as at be been but by can could do does did for from had has have how i if in into is it its
-    me my of on or our so than that the their them then there these they this to up us was we were what when
-    where which while who whom why will with would you your yours he she his her him does doing just any""".split()
-)
 
 
 class StoreHealth(BaseModel):
@@ -94,10 +88,9 @@ class StoreHealth(BaseModel):
 
 def fts_query(text: str) -> str:
     """A safe FTS5 MATCH expression: the query's content words OR-ed, each quoted."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    terms = [w for w in words if w not in _STOP and (len(w) > 1 or w.isdigit())]
+    terms = content_words(text, min_len=2)
     seen: list[str] = []
-    for t in terms or words:
+    for t in terms or words(text):
         if t not in seen:
             seen.append(t)
     return " OR ".join(f'"{t}"' for t in seen)

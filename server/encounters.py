@@ -7,6 +7,7 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from gmprep.core.creators.models import EncounterReport
+from gmprep.kg.models import where_cited
 from gmprep.server.creators import NoteAnalysis
 from gmprep.server.documents import DocumentMentions, utf16_len
 
@@ -150,7 +151,7 @@ def hover_markdown(r: EncounterReport, party_from: str | None) -> str:
             for u in r.unknown
         ))
     cites = [c.label() for c in r.citations]
-    cites += [f"{c.name} ({c.book}" + (f", p. {c.page})" if c.page else ")") + f" `{c.id}`" for c in r.creatures if c.book]
+    cites += [f"{c.name} ({where_cited(c.book, c.page)}) `{c.id}`" for c in r.creatures if c.book]
     if cites:
         parts.append("**Sources:** " + " · ".join(dict.fromkeys(cites)))
     return "\n\n".join(parts)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from gmprep.common.text import excerpt
-from gmprep.kg.models import Node
+from gmprep.kg.models import Citation, Node
 from gmprep.kg.names import Mention
 
 HOVER_TEXT_CHARS = 1200
@@ -32,10 +32,7 @@ def readable(text: str) -> str:
 
 def where(node: Node) -> str:
     """``Book, p. N`` (or the notes file), for citations."""
-    out = node.book or "no book"
-    if node.page:
-        out += f", p. {node.page}" if node.page[:1].isdigit() else f", {node.page}"
-    return out
+    return Citation.from_node(node).where()
 
 
 def meta_line(node: Node) -> str:

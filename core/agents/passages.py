@@ -11,41 +11,38 @@ from __future__ import annotations
 
 import re
 
-from gmprep.common.text import clean_markdown
-from gmprep.core.agents.relevance import content_words
+from gmprep.common.text import clean_markdown, cut_words, pick_paragraphs
 
+# Paragraphs: lines, and the degree-of-success / trigger labels that a flattened entry runs together.
 _SPLIT = re.compile(r"\n+|(?<=[.!?])\s+(?=(?:Critical Success|Success|Failure|Critical Failure|Special|Trigger|"
                     r"Requirements?|Effect|Heightened|Frequency)\b)")
-_WORD = re.compile(r"[a-z][a-z'-]+")
-
-
-def _stems(text: str) -> set[str]:
-    return {w[:5] for w in _WORD.findall(text.lower())}
 
 
 def focused_excerpt(text: str, query: str, max_chars: int = 900) -> str:
-    """Up to ``max_chars`` of ``text``: the opening paragraph, then the paragraphs that best match ``query``."""
+    """Up to about ``max_chars`` of ``text``: the opening paragraph, then the paragraphs that best match
+    ``query`` (``common.text.pick_paragraphs``), in text order, "..." where paragraphs were left out."""
     flat = clean_markdown(text)
     if len(flat) <= max_chars:
         return flat
     paras = [p.strip() for p in _SPLIT.split(flat) if p and p.strip()]
     if len(paras) <= 1:
-        return flat[:max_chars].rsplit(" ", 1)[0] + " ..."
-    wanted = {w[:5] for w in content_words(query)}
-    scored = sorted(range(1, len(paras)), key=lambda i: (-len(wanted & _stems(paras[i])), i))
-    keep = {0}
-    budget = max_chars - len(paras[0])
-    for i in scored:
-        if budget <= 40:
+        return cut_words(flat, max_chars)
+    keep = pick_paragraphs(paras, query, max_chars)
+    # room is handed out best first (the opening gets at most half, so the asked-for text still fits),
+    # then the pieces are shown in text order
+    pieces: dict[int, str] = {}
+    left = max_chars
+    for i in keep:
+        if left <= 40:  # no room for a meaningful piece: stop here
             break
-        if len(paras[i]) <= budget:
-            keep.add(i)
-            budget -= len(paras[i]) + 1
+        room = left // 2 if i == 0 and len(keep) > 1 else left
+        pieces[i] = cut_words(paras[i], room)
+        left -= len(pieces[i]) + 1
     out, last = [], -1
-    for i in sorted(keep):
+    for i in sorted(pieces):
         if last >= 0 and i != last + 1:
             out.append("...")
-        out.append(paras[i] if len(paras[i]) <= max_chars else paras[i][:max_chars].rsplit(" ", 1)[0] + " ...")
+        out.append(pieces[i])
         last = i
     if last != len(paras) - 1:
         out.append("...")

@@ -6,8 +6,8 @@ depend on how the searcher fuses or reranks:
 
 - semantic: the best cosine between the question's MiniLM vector and the top passages' stored
   vectors (the same vectors the index searches with, so no extra encoding of passages);
-- lexical coverage: the share of the question's content words that occur in the top passages
-  (light stemming), which catches questions built around words the books never use.
+- lexical coverage: the share of the question's content words (stemmed, ``common.text``) that occur
+  in the top passages, which catches questions built around words the books never use.
 
 ``relevance = semantic + coverage_weight * coverage``. The single threshold was chosen on the dev
 questions (the only thing fitted on them), see docs/benchmarks.md.
@@ -15,12 +15,12 @@ questions (the only thing fitted on them), see docs/benchmarks.md.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gmprep.common.text import QUESTION_WORDS, content_words, stem, words
 from gmprep.kg.models import Hit
 
 if TYPE_CHECKING:
@@ -31,29 +31,13 @@ DEFAULT_THRESHOLD = 0.55
 COVERAGE_WEIGHT = 0.5
 TOP_N = 5
 
-_WORD = re.compile(r"[a-z][a-z'-]+")
-_STOP = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few for from further had has have having he her here
-    hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
-    off on once only or other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very was we were what
-    when where which while who whom why will with would you your yours yourself yourselves get gets got make
-    makes much many also still even does doesn't don't can't won't i'm it's what's how's let's us one two three
-    four five six first second third next last like just really want wants need needs work works happen happens
-    rule rules exactly tell give go goes going use uses used""".split()
-)
 
-
-def content_words(text: str) -> list[str]:
-    """Lower-case content words of ``text`` (stop words and 1-2 letter tokens dropped)."""
-    return [w.strip("'-") for w in _WORD.findall(text.lower()) if w not in _STOP and len(w.strip("'-")) > 2]
-
-
-def _stem(word: str) -> str:
-    # a crude prefix stem: "poisoned"/"poison", "jumps"/"jumping" meet; enough for coverage
-    return word[:5] if len(word) > 5 else word.rstrip("s")
-
+def question_stems(query: str) -> set[str]:
+    """What a passage has to cover: the stems of the query's content words, without the words any rules
+    question is phrased with ("how does X work", "tell me the rules")."""
+    # numbers ("level 3", "after 11 pm") are left out as before: any rules text has some, so they would
+    # lift an off-topic question's coverage (the threshold was fitted without them)
+    return {stem(w) for w in content_words(query, extra_stop=QUESTION_WORDS) if not w.isdigit()}
 
 class RelevanceJudge:
     """Scores how well a set of hits matches a query; ``threshold`` splits on-topic from off-topic."""
@@ -83,14 +67,12 @@ class RelevanceJudge:
     @staticmethod
     def coverage(query: str, hits: Sequence[Hit]) -> float:
         """Share of the query's content words found in the top hits' names and texts."""
-        words = content_words(query)
-        if not words:
+        wanted = question_stems(query)
+        if not wanted:
             return 0.0
-        text = " ".join(f"{h.name} {h.text}" for h in hits[:TOP_N]).lower()
-        stems = {_stem(w) for w in _WORD.findall(text)}
-        prefixes = {s[:5] for s in stems}
-        found = sum(1 for w in words if _stem(w) in stems or _stem(w)[:5] in prefixes)
-        return found / len(words)
+        text = " ".join(f"{h.name} {h.text}" for h in hits[:TOP_N])
+        have = {stem(w) for w in words(text)}
+        return len(wanted & have) / len(wanted)
 
     def relevance(self, query: str, hits: Sequence[Hit]) -> float:
         """The combined score compared against ``threshold``."""

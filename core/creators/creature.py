@@ -19,6 +19,7 @@ from gmprep.core.creators.models import (
     Strike,
     SuggestedAbility,
 )
+from gmprep.kg.models import where_cited
 
 # role -> field -> column (the field's table is in _FIELD_TABLE)
 ROLES: dict[str, dict[str, str]] = {
@@ -177,7 +178,7 @@ def render_statblock_markdown(sb: Statblock) -> str:
     if sb.abilities:
         lines += ["", "Suggested abilities (from Monster Core creatures of this level):"]
         for ab in sb.abilities:
-            where = f"{ab.source_name}, {ab.book}" + (f" p. {ab.page}" if ab.page else "")
+            where = f"{ab.source_name}, {where_cited(ab.book, ab.page)}"
             lines.append(f"- **{ab.name}** ({where}) {ab.text}")
     lines += ["", "Numbers: " + "; ".join(c.label() for c in sb.citations)]
     return "\n".join(lines) + "\n"

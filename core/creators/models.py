@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from gmprep.kg.models import where_cited
+
 Threat = Literal["trivial", "low", "moderate", "severe", "extreme"]
 THREATS: tuple[Threat, ...] = ("trivial", "low", "moderate", "severe", "extreme")
 Adjustment = Literal["elite", "weak"]
@@ -21,9 +23,8 @@ class Citation(BaseModel):
     page: str | None = None
 
     def label(self) -> str:
-        if not self.page:
-            return f"{self.name} ({self.book})"
-        return f"{self.name} ({self.book}, {'pp.' if '-' in self.page else 'p.'} {self.page})"
+        """``Name (Book, p. N)``; the page format is ``kg.models.where_cited``'s."""
+        return f"{self.name} ({where_cited(self.book, self.page)})"
 
 
 class UnknownCreature(BaseModel):

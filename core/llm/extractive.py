@@ -34,20 +34,13 @@ def followup_query(question: str, history: list[ChatTurn]) -> str:
     return f"{previous[-1]} {question}" if previous else question
 
 
-def _where(hit: Hit) -> str:
-    where = hit.book or (hit.origin.split(":", 1)[-1] if hit.origin.startswith("notes:") else "")
-    if hit.page:
-        where += f", p. {hit.page}"
-    return where
-
-
 def render_quotes(hits: list[Hit], query: str) -> str:
     """Markdown: each passage's name, type, book and id, then the part of its text about ``query``."""
     parts = ["From the books (the closest passages, quoted):"]
     for i, hit in enumerate(hits):
         quote = focused_excerpt(hit.text, query, FIRST_CHARS if i == 0 else OTHER_CHARS)
         quote = "\n> ".join(quote.splitlines())
-        parts.append(f"**{hit.name}** ({hit.type}; {_where(hit)}) [{hit.source_id}]\n> {quote}")
+        parts.append(f"**{hit.name}** ({hit.type}; {Citation.from_hit(hit).where()}) [{hit.source_id}]\n> {quote}")
     return "\n\n".join(parts)
 
 

@@ -152,8 +152,7 @@ def run_ask(args: argparse.Namespace) -> int:
     if answer.citations:
         print("\nSources:")
         for i, c in enumerate(answer.citations, 1):
-            where = (c.book or "no book") + (f", p. {c.page}" if c.page else "")
-            print(f"  [{i}] {c.name} ({c.type}; {where}) [{c.source_id}]")
+            print(f"  [{i}] {c.name} ({c.type}; {c.where()}) [{c.source_id}]")
     saved_note = ""
     if ex is not None and convs is not None:
         traces = TraceStore(convs.db_path)

@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_train(args: argparse.Namespace) -> int:
     """Generate pairs from the store's corpus entries, train, save; prints where the model went."""
     from gmprep.kg.reranker import bundled_model_dir
-    from gmprep.kg.reranker_train import TrainConfig, train_reranker
     from gmprep.kg.store import Store
+    from gmprep.training.trainer import TrainConfig, train_reranker
 
     settings = settings_from_args(args)
     if args.pairs < 4 or args.epochs < 1:

@@ -17,25 +17,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from gmprep.common.errors import GmprepError
+from gmprep.evals.questions import Question, load_questions
 
 K = 5
 # kinds whose questions the books cannot answer: "unanswerable" (dev / held-out sets) and "not_in_corpus"
 # (bench/data/not-in-corpus.jsonl: PF2e rules whose text the bundled corpus lacks)
 UNANSWERABLE_KINDS = ("unanswerable", "not_in_corpus")
-
-
-class Question(BaseModel):
-    """One labelled question (``questions-dev.jsonl`` format)."""
-
-    id: str
-    kind: str
-    question: str
-    history: list[dict] = Field(default_factory=list)
-    gold: list[str] = Field(default_factory=list)
-    gold_mode: str = "any"
 
 
 class QuestionResult(BaseModel):
@@ -53,20 +43,6 @@ class QuestionResult(BaseModel):
     tokens_out: int
     tokens_cached: int = 0  # prompt tokens the backend reused from its prefix cache
     standalone: str = ""
-
-
-def load_questions(path: Path, kinds: list[str] | None = None, limit: int | None = None,
-                   sample: int | None = None) -> list[Question]:
-    """Questions from a JSONL file, filtered by kind, then evenly sampled and/or cut to ``limit``."""
-    if not path.is_file():
-        raise GmprepError(f"questions file not found: {path}")
-    qs = [Question.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if kinds:
-        qs = [q for q in qs if q.kind in kinds]
-    if sample and sample < len(qs):
-        # evenly spaced: the file is grouped by kind, so every kind keeps its share
-        qs = [qs[int(i * len(qs) / sample)] for i in range(sample)]
-    return qs[:limit] if limit else qs
 
 
 def recall_hit(ranked: list[str], gold: list[str], mode: str, k: int = K) -> float:

@@ -29,27 +29,10 @@ from pydantic import BaseModel, Field
 from gmprep.commands import settings_from_args
 from gmprep.common.errors import GmprepError
 from gmprep.common.settings import SearchSettings
+from gmprep.evals.questions import Question, load_questions
 
 KS = (1, 5, 10)
 DENSE_CACHE = "dense_plain_baseline.npz"
-
-
-class Question(BaseModel):
-    """One labelled question (format of the eval README)."""
-
-    id: str
-    kind: str
-    question: str
-    history: list[dict] = Field(default_factory=list)
-    gold: list[str] = Field(default_factory=list)
-    gold_mode: str = "any"
-
-    def search_text(self) -> str:
-        """What is searched: the question, after its history for follow-ups."""
-        if not self.history:
-            return self.question
-        turns = [str(t.get("content", "")) for t in self.history]
-        return "\n".join([*turns, self.question])
 
 
 class KindMetrics(BaseModel):
@@ -67,22 +50,6 @@ class SystemMetrics(KindMetrics):
 
     by_kind: dict[str, KindMetrics] = Field(default_factory=dict)
     latency_ms: dict[str, float] = Field(default_factory=dict)
-
-
-def load_questions(path: Path, limit: int | None = None) -> list[Question]:
-    """Questions from a JSON Lines file; a malformed line is an error naming the line."""
-    if not path.is_file():
-        raise GmprepError(f"questions file {path} not found")
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(Question.model_validate_json(line))
-            except ValueError as exc:
-                raise GmprepError(f"{path}:{lineno}: not a question line ({exc})") from exc
-    return out[:limit] if limit else out
 
 
 def rank_of_hit(gold: list[str], ranked: list[str], mode: str, k: int) -> int | None:
@@ -183,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.search:
         settings = settings.merged({"search": _overrides(args.search)})
-    questions = load_questions(args.questions, args.limit)
+    questions = load_questions(args.questions, limit=args.limit)
     if not questions:
         raise GmprepError(f"no questions in {args.questions}")
     with Store.open(settings.store_dir, create=False) as store:

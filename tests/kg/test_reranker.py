@@ -11,7 +11,7 @@ import pytest
 from gmprep.cli import main
 from gmprep.common.errors import GmprepError
 from gmprep.kg.reranker import Reranker, bundled_model_dir, rerank_passage
-from gmprep.kg.reranker_train import generate_queries
+from gmprep.training.queries import generate_queries
 
 
 @pytest.fixture(scope="module")

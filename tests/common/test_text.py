@@ -1,0 +1,63 @@
+"""The one tokeniser and the one passage picker (``common.text``): what counts as a word, which
+words carry meaning, when two words match, and which paragraphs of a long entry a query keeps."""
+
+from __future__ import annotations
+
+from gmprep.common.text import (
+    QUESTION_WORDS,
+    STOP_WORDS,
+    content_stems,
+    content_words,
+    cut_words,
+    pick_paragraphs,
+    stem,
+    words,
+)
+
+
+def test_words_are_lowercased_runs_of_letters_and_digits_with_inner_apostrophes():
+    assert words("What's the AC of a Goblin-Warrior, level 3?") == [
+        "what's", "the", "ac", "of", "a", "goblin", "warrior", "level", "3"]
+    assert words("the dragon\u2019s breath") == ["the", "dragon's", "breath"]  # typographic apostrophe
+    assert words("") == []
+
+
+def test_content_words_drop_stop_words_short_words_and_possessives_but_keep_numbers():
+    assert content_words("What happens to the dragon's AC when it is frightened 2?") == [
+        "happens", "dragon", "frightened", "2"]
+    assert content_words("ac of an ogre", min_len=2) == ["ac", "ogre"]
+    assert content_words("how does trip work exactly", extra_stop=QUESTION_WORDS) == ["trip"]
+    assert not STOP_WORDS & QUESTION_WORDS  # two named lists, no word in both
+
+
+def test_stems_join_the_inflections_of_one_word():
+    assert {stem(w) for w in ("trip", "trips", "tripped", "tripping")} == {"trip"}
+    assert stem("critically") == stem("critical")
+    assert stem("poisoned") == stem("poison")
+    assert stem("grabbed") == "grab"
+    # degree-of-success words: Snowball keeps succeed/success apart, the 5-letter key joins them
+    assert stem("succeeds") == stem("success") == stem("succeed")
+    assert content_stems("Tripped creatures fall prone") == content_stems("a creature trips and falls PRONE")
+
+
+def test_picker_keeps_the_opening_and_the_paragraph_the_query_asks_about():
+    paras = [
+        "Dragon Turtle: a huge aquatic dragon.",
+        "Perception +20; darkvision, scent (imprecise) 30 feet",
+        "Bite Jaws +25 to hit, 3d10+12 piercing damage",
+        "Capsize The dragon turtle tries to capsize a boat or ship it is adjacent to.",
+        "Breath Weapon A cone of scalding steam.",
+    ]
+    keep = pick_paragraphs(paras, "how does it capsize a ship", budget=140)
+    assert keep[:2] == [0, 3]  # the opening, then the best match first
+    assert 1 not in keep  # shares nothing with the query and the budget was half used
+    # no query words: the opening, then paragraphs in text order while the budget lasts
+    assert pick_paragraphs(paras, "", budget=90) == [0, 1]  # ties: text order
+    assert pick_paragraphs(paras, "", budget=130) == [0, 1, 2]
+    assert pick_paragraphs([], "anything", budget=100) == []
+
+
+def test_cut_words_cuts_on_a_word_boundary_and_marks_the_cut():
+    assert cut_words("short text", 40) == "short text"
+    assert cut_words("one two three four five six", 17) == "one two three ..."  # 17 chars exactly
+    assert cut_words("one two three four five six", 16) == "one two ..."

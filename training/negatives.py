@@ -1,0 +1,107 @@
+"""Hard negatives for the generated queries: BM25 and dense neighbours that would not also answer.
+
+Negatives for a query are its BM25 and dense neighbours in the store, interleaved, minus entries that
+would be false negatives (the positive, entries sharing its base name, entries containing the masked
+sentence, entries the generator knows also answer), plus some drawn at random so easy cases are seen
+too. ``sentence_transformers.util.mine_hard_negatives`` was considered and not used: it mines by one
+embedding model over a fixed passage text only (no BM25 side, which finds the lexical near-misses a
+reranker has to learn), and its false-negative guards are score margins, not the corpus knowledge
+above (a "Glue Bomb (Lesser)" query must not take "Glue Bomb (Greater)" as a negative).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from pydantic import Field
+
+from gmprep.common.errors import GmprepError
+from gmprep.common.text import clean_markdown
+from gmprep.kg.models import Node
+from gmprep.training.queries import TrainQuery, generate_queries
+
+
+class TrainGroup(TrainQuery):
+    """A query with its positive and mined negatives (node ids)."""
+
+    negatives: list[str] = Field(default_factory=list)
+
+
+def _base_name(name: str) -> str:
+    return name.split(" (")[0].strip().lower()
+
+
+def _fair_negative(node: Node | None, q: TrainQuery, pos_base: str) -> bool:
+    """False for the positive itself and for entries that would also answer the query."""
+    if node is None or node.node_id == q.positive or _base_name(node.name) == pos_base:
+        return False
+    if node.node_id in q.also_relevant:
+        return False
+    return not (q.masked_sentence and q.masked_sentence in clean_markdown(node.text))
+
+
+def mine_negatives(
+    queries: Sequence[TrainQuery],
+    nodes: dict[str, Node],
+    bm25: Callable[[str, int], list[tuple[str, float]]],
+    dense: Callable[[list[str], int], list[list[tuple[str, float]]]] | None,
+    n_negatives: int = 3,
+    seed: int = 13,
+    depth: int = 12,
+    progress: bool = True,
+) -> list[TrainGroup]:
+    """Attach ``n_negatives`` hard negatives to each query: BM25 and dense neighbours that are not the
+    positive, do not share its base name and do not contain its masked sentence; one is random."""
+    from tqdm import tqdm
+
+    rng = random.Random(seed + 1)
+    ids = sorted(nodes)
+    dense_hits: list[list[tuple[str, float]]] = [[] for _ in queries]
+    if dense is not None:
+        dense_hits = dense([q.query for q in queries], depth)
+    groups = []
+    for q, dh in tqdm(list(zip(queries, dense_hits, strict=True)), desc="mine negatives", unit=" query", disable=not progress):
+        pos = nodes[q.positive]
+        pos_base = _base_name(pos.name)
+        cands: list[str] = []
+        lexical = [nid for nid, _ in bm25(q.query, depth)]
+        semantic = [nid for nid, _ in dh]
+        for pair in zip(lexical, semantic, strict=False):
+            cands.extend(pair)
+        cands.extend(lexical[len(semantic):] + semantic[len(lexical):])
+        hard = [c for c in dict.fromkeys(cands) if _fair_negative(nodes.get(c), q, pos_base)]
+        picked = hard[: max(1, n_negatives - 1)]
+        # sample the rest from deeper in the hard list or at random, so easy cases are seen too
+        rest = hard[len(picked):]
+        while len(picked) < n_negatives:
+            if rest and rng.random() < 0.6:
+                picked.append(rest.pop(rng.randrange(len(rest))))
+            else:
+                nid = rng.choice(ids)
+                if _fair_negative(nodes.get(nid), q, pos_base) and nid not in picked:
+                    picked.append(nid)
+        groups.append(TrainGroup(**q.model_dump(), negatives=picked))
+    return groups
+
+
+def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bool = True) -> tuple[list[TrainGroup], dict[str, Node]]:
+    """Generate queries from the store's corpus entries and mine their negatives with the store's
+    BM25 and vectors (the vectors only when the store has them)."""
+    nodes = {n.node_id: n for n in store.iter_nodes(kinds=("entry",), origin_prefix="corpus:")}
+    if not nodes:
+        raise GmprepError(f"the store in {store.root} holds no corpus entries: run `gmprep index build` first")
+    n_queries = max(1, pairs // (1 + negatives))
+    queries = generate_queries(list(nodes.values()), n_queries, seed)
+    dense = None
+    if store.has_embeddings():
+        from gmprep.kg.embedder import shared_embedder
+
+        embedder = shared_embedder()
+
+        def dense(texts: list[str], k: int) -> list[list[tuple[str, float]]]:
+            vecs = embedder.encode(texts, batch_size=128)
+            return [store.vector_search(v, k) for v in vecs]
+
+    groups = mine_negatives(queries, nodes, store.bm25, dense, negatives, seed, progress=progress)
+    return groups, nodes

