@@ -34,9 +34,12 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from gmprep.core.agents.relevance import _STOP, RelevanceJudge, _stem
+from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
+from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
+
+_STOP = STOP_WORDS | QUESTION_WORDS  # the relevance judge's word set (common.text)
 
 AnswerabilityOutcome = Literal["answer", "not_in_books", "not_in_corpus"]
 TOP_N = 5
@@ -192,8 +195,8 @@ def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: C
     words = tokens(question)
     content = [w for w in words if is_content(w)]
     hit_names = [" ".join(tokens(h.name)) for h in top]
-    name_stems = {_stem(w) for n in hit_names for w in n.split()}
-    name_cov = sum(_stem(w) in name_stems for w in content) / len(content) if content else 0.0
+    name_stems = {stem(w) for n in hit_names for w in n.split()}
+    name_cov = sum(stem(w) in name_stems for w in content) / len(content) if content else 0.0
 
     name_span = 0
     name_span_in_hits = 0.0

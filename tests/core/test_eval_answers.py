@@ -37,7 +37,7 @@ def test_eval_answers_extractive_json(store_dir, tmp_path, capsys):
     totals = json.loads(capsys.readouterr().out)
     assert totals["backend"] == "extractive" and totals["n"] == 3
     assert totals["answerable"]["n"] == 2 and totals["answerable"]["citation_recall_at_5"] == 1.0
-    assert totals["unanswerable"] == {"n": 1, "declined": 1.0}
+    assert totals["unanswerable"] == {"n": 1, "declined": 1.0, "not_in_corpus": 0.0}  # declined as not in the books
     assert set(totals["by_kind"]) == {"lookup", "followup", "unanswerable"}
     assert {"p50", "p95"} <= set(totals["latency_ms"])
     rows = [json.loads(line) for line in out.read_text().splitlines()]

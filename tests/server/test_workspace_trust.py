@@ -62,7 +62,8 @@ def _campaign(root: Path, url: str, evil_store: Path) -> None:
     )
 
 
-async def _ask_in(root: Path, store: Path, config_home: Path) -> tuple[dict, LanguageClient]:
+async def _ask_in(root: Path, store: Path, config_home: Path,
+                 question: str = "What does the frightened condition do?") -> tuple[dict, LanguageClient]:
     env = {**os.environ, "XDG_CONFIG_HOME": str(config_home)}
     client = await ClientServerConfig(server_command=SERVER_CMD, client_factory=make_client, server_env=env).start()
     await client.initialize_session(
@@ -74,7 +75,7 @@ async def _ask_in(root: Path, store: Path, config_home: Path) -> tuple[dict, Lan
     )
     await wait_status(client, "ready")
     uri = (root / "session.md").as_uri()
-    result = await call(client, "gmprep/ask", {"question": "What does the frightened condition do?", "uri": uri})
+    result = await call(client, "gmprep/ask", {"question": question, "uri": uri})
     return result, client
 
 
@@ -106,7 +107,9 @@ async def test_a_workspace_the_user_trusts_may_choose_the_backend(store_dir: Pat
     config = tmp_path / "config" / "gmprep"
     config.mkdir(parents=True)
     (config / "config.toml").write_text(f'trusted_workspaces = ["{root}"]\n', encoding="utf-8")
-    result, client = await _ask_in(root, store, tmp_path / "config")
+    # the campaign file limits answers to GM Core (a safe key), so ask about a GM Core entry: a question
+    # those books do not answer is declined before any model call
+    result, client = await _ask_in(root, store, tmp_path / "config", "What does a fear gem do?")
     try:
         assert any(r.startswith("POST /v1/chat/completions") for r in listener.requests), listener.requests
         assert not [m for m in client.messages if "ignored" in m.message]
