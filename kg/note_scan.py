@@ -27,7 +27,14 @@ from dataclasses import dataclass
 from gmprep.common.errors import GmprepError
 from gmprep.common.settings import HoverSettings
 from gmprep.kg.names import Match, Mention, NameIndex, _at_sentence_start, name_key
-from gmprep.kg.prose import ChunkProse, Region, front_matter_end, parse_chunk, reference_labels, split_chunks
+from gmprep.kg.prose import (
+    ChunkProse,
+    Region,
+    front_matter_end,
+    parse_chunk,
+    reference_labels,
+    split_chunks,
+)
 
 log = logging.getLogger(__name__)
 
@@ -264,13 +271,3 @@ def lsp_position(text: str, line_starts: list[int], offset: int) -> tuple[int, i
     """0-based (line, UTF-16 character) of a character offset, as LSP counts them."""
     line = bisect.bisect_right(line_starts, offset) - 1
     return line, utf16_len(text[line_starts[line]:offset])
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets where each line starts (after ``\\n``; a ``\\r`` stays at its line's end)."""
-    starts = [0]
-    pos = text.find("\n")
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts

@@ -170,7 +170,7 @@ def parse_chunk(chunk: str, refs: tuple[str, ...] = (), front_matter: bool = Fal
         return ChunkProse(text=_mask_all(chunk))
     keep = bytearray(len(chunk))  # 1 where the source character stays visible
     out = ChunkProse(text="")
-    line_starts = _line_starts(chunk)
+    starts = line_starts(chunk)
     env = {"references": {r: {"href": "#", "title": ""} for r in refs}}
     try:
         tokens = _MD.parse(chunk, env)
@@ -200,11 +200,11 @@ def parse_chunk(chunk: str, refs: tuple[str, ...] = (), front_matter: bool = Fal
         elif t in ("td_close", "th_close"):
             in_cell = False
         elif t == "html_block" and tok.map:
-            a = line_starts[tok.map[0]]
-            for m in _DIRECTIVE.finditer(chunk, a, _line_end(chunk, line_starts, tok.map[1] - 1)):
+            a = starts[tok.map[0]]
+            for m in _DIRECTIVE.finditer(chunk, a, _line_end(chunk, starts, tok.map[1] - 1)):
                 out.directives.append((m.start(), m.group(1)))  # type: ignore[arg-type]
         elif t == "inline" and tok.map:
-            region = _inline(chunk, line_starts, tok, keep, out, in_cell, row_cursor)
+            region = _inline(chunk, starts, tok, keep, out, in_cell, row_cursor)
             if region is not None:
                 a, b = region
                 out.regions.append(Region(
@@ -242,7 +242,8 @@ def _mask_all(chunk: str) -> str:
     return re.sub(r"[^\r\n]", MASK, chunk)
 
 
-def _line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts (after ``\\n``; a ``\\r`` stays at its line's end)."""
     starts = [0]
     pos = text.find("\n")
     while pos != -1:

@@ -223,3 +223,11 @@ def scan(uri: str, version: int | None, text: str, names: NameIndex | None, scan
         return DocumentMentions(uri, version, text, [], skipped="the rules index is still loading")
     result = (scanner or NoteScanner(names, None, load_scorer())).scan(text)
     return DocumentMentions(uri, version, text, result.mentions, skipped=result.skipped)
+
+
+def diagnostic_data(d: lsp.Diagnostic) -> dict | None:
+    """A diagnostic's ``data`` as a dict (clients send it back as JSON; pygls may hand a namedtuple)."""
+    if isinstance(d.data, dict):
+        return d.data
+    asdict = getattr(d.data, "_asdict", None)
+    return asdict() if asdict is not None else None

@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 from gmprep.core.creators.models import EncounterReport
 from gmprep.kg.models import where_cited
 from gmprep.server.creators import NoteAnalysis
-from gmprep.server.documents import DocumentMentions, utf16_len
+from gmprep.server.documents import DocumentMentions, diagnostic_data, utf16_len
 
 SOURCE = "gmprep"
 UNKNOWN_CODE = "encounter-unknown-creature"
@@ -162,7 +162,7 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
     doc = note.doc
     out: list[lsp.CodeAction] = []
     for d in params.context.diagnostics if params.context else []:
-        data = _data(d)
+        data = diagnostic_data(d)
         if d.code != UNKNOWN_CODE or not data:
             continue
         for i, name in enumerate(list(data.get("suggestions") or [])[:3]):
@@ -172,10 +172,3 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
             ))
     return out
 
-
-def _data(d: lsp.Diagnostic) -> dict | None:
-    """A diagnostic's ``data`` as a dict (clients send it back as JSON; pygls may hand a namedtuple)."""
-    if isinstance(d.data, dict):
-        return d.data
-    asdict = getattr(d.data, "_asdict", None)
-    return asdict() if asdict is not None else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from gmprep.server.creators import NoteAnalysis
+from gmprep.server.documents import diagnostic_data
 
 SOURCE = "gmprep"
 STAT_CODE = "statblock-number"
@@ -40,7 +41,7 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
     doc = note.doc
     out: list[lsp.CodeAction] = []
     for d in params.context.diagnostics if params.context else []:
-        data = _data(d)
+        data = diagnostic_data(d)
         if d.code != STAT_CODE or not data or "fix" not in data:
             continue
         a, b = doc.offset(d.range.start), doc.offset(d.range.end)
@@ -54,10 +55,3 @@ def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.Co
         ))
     return out
 
-
-def _data(d: lsp.Diagnostic) -> dict | None:
-    """A diagnostic's ``data`` as a dict (clients send it back as JSON; pygls may hand a namedtuple)."""
-    if isinstance(d.data, dict):
-        return d.data
-    asdict = getattr(d.data, "_asdict", None)
-    return asdict() if asdict is not None else None

@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from gmprep.kg.store import Store
 
 
+def print_report(report, *, as_json: bool) -> bool:
+    """A build report: the whole JSON (True: nothing more to print) or its notes, one line each."""
+    if as_json:
+        print(report.model_dump_json(indent=2))
+        return True
+    for msg in report.messages:
+        print(f"note: {msg}")
+    return False
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings for a CLI run, through the server's ``resolve_settings``: the user config file, the
     current folder's TOML (``gmprep.toml``, ``[tool.gmprep]`` in ``pyproject.toml``, under the same

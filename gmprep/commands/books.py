@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from gmprep.commands import settings_from_args
+from gmprep.commands import print_report, settings_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,11 +42,8 @@ def run_add(args: argparse.Namespace) -> int:
 
     report = add_book(settings_from_args(args), args.path, title=args.title, name=args.name,
                       progress=not args.json, embed=not args.no_embed)
-    if args.json:
-        print(report.model_dump_json(indent=2))
+    if print_report(report, as_json=args.json):
         return 0
-    for msg in report.messages:
-        print(f"note: {msg}")
     print(
         f"added {report.title!r} as {report.name}: {report.pages} pages, {report.nodes - 1} sections, "
         f"{report.matched} matched to bundled entries ({report.paged} took their page), "

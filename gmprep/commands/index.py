@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from gmprep.commands import settings_from_args
+from gmprep.commands import print_report, settings_from_args
 from gmprep.common.errors import GmprepError, StoreError
 
 
@@ -32,11 +32,8 @@ def run_build(args: argparse.Namespace) -> int:
     if args.notes is not None and not args.notes.is_dir():
         raise GmprepError(f"notes folder {args.notes} does not exist")
     report = build_index(settings, notes_dir=args.notes, progress=not args.json, embed=not args.no_embed)
-    if args.json:
-        print(report.model_dump_json(indent=2))
+    if print_report(report, as_json=args.json):
         return 0
-    for msg in report.messages:
-        print(f"note: {msg}")
     print(
         f"index ready in {report.store_dir}: {report.entries} entries, {report.nodes_embedded} nodes embedded, "
         f"{len(report.notes_indexed)} notes indexed, {len(report.notes_removed)} removed ({report.seconds}s)"

@@ -39,7 +39,8 @@ def _files(paths: list[Path]) -> list[Path]:
 
 def file_mentions(scanner, path: Path, text: str) -> list[dict]:
     """The mentions of one note as LSP-positioned records."""
-    from gmprep.kg.note_scan import line_starts, lsp_position
+    from gmprep.kg.note_scan import lsp_position
+    from gmprep.kg.prose import line_starts
 
     starts = line_starts(text)
     out = []

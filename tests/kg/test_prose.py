@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from gmprep.ingest.corpus import load_corpus
 from gmprep.kg.names import NameIndex
-from gmprep.kg.note_scan import NoteScanner, line_starts, lsp_position
-from gmprep.kg.prose import MASK, front_matter_end, parse_chunk, split_chunks
+from gmprep.kg.note_scan import NoteScanner, lsp_position
+from gmprep.kg.prose import MASK, front_matter_end, line_starts, parse_chunk, split_chunks
 
 
 @pytest.fixture(scope="module")
