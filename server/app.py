@@ -500,7 +500,7 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
         for uri in list(ls.workspace.text_documents):
             ls.publish(uri)
     if Path(ls.state.settings.store_dir) != Path(old.store_dir):
-        ls.state.close_store()
+        ls.state.retire_store()
         ls.state.set_status(state="empty", message="store folder changed", percentage=None)
         ls.start_index()
 

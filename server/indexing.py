@@ -76,7 +76,7 @@ class IndexRunner:
         from gmprep.ingest.pipeline import build_index
 
         state = self.state
-        state.close_store()
+        state.retire_store()
         state.set_status(state="building", message="building the rules index", percentage=0)
         progress = _Progress(self.server)
         progress.begin("gmprep: building the rules index")

@@ -188,8 +188,17 @@ class ServerState:
                 self._traces = TraceStore(self.conversations().db_path)
             return self._traces
 
+    def retire_store(self) -> None:
+        """Forget the store and searcher (before a rebuild, or when the store folder changes) without
+        closing them: a request still running (a cancelled ask finishing its search) keeps the old objects
+        until it ends, and garbage collection closes them then. Closing here pulled the database and the
+        memory-mapped vectors out from under such a thread ("closed database", or a SIGSEGV in usearch)."""
+        with self._lock:
+            self._store = None
+            self._searcher = None
+
     def close_store(self) -> None:
-        """Drop the store and searcher (before a rebuild replaces files, or on shutdown)."""
+        """Close the store and drop the searcher (on shutdown, when no request runs any more)."""
         with self._lock:
             if self._store is not None:
                 try:
