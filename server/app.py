@@ -108,10 +108,23 @@ class GmprepServer(LanguageServer):
             self._warm = True
             self.call_soon(self.warm_up)
             # the creature resolver (a second of name variants) is built off the event loop
-            threading.Thread(target=_guard(self.creators.resolver), name="gmprep-creatures", daemon=True).start()
+            threading.Thread(target=_guard(self._creatures_ready), name="gmprep-creatures", daemon=True).start()
         if status.state == "ready" and status.state != self._last_state:
             self.entries.start_background()
         self._last_state = status.state
+
+    def _creatures_ready(self) -> None:
+        """Build the creature resolver, then ask the editor to re-request inlay hints and code lenses:
+        a note opened while the rules were still loading shows "still loading" until it asks again."""
+        self.creators.resolver()
+        self.call_soon(self._refresh_creators)
+
+    def _refresh_creators(self) -> None:
+        ws = self.client_capabilities.workspace if self.client_capabilities else None
+        if ws and ws.inlay_hint and ws.inlay_hint.refresh_support:
+            self.workspace_inlay_hint_refresh(None)
+        if ws and ws.code_lens and ws.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
 
     def _report_error(self, message: str) -> None:
         """A background failure the user should see in the editor's gmprep log (from any thread)."""
