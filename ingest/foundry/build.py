@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 from gmprep.ingest.corpus import iter_records, slug
-from gmprep.ingest.foundry.convert import Converter
+from gmprep.ingest.foundry.convert import Converter, entry_slug
 from gmprep.ingest.foundry.enrich import looks_like_id
 
 log = logging.getLogger(__name__)
@@ -140,32 +140,30 @@ def build(
     known = {r["id"] for r in base_records}
     by_id = {doc.get("_id"): doc["name"] for docs in packs.values() for _, doc in docs if doc.get("_id")}
 
+    link_names: dict[str, str] = {}
+
     def resolve(pack: str, ref: str, label: str | None) -> tuple[str, str | None]:
         name = by_id.get(ref) or (label if looks_like_id(ref) else ref)
         name = name or ref
         etype = PACK_TYPES.get(pack)
         base_name = re.sub(r"\s+\d+$", "", name)  # "Frightened 1" links the Frightened entry
-        return name, f"pf2e:{etype}:{slug(base_name)}" if etype else None
+        if not etype:
+            return name, None
+        entry_id = f"pf2e:{etype}:{entry_slug(base_name)}"
+        link_names[entry_id] = base_name
+        return name, entry_id
 
     conv = Converter(resolve, lambda key: _lookup(lang, key))
     new: dict[str, dict] = {}
     for pack, docs in packs.items():
         for path, doc in docs:
             rel = path.relative_to(root.parent.parent if root.name == "pf2e" else root.parent).as_posix()
-            entry = conv.convert(doc, pack, {"repo": REPO, "commit": report.source_commit, "path": rel})
-            if entry is None:
-                continue
-            if not entry["text"].strip():
-                missing = ", ".join(entry["unresolved_links"]) or "no description"
-                report.messages.append(f"{rel}: skipped {entry['name']!r}, its text is empty ({missing})")
-                continue
-            if entry["id"] in new:
-                report.messages.append(f"{rel}: duplicate id {entry['id']}, kept the first")
-                continue
-            new[entry["id"]] = entry
+            for entry in conv.convert(doc, pack, {"repo": REPO, "commit": report.source_commit, "path": rel}):
+                _keep(entry, rel, new, report)
+
     known |= set(new)
     for entry in new.values():  # links to entries that do not exist become unresolved references
-        entry["unresolved_links"] += [x.split(":")[-1] for x in entry["links"] if x not in known]
+        entry["unresolved_links"] += [link_names.get(x, x) for x in entry["links"] if x not in known]
         entry["links"] = [x for x in entry["links"] if x in known and x != entry["id"]]
     report.kept = dict(Counter(e["type"] for e in new.values()))
 
@@ -185,12 +183,34 @@ def build(
         merged.append(new[entry_id])
         report.added += 1
     report.total = len(merged)
-    write_corpus(merged, out, {
-        "source": {"repo": REPO, "commit": report.source_commit, "packs": report.packs},
-        "base": base.name if base else None, "entries_from_packs": report.kept,
-    })
+    write_corpus(merged, out, _manifest(base, report))
     report.out = str(out)
     return report
+
+
+def _manifest(base: Path | None, report: BuildReport) -> dict:
+    """The base corpus's manifest (its sources) plus this build's source commit and packs."""
+    manifest: dict = {"sources": []}
+    if base and (base / "manifest.json").is_file():
+        try:
+            manifest = json.loads((base / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            report.messages.append(f"base manifest unreadable, starting a new one ({exc})")
+    this = {"repo": REPO, "commit": report.source_commit, "packs": report.packs, "entries": report.kept,
+            "what": "gmprep corpus build --from <packs>"}
+    manifest["sources"] = [s for s in manifest.get("sources", []) if s.get("packs") != report.packs] + [this]
+    return manifest
+
+
+def _keep(entry: dict, rel: str, new: dict[str, dict], report: BuildReport) -> None:
+    """Add a converted entry unless its text is empty (an unresolved ``@Localize``) or its id is taken."""
+    if not entry["text"].strip():
+        missing = ", ".join(entry["unresolved_links"]) or "no description"
+        report.messages.append(f"{rel}: skipped {entry['name']!r}, its text is empty ({missing})")
+    elif entry["id"] in new:
+        report.messages.append(f"{rel}: duplicate id {entry['id']}, kept the first")
+    else:
+        new[entry["id"]] = entry
 
 
 def _add_speed(rec: dict, fresh: dict, report: BuildReport) -> dict:

@@ -28,6 +28,11 @@ ATTRS = ("str", "dex", "con", "int", "wis", "cha")
 Localize = Callable[[str], "str | None"]
 
 
+def entry_slug(name: str) -> str:
+    """Id slug as the bundled corpus spells it: apostrophes dropped ("Patron's Puppet" -> patrons-puppet)."""
+    return slug(name.replace("'", "").replace("\u2019", ""))
+
+
 def publication(doc: dict) -> dict:
     """``system.publication`` (items) or ``system.details.publication`` (actors)."""
     system = doc.get("system") or {}
@@ -96,14 +101,20 @@ class Converter:
     def _enrich(self, src: str | None) -> Enriched:
         return enrich(src or "", self.resolve, self.localize)
 
-    def convert(self, doc: dict, pack: str, source: dict) -> dict | None:
-        """The corpus entry for ``doc`` from pack folder ``pack``, or None when it is not kept."""
+    def convert(self, doc: dict, pack: str, source: dict) -> list[dict]:
+        """The corpus entries for ``doc`` from pack folder ``pack`` (none when it is not kept; a class
+        feature shared by several classes, such as Magical Fortitude, gives one entry per class)."""
         if not in_core_books(doc):
-            return None
+            return []
         kind = doc.get("type")
         system = doc.get("system") or {}
         if kind == "feat" and system.get("category") == "classfeature":
-            return self._class_feature(doc, source)
+            traits = (system.get("traits") or {}).get("value") or []
+            return [self._class_feature(doc, source, cls) for cls in [t for t in traits if t in CLASSES] or [None]]
+        entry = self._convert_one(doc, pack, source, kind)
+        return [entry] if entry else []
+
+    def _convert_one(self, doc: dict, pack: str, source: dict, kind: str | None) -> dict | None:
         if kind == "action":
             return self._action(doc, pack, source)
         if kind == "weapon":
@@ -131,15 +142,14 @@ class Converter:
             "fields": {"foundry_id": doc.get("_id")}, "source": source,
         }
 
-    def _class_feature(self, doc: dict, source: dict) -> dict:
+    def _class_feature(self, doc: dict, source: dict, cls: str | None) -> dict:
         system = doc["system"]
         traits = list((system.get("traits") or {}).get("value") or [])
-        cls = next((t for t in traits if t in CLASSES), None)
         body = self._enrich((system.get("description") or {}).get("value"))
         class_name = cls.title() if cls else None
-        entry_id = f"pf2e:class-feature:{cls}--{slug(doc['name'])}" if cls else f"pf2e:class-feature:{slug(doc['name'])}"
+        entry_id = f"pf2e:class-feature:{cls}--{entry_slug(doc['name'])}" if cls else f"pf2e:class-feature:{entry_slug(doc['name'])}"
         entry = self._base(doc, "class-feature", entry_id, body, source)
-        entry["traits"] = [t for t in traits if t != cls]
+        entry["traits"] = [t for t in traits if t not in CLASSES]
         if class_name:
             entry["fields"]["class"] = class_name
             entry["section"] = ["Classes", class_name, doc["name"]]
@@ -151,7 +161,7 @@ class Converter:
     def _action(self, doc: dict, pack: str, source: dict) -> dict:
         system = doc["system"]
         body = self._enrich((system.get("description") or {}).get("value"))
-        entry = self._base(doc, "action", f"pf2e:action:{slug(doc['name'])}", body, source)
+        entry = self._base(doc, "action", f"pf2e:action:{entry_slug(doc['name'])}", body, source)
         cost = action_cost(system)
         if cost:
             entry["fields"]["cast"] = cost
@@ -180,7 +190,7 @@ class Converter:
             "hands": USAGE_HANDS.get(usage or ""), "range": system.get("range"),
             "reload": (system.get("reload") or {}).get("value"),
         }
-        entry = self._base(doc, "equipment", f"pf2e:equipment:{slug(doc['name'])}", body, source)
+        entry = self._base(doc, "equipment", f"pf2e:equipment:{entry_slug(doc['name'])}", body, source)
         traits = ", ".join(entry["traits"]) or "—"
         stat = [*self._equipment_head(system), f"**Damage** {damage or '—'}", f"**Hands** {fields['hands'] or '—'}"]
         if fields["range"]:
@@ -201,7 +211,7 @@ class Converter:
             "check_penalty": system.get("checkPenalty"), "speed_penalty": system.get("speedPenalty"),
             "strength": system.get("strength"), "category": system.get("category"), "group": system.get("group"),
         }
-        entry = self._base(doc, "equipment", f"pf2e:equipment:{slug(doc['name'])}", body, source)
+        entry = self._base(doc, "equipment", f"pf2e:equipment:{entry_slug(doc['name'])}", body, source)
         stat = [
             *self._equipment_head(system), f"**AC Bonus** {_signed(fields['ac_bonus'])}",
             f"**Dex Cap** {_signed(fields['dex_cap'])}", f"**Strength** {fields['strength'] or '—'}",
@@ -257,7 +267,7 @@ class Converter:
             for k, n in (("fortitude", "Fort"), ("reflex", "Ref"), ("will", "Will"))
         )
         size = SIZES.get(((system.get("traits") or {}).get("size") or {}).get("value", ""), "")
-        entry = self._base(doc, "creature", f"pf2e:creature:{slug(doc['name'])}", Enriched(""), source)
+        entry = self._base(doc, "creature", f"pf2e:creature:{entry_slug(doc['name'])}", Enriched(""), source)
         rarity = (system.get("traits") or {}).get("rarity") or "common"
         head = f"**Creature {entry['level']}** ({', '.join([rarity, size.lower(), *entry['traits']])})"
         lines = [head, f"**Perception** {_signed(perception.get('mod', 0))}" + (f"; {senses}" if senses else "")]
@@ -311,7 +321,7 @@ class Converter:
                 cost = action_cost(item["system"])
                 items.append(f"**{item['name']}**" + (f" {cost}" if cost else "") + f" {body.text}")
         body = Enriched(text="\n\n".join([text, *items]).strip())
-        entry = self._base(doc, "hazard", f"pf2e:hazard:{slug(doc['name'])}", body, source)
+        entry = self._base(doc, "hazard", f"pf2e:hazard:{entry_slug(doc['name'])}", body, source)
         attrs = system.get("attributes") or {}
         entry["fields"].update({
             "complex": bool(details.get("isComplex")), "ac": (attrs.get("ac") or {}).get("value"),

@@ -175,6 +175,8 @@ def enrich(
 
     def uuid(m: re.Match) -> str:
         pack, ref = uuid_target(m.group("uuid"))
+        if pack.endswith("-effects"):  # "Effect: Demonic Blood Magic": Foundry's automation, not rules text
+            return ""
         name, entry_id = resolve(pack, ref, m.group("label"))
         if entry_id:
             out.links.append(entry_id)

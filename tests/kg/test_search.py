@@ -40,6 +40,8 @@ def ids(hits):
         ("flat-footed", "pf2e:condition:off-guard"),  # legacy name
         ("magic missile", "pf2e:spell:force-barrage"),  # legacy spell name
         ("minor healing potion", "pf2e:equipment:healing-potion-minor"),  # reordered grade
+        ("Improved Grab", "pf2e:action:improved-grab"),  # Monster Core universal ability
+        ("swallow whole", "pf2e:action:swallow-whole"),
     ],
 )
 def test_exact_names_rank_first(searcher, query, expected):

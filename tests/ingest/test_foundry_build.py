@@ -1,0 +1,145 @@
+"""``gmprep corpus build`` on real foundryvtt/pf2e pack documents (tests/ingest/data/foundry, see its
+README for the commits), and the universal monster abilities of the bundled corpus."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from gmprep.cli import main
+from gmprep.ingest.corpus import corpus_dir, iter_records
+from gmprep.ingest.foundry.build import build
+from gmprep.ingest.foundry.enrich import check_text, damage_text, enrich, template_text
+
+PACKS = Path(__file__).parent / "data" / "foundry"
+
+
+def _entries(folder: Path) -> dict[str, dict]:
+    out = {}
+    for path in folder.glob("*.jsonl.gz"):
+        with gzip.open(path, "rt") as fh:
+            for line in fh:
+                rec = json.loads(line)
+                out[rec["id"]] = rec
+    return out
+
+
+def _no_links(pack, ref, label):
+    return label or ref, None
+
+
+def test_inline_rolls_checks_and_templates_read_as_the_book_prints_them():
+    assert damage_text("(1d8+1)[bludgeoning],1d6[acid]") == "1d8+1 bludgeoning plus 1d6 acid"
+    assert damage_text("3d4[persistent,acid]") == "3d4 persistent acid"
+    assert check_text("type:reflex|dc:20|basic:true") == "DC 20 basic Reflex save"
+    assert check_text("fortitude|dc:22") == "DC 22 Fortitude save"
+    assert check_text("type:flat|dc:5") == "DC 5 flat check"
+    assert template_text("type:burst|distance:10") == "10-foot burst"
+    src = ('<p>The creature takes a -10-foot penalty to Speed and @Damage[3d4[persistent,acid]] damage until it '
+           'ends the effects. The target can end the effects by '
+           '@UUID[Compendium.pf2e.actionspf2e.Item.SkZAQRkLLkmBQNB9]{Escaping} (DC 29) the sticky foam.</p>')
+    out = enrich(src, lambda pack, ref, label: (label, "pf2e:action:escape"))
+    assert out.text == ("The creature takes a -10-foot penalty to Speed and 3d4 persistent acid damage until it "
+                        "ends the effects. The target can end the effects by Escaping (DC 29) the sticky foam.")
+    assert out.links == ["pf2e:action:escape"]
+
+
+def test_localize_keys_are_read_from_the_language_file_and_enriched():
+    # PF2E.BattleForm.Note.Grab as in foundryvtt/pf2e static/lang/re-en.json (commit 00180db0)
+    lang = {"PF2E": {"BattleForm": {"Note": {"Grab": (
+        "You can spend an action immediately after a hit to "
+        "@UUID[Compendium.pf2e.bestiary-ability-glossary-srd.Item.Tkd8sH4pwFIPzqTr]{Grab} the target")}}}}
+
+    def localize(key):
+        node = lang
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node if isinstance(node, str) else None
+
+    out = enrich("<p>@Localize[PF2E.BattleForm.Note.Grab]</p>",
+                 lambda pack, ref, label: (label, f"pf2e:action:{label.lower()}"), localize)
+    assert out.text == "You can spend an action immediately after a hit to Grab the target"
+    assert out.links == ["pf2e:action:grab"]
+    missing = enrich("<p>@Localize[PF2E.NPC.Abilities.Glossary.ImprovedGrab]</p>", _no_links, localize)
+    assert missing.text == "" and missing.unresolved == ["localize:PF2E.NPC.Abilities.Glossary.ImprovedGrab"]
+
+
+def test_build_from_packs_alone(tmp_path):
+    report = build(PACKS, tmp_path / "out", base=None, commit="49c22915d11c182f2709eecc433406e304300afb")
+    got = _entries(tmp_path / "out")
+    # Evasion is a Guns & Gears document: dropped. Improved Grab's text lives in a language file not given.
+    assert set(got) == {"pf2e:class-feature:fighter--bravery", "pf2e:equipment:longsword",
+                        "pf2e:equipment:leather-armor", "pf2e:creature:eagle"}
+    assert any("Improved Grab" in m and "localize:PF2E.NPC.Abilities.Glossary.ImprovedGrab" in m for m in report.messages)
+    sword = got["pf2e:equipment:longsword"]
+    want = {"damage": "1d8 slashing", "damage_die": "d8", "group": "sword", "category": "martial", "hands": "1",
+            "item_type": "weapon"}
+    assert {k: sword["fields"].get(k) for k in want} == want
+    assert sword["text"].startswith("**Price** 1 gp; **Bulk** 1; **Damage** 1d8 slashing; **Hands** 1")
+    assert sword["traits"] == ["versatile-p"] and sword["book"] == "Pathfinder Player Core"
+    armor = got["pf2e:equipment:leather-armor"]["fields"]
+    assert (armor["ac_bonus"], armor["dex_cap"], armor["check_penalty"], armor["group"]) == (1, 4, -1, "leather")
+    eagle = got["pf2e:creature:eagle"]
+    assert eagle["fields"]["speed"] == "10 feet, fly 60 feet"
+    assert eagle["fields"]["speeds"] == {"land": 10, "fly": 60}
+    assert "**Speed** 10 feet, fly 60 feet" in eagle["text"] and eagle["level"] == -1
+    assert "**Eagle Dive** [two-actions] The eagle Flies up to double its fly Speed" in eagle["text"]
+    bravery = got["pf2e:class-feature:fighter--bravery"]
+    assert bravery["fields"]["class"] == "Fighter" and bravery["level"] == 3
+    assert "anytime you gain the Frightened condition, reduce its value by 1." in bravery["text"]
+    assert bravery["unresolved_links"] == ["Frightened"]  # no base corpus: nothing to link to
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["sources"] == [{
+        "repo": "foundryvtt/pf2e", "commit": "49c22915d11c182f2709eecc433406e304300afb",
+        "packs": {"bestiary-ability-glossary-srd": 1, "classfeatures": 2, "equipment": 2, "pathfinder-monster-core": 1},
+        "entries": {"class-feature": 1, "equipment": 2, "creature": 1}, "what": "gmprep corpus build --from <packs>"}]
+
+
+def test_build_merges_into_the_bundled_corpus_keeping_every_id(tmp_path):
+    report = build(PACKS, tmp_path / "out", base=corpus_dir(), commit="c0ffee")
+    got = _entries(tmp_path / "out")
+    before = {r["id"] for r in iter_records(corpus_dir(), [])}
+    assert before <= set(got)
+    assert report.speed_added == 1 and report.replaced == 3  # longsword, leather armor, bravery
+    eagle = got["pf2e:creature:eagle"]  # the vault's stat block stays, Speed joins it after HP
+    assert "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in eagle["text"]
+    assert eagle["source"][-1]["repo"] == "foundryvtt/pf2e"
+    assert got["pf2e:class-feature:fighter--bravery"]["links"] == ["pf2e:condition:frightened"]
+    sword = got["pf2e:equipment:longsword"]
+    assert sword["fields"]["usage"] == "held-in-one-hand" and sword["fields"]["damage_die"] == "d8"
+    sources = json.loads((tmp_path / "out" / "manifest.json").read_text())["sources"]
+    assert sources[0]["repo"] == "bobrien87/pathfinder-2e" and sources[-1]["commit"] == "c0ffee"
+
+
+def test_cli_rejects_a_missing_folder_in_one_line(capsys, tmp_path):
+    assert main(["corpus", "build", "--from", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("gmprep: error:")
+    (tmp_path / "empty").mkdir()
+    assert main(["corpus", "build", "--from", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 1
+    assert "no Foundry pack folders" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {r["id"]: r for r in iter_records(corpus_dir(), [])}
+
+
+@pytest.mark.parametrize("name", ["Grab", "Improved Grab", "Constrict", "Knockdown", "Push", "Swallow Whole",
+                                  "Trample", "Frightful Presence"])
+def test_universal_monster_abilities_are_entries(bundled, name):
+    rec = bundled[f"pf2e:action:{name.lower().replace(' ', '-')}"]
+    assert rec["book"] == "Pathfinder Monster Core"
+    assert rec["fields"]["category"] == "universal monster ability"
+    assert "monster" in rec["text"].lower() and "`" not in rec["text"] and "[[" not in rec["text"]
+
+
+def test_creatures_that_list_grab_link_to_it(bundled):
+    flytrap = bundled["pf2e:creature:snapping-flytrap"]
+    assert "pf2e:action:improved-grab" in flytrap["links"]
+    assert "Improved Grab" not in flytrap["unresolved_links"]
+    grab = bundled["pf2e:action:grab"]
+    assert "lists Grab in its damage entry" in grab["text"] and grab["fields"]["cast"] == "[one-action]"
