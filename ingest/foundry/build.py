@@ -97,7 +97,7 @@ def load_lang(folder: Path, extra: list[Path]) -> dict:
 
 
 def _lookup(lang: dict, key: str) -> str | None:
-    node = lang
+    node: object = lang
     for part in key.split("."):
         if not isinstance(node, dict) or part not in node:
             return None
