@@ -68,6 +68,7 @@ def vault_md(text: str, names: dict[str, str]) -> tuple[str, list[str]]:
     text = re.sub(r"@Damage\[((?:[^\[\]]|\[[^\[\]]*\])*)\]", lambda m: damage_text(m.group(1)), text)
     text = WIKI.sub(wiki, text)
     text = re.sub(r">\s*\[!\w+\][^\n]*", "", text)  # Foundry effect call-outs, not rules text
+    text = re.sub(r"\s*<br>\s*", "\n", text)  # a single break inside a paragraph (degrees of success)
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip(), list(dict.fromkeys(links))
 
