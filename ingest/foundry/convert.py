@@ -313,16 +313,31 @@ class Converter:
             (label, self._enrich(details.get(key)))
             for key, label in (("description", None), ("disable", "Disable"), ("routine", "Routine"), ("reset", "Reset"))
         ]
-        text = "\n\n".join(f"**{label}** {e.text}" if label else e.text for label, e in parts if e.text)
-        items = []
+        attrs = system.get("attributes") or {}
+        stealth = attrs.get("stealth") or {}
+        saves = system.get("saves") or {}
+        stats = [f"**Stealth** {_signed(stealth.get('value', 0))} {self._enrich(stealth.get('details')).text}".strip()]
+        stats.append(f"**AC** {(attrs.get('ac') or {}).get('value')}; " + ", ".join(
+            f"**{n}** {_signed((saves.get(k) or {}).get('value', 0))}"
+            for k, n in (("fortitude", "Fort"), ("reflex", "Ref"), ("will", "Will"))))
+        if attrs.get("hasHealth"):
+            immune = ", ".join(i.get("type", "").replace("-", " ") for i in attrs.get("immunities") or [])
+            stats.append(f"**Hardness** {attrs.get('hardness', 0)}, **HP** {(attrs.get('hp') or {}).get('max')}"
+                         + (f"; **Immunities** {immune}" if immune else ""))
+        text = "\n\n".join([*stats, *(f"**{label}** {e.text}" if label else e.text for label, e in parts if e.text)])
+        items, enriched = [], [e for _, e in parts]
         for item in sorted(doc.get("items") or [], key=lambda i: i.get("sort", 0)):
             if item.get("type") == "action":
                 body = self._enrich((item["system"].get("description") or {}).get("value"))
+                enriched.append(body)
                 cost = action_cost(item["system"])
                 items.append(f"**{item['name']}**" + (f" {cost}" if cost else "") + f" {body.text}")
-        body = Enriched(text="\n\n".join([text, *items]).strip())
+        body = Enriched(
+            text="\n\n".join([text, *items]).strip(),
+            links=list(dict.fromkeys(x for e in enriched for x in e.links)),
+            unresolved=list(dict.fromkeys(x for e in enriched for x in e.unresolved)),
+        )
         entry = self._base(doc, "hazard", f"pf2e:hazard:{entry_slug(doc['name'])}", body, source)
-        attrs = system.get("attributes") or {}
         entry["fields"].update({
             "complex": bool(details.get("isComplex")), "ac": (attrs.get("ac") or {}).get("value"),
             "hardness": attrs.get("hardness"), "hp": (attrs.get("hp") or {}).get("max"),

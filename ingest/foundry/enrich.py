@@ -87,18 +87,19 @@ def damage_text(body: str) -> str:
 
 
 def check_text(body: str) -> str:
-    """``type:reflex|dc:20|basic:true`` -> ``DC 20 basic Reflex save``."""
+    """``type:reflex|dc:20|basic:true`` -> ``DC 20 basic Reflex``, as Foundry prints an inline check: the
+    sentence around it says "save" or "check" itself ("a @Check[reflex|dc:17] save")."""
     first, p = _params(body)
     kind = (p.get("type") or first or "").lower()
     dc = p.get("dc", "")
     dc_txt = f"DC {dc} " if dc and re.fullmatch(r"\d+", dc) else ""
     basic = "basic " if p.get("basic") == "true" else ""
     if kind in _SAVES:
-        return f"{dc_txt}{basic}{_SAVES[kind]} save"
+        return f"{dc_txt}{basic}{_SAVES[kind]}"
     if kind == "flat":
         return f"{dc_txt}flat check"
     name = kind.replace("-", " ").title() if kind else "check"
-    return f"{dc_txt}{name} check".strip()
+    return f"{dc_txt}{name}".strip()
 
 
 def template_text(body: str) -> str:

@@ -34,8 +34,8 @@ def _no_links(pack, ref, label):
 def test_inline_rolls_checks_and_templates_read_as_the_book_prints_them():
     assert damage_text("(1d8+1)[bludgeoning],1d6[acid]") == "1d8+1 bludgeoning plus 1d6 acid"
     assert damage_text("3d4[persistent,acid]") == "3d4 persistent acid"
-    assert check_text("type:reflex|dc:20|basic:true") == "DC 20 basic Reflex save"
-    assert check_text("fortitude|dc:22") == "DC 22 Fortitude save"
+    assert check_text("type:reflex|dc:20|basic:true") == "DC 20 basic Reflex"  # the text goes on "save"
+    assert check_text("fortitude|dc:22") == "DC 22 Fortitude"
     assert check_text("type:flat|dc:5") == "DC 5 flat check"
     assert template_text("type:burst|distance:10") == "10-foot burst"
     src = ('<p>The creature takes a -10-foot penalty to Speed and @Damage[3d4[persistent,acid]] damage until it '
@@ -72,7 +72,17 @@ def test_build_from_packs_alone(tmp_path):
     got = _entries(tmp_path / "out")
     # Evasion is a Guns & Gears document: dropped. Improved Grab's text lives in a language file not given.
     assert set(got) == {"pf2e:class-feature:fighter--bravery", "pf2e:equipment:longsword",
-                        "pf2e:equipment:leather-armor", "pf2e:creature:eagle"}
+                        "pf2e:equipment:leather-armor", "pf2e:creature:eagle", "pf2e:hazard:slamming-door"}
+    door = got["pf2e:hazard:slamming-door"]
+    assert door["text"].startswith("**Stealth** +7 (trained)\n\n**AC** 16; **Fort** +10, **Ref** +2, **Will** +0\n\n"
+                                   "**Hardness** 5, **HP** 20; **Immunities** critical hits, precision\n\n"
+                                   "Pressure-sensitive panels in the floor")
+    assert "**Disable** DC 15 Thievery (trained) on the floor panels before the slab falls" in door["text"]
+    assert ("**Slam Shut** [reaction] **Trigger** Pressure is placed on any floor tile.\n\n**Effect** The door falls"
+            in door["text"])
+    assert "deals 3d8 bludgeoning damage" in door["text"] and "A creature that succeeds at a DC 17 Reflex save" in door["text"]
+    assert "requires a successful DC 25 Athletics check." in door["text"]
+    assert door["fields"]["hardness"] == 5 and door["book"] == "Pathfinder GM Core" and door["level"] == 1
     assert any("Improved Grab" in m and "localize:PF2E.NPC.Abilities.Glossary.ImprovedGrab" in m for m in report.messages)
     sword = got["pf2e:equipment:longsword"]
     want = {"damage": "1d8 slashing", "damage_die": "d8", "group": "sword", "category": "martial", "hands": "1",
@@ -94,8 +104,10 @@ def test_build_from_packs_alone(tmp_path):
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["sources"] == [{
         "repo": "foundryvtt/pf2e", "commit": "49c22915d11c182f2709eecc433406e304300afb",
-        "packs": {"bestiary-ability-glossary-srd": 1, "classfeatures": 2, "equipment": 2, "pathfinder-monster-core": 1},
-        "entries": {"class-feature": 1, "equipment": 2, "creature": 1}, "what": "gmprep corpus build --from <packs>"}]
+        "packs": {"bestiary-ability-glossary-srd": 1, "classfeatures": 2, "equipment": 2, "hazards": 1,
+                  "pathfinder-monster-core": 1},
+        "entries": {"class-feature": 1, "equipment": 2, "hazard": 1, "creature": 1},
+        "what": "gmprep corpus build --from <packs>"}]
 
 
 def test_build_merges_into_the_bundled_corpus_keeping_every_id(tmp_path):
@@ -103,7 +115,7 @@ def test_build_merges_into_the_bundled_corpus_keeping_every_id(tmp_path):
     got = _entries(tmp_path / "out")
     before = {r["id"] for r in iter_records(corpus_dir(), [])}
     assert before <= set(got)
-    assert report.speed_added == 1 and report.replaced == 3  # longsword, leather armor, bravery
+    assert report.speed_added == 1 and report.replaced == 4  # longsword, leather armor, bravery, slamming door
     eagle = got["pf2e:creature:eagle"]  # the vault's stat block stays, Speed joins it after HP
     assert "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in eagle["text"]
     assert eagle["source"][-1]["repo"] == "foundryvtt/pf2e"
