@@ -141,9 +141,12 @@ def main() -> int:
     records = [r for r in iter_records(args.corpus, errors)
                if (r.get("fields") or {}).get("category") != "universal monster ability"]
     ids = {r["id"] for r in records}
+    # A name a player's rule already carries (the Shield Block feat, the Reactive Strike action, the
+    # Telepathy spell) stays that rule's: a second entry would take its hovers and searches.
+    taken = ids | {f"pf2e:action:{slug(r['name'])}" for r in records if r["type"] in ("feat", "action", "spell")}
     abilities = derive(args.vault, records, commit or "unknown")
-    skipped = [a["name"] for a in abilities if a["id"] in ids]
-    abilities = [a for a in abilities if a["id"] not in ids]
+    skipped = [a["name"] for a in abilities if a["id"] in taken]
+    abilities = [a for a in abilities if a["id"] not in taken]
     by_slug = {slug(a["name"]): a["id"] for a in abilities}
     moved = 0
     for r in records:  # references that had no entry ("plus Grab") now link the ability
@@ -160,7 +163,7 @@ def main() -> int:
         "sources": [{"repo": REPO, "commit": commit, "what": "universal monster abilities (scripts/derive_monster_abilities.py)"}],
     })
     print(f"{len(abilities)} universal monster abilities; {moved} references now linked; "
-          f"skipped (an entry with that id exists): {', '.join(skipped) or 'none'}", file=sys.stderr)
+          f"skipped (a feat, action or spell has that name): {', '.join(skipped) or 'none'}", file=sys.stderr)
     return 0
 
 
