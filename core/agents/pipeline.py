@@ -42,6 +42,33 @@ PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer 
 # near 350 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU)
 PASSAGE_CHARS = (520, 360, 260, 180, 160)
 NOT_FOUND = "The passages do not answer this."
+# A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
+# then the same sentence again until max_tokens); four sentences hold the answers of the dev set
+MAX_SENTENCES = 4
+_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
+
+
+class SentenceCap:
+    """Says when a streamed answer should stop: ``MAX_SENTENCES`` sentences, or a sentence repeated."""
+
+    def __init__(self, limit: int = MAX_SENTENCES):
+        self.limit = limit
+        self.text = ""
+        self.reason = ""
+
+    def add(self, piece: str) -> bool:
+        """Add a piece; True once the answer is long enough (``reason`` says why)."""
+        self.text += piece
+        ends = list(_SENTENCE_END.finditer(self.text + " "))
+        sentences, start = [], 0
+        for m in ends:
+            sentences.append(" ".join(self.text[start:m.end()].split()).lower())
+            start = m.end()
+        if len(sentences) >= 2 and sentences[-1] in sentences[:-1]:
+            self.reason = "a sentence repeated"
+        elif len(sentences) >= self.limit:
+            self.reason = f"{self.limit} sentences"
+        return bool(self.reason)
 HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
 # words that point back into the conversation: a rewrite that still contains them did not stand alone
 _ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|he|she|him|her|one|ones|instead|"
@@ -82,6 +109,12 @@ def merge_ranked(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
             if len(out) >= k:
                 return list(out.values())
     return list(out.values())
+
+
+async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
+    """Set ``target`` once ``source`` is set."""
+    await source.wait()
+    target.set()
 
 
 class AgentPipeline:
@@ -248,11 +281,32 @@ class AgentPipeline:
         if not hits:
             return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question), on)
         on.sources(shown)
+        enough = asyncio.Event()  # set by the user's cancel or by the sentence cap
+        relay = asyncio.ensure_future(_relay(cancel, enough)) if cancel is not None else None
+        cap = SentenceCap()
+        said: list[str] = []
+
+        def on_token(piece: str) -> None:
+            if enough.is_set():
+                return  # pieces still queued after the stop
+            said.append(piece)
+            on.delta(piece)
+            if cap.add(piece):
+                enough.set()
+
         try:
             text, steps = await self.answer_step.run(
                 self.llm, {"question": question, "passages": render_passages(hits, question)},
-                on_token=on.delta, cancel=cancel)
+                on_token=on_token, cancel=enough)
             trace.extend(steps)
+        except StepCancelled as exc:
+            if not cap.reason:
+                raise  # the user cancelled
+            text = "".join(said)
+            for step in exc.trace:
+                step.status, step.output = "ok", text
+            trace.extend(exc.trace)
+            trace.append(TraceStep(name="stop", output={"reason": cap.reason}))
         except StepFailed as exc:
             trace.extend(exc.trace)
             from gmprep.core.llm.extractive import render_quotes
@@ -260,6 +314,9 @@ class AgentPipeline:
             text = f"The local model failed ({exc}); the closest passages:\n\n{render_quotes(hits, question)}"
             on.delta(text)
             return Answer(text=text, outcome="model_error", citations=shown, steps=trace, question=question)
+        finally:
+            if relay is not None:
+                relay.cancel()
         used = cited_ids(text, shown)
         if text.strip().startswith(NOT_FOUND[:-1]):
             # the answerability judge found the books relevant; the model did not find the answer in the
