@@ -128,6 +128,7 @@ class AgentPipeline:
         self.select_history = Step("select_history", HistorySelection)
         self.rewrite = Step("rewrite", Rewrite)
         self.answer_step = TextStep("cited_answer")
+        self._loading: asyncio.Future[None] | None = None
 
     async def run(
         self,
@@ -151,6 +152,8 @@ class AgentPipeline:
                    cancel: asyncio.Event | None) -> Answer:
         trace: list[TraceStep] = []
         standalone = question
+        # the model loads (first question of a process: seconds) while the question is searched
+        self._loading = asyncio.ensure_future(asyncio.to_thread(self._load))
         try:
             if history:
                 standalone = followup_query(question, history)
@@ -176,6 +179,12 @@ class AgentPipeline:
             text = on.text() or exc.partial
             return Answer(text=text, outcome="cancelled", citations=list(on.sent or []), steps=trace,
                           question=standalone)
+
+    def _load(self) -> None:
+        try:
+            self.llm.load()
+        except Exception:  # noqa: BLE001 - the answer step meets the same error and reports it (model_error)
+            pass
 
     # ---- conversation ---------------------------------------------------------------------
     async def _standalone(
@@ -287,6 +296,8 @@ class AgentPipeline:
         if not hits:
             return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question), on)
         on.sources(shown)
+        if self._loading is not None:
+            await self._loading
         enough = asyncio.Event()  # set by the user's cancel or by the sentence cap
         relay = asyncio.ensure_future(_relay(cancel, enough)) if cancel is not None else None
         cap = SentenceCap()
