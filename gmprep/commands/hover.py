@@ -23,6 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--limit-entries", type=int, default=None, help="use only N corpus entries drawn by the seed (a quick run)")
     t.add_argument("--max-per-name", type=int, default=30,
                    help="examples kept per (entry, label kind), so frequent names don't dominate (default 30)")
+    t.add_argument("--real-labels", type=Path, default=None,
+                   help="also learn from judged real notes: a TUNING labels file (never a held-out split)")
+    t.add_argument("--real-notes", type=Path, default=None, help="folder with those notes' text as <doc>.md")
+    t.add_argument("--real-weight", type=float, default=0.5,
+                   help="the real notes' total weight against the corpus examples' (default 0.5)")
+    t.add_argument("--dev-notes", type=Path, default=None,
+                   help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
     t.add_argument("--json", action="store_true", help="print the manifest as JSON")
     t.set_defaults(func=run_train)
     c = hsub.add_parser(
@@ -57,9 +64,12 @@ def run_train(args: argparse.Namespace) -> int:
         raise GmprepError("--limit-entries must be at least 10")
     command = "gmprep hover train-scorer " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if sys.argv[1:3] == [
         "hover", "train-scorer"] else f"gmprep hover train-scorer --seed {args.seed}"
+    if (args.real_labels is None) != (args.real_notes is None):
+        raise GmprepError("--real-labels and --real-notes go together")
+    real = (args.real_labels, args.real_notes) if args.real_labels is not None else None
     manifest = train_scorer(
         corpus_text(), out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
-        command=command.strip(),
+        command=command.strip(), real=real, real_weight=args.real_weight, dev_notes=args.dev_notes,
     )
     if args.json:
         print(json.dumps(manifest, indent=2))
