@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--labels", type=Path, required=True, help="labels JSON lines (doc, start, end, text, label, ids)")
     c.add_argument("--notes", type=Path, required=True, help="folder with the notes' text as <doc>.md")
     c.add_argument("--model", type=Path, default=None, help="model folder (default: the bundled one)")
+    c.add_argument("--dev-notes", type=Path, default=None,
+                   help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
@@ -85,14 +87,22 @@ def run_train(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     """Score the labelled spans, choose thresholds per strictness, write them into the model."""
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, MentionScorer, _load
-    from gmprep.kg.mention_scorer_train import calibrate, pr_at, score_labelled_spans
+    from gmprep.kg.mention_scorer_train import calibrate, dev_ceiling, pr_at, score_labelled_spans
 
     model_dir = args.model or MODEL_DIR
     scorer = MentionScorer.load(model_dir)
-    spans = score_labelled_spans(args.labels, args.notes, corpus_text().nodes, scorer)
+    nodes = corpus_text().nodes
+    spans = score_labelled_spans(args.labels, args.notes, nodes, scorer)
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
     thresholds = calibrate(spans)
+    dev: dict = {}
+    if args.dev_notes is not None:  # the labelled dev notes keep 0.98 of their mentions at "normal"
+        model = json.loads((Path(model_dir) / MODEL_FILE).read_text(encoding="utf-8"))
+        ceiling = dev_ceiling(args.dev_notes, nodes, model, 0.98)
+        dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": ceiling}}
+        thresholds["normal"] = min(thresholds["normal"], ceiling)
+        thresholds["loose"] = min(thresholds["loose"], thresholds["normal"])
     at: dict[str, dict[str, float]] = {
         k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
         for k, t in thresholds.items()
@@ -100,7 +110,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     report = {
         "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
         "thresholds": thresholds, "at": at,
-    }
+    } | dev
     if not args.dry_run:
         path = model_dir / MODEL_FILE
         model = json.loads(path.read_text(encoding="utf-8"))
@@ -108,7 +118,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         path.write_text(json.dumps(model, sort_keys=True), encoding="utf-8")
         man_path = model_dir / "manifest.json"
         manifest = json.loads(man_path.read_text(encoding="utf-8")) if man_path.exists() else {}
-        manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"}
+        manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"
+                                                       + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")}
         man_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         _load.cache_clear()
     if args.json:
