@@ -7,9 +7,9 @@ remembered by the chunk's text, so an edit re-reads only the chunks it touched. 
 decided in context: the learned ``MentionScorer`` (when its model is shipped) gives a confidence
 from the span, its markdown context (``SpanContext``: heading, list, table, emphasis, link text, the
 enclosing headings) and its neighbours; at or above the strictness threshold it is hovered. Below it,
-a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value or is a
-pre-Remaster name (not with strictness "strict"). Without a model the rules of thumb alone decide
-(confidence 1 or 0). Last, the user's controls:
+a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value, is a
+pre-Remaster name, or the scorer is above its "loose" threshold (not with strictness "strict").
+Without a model the rules of thumb alone decide (confidence 1 or 0). Last, the user's controls:
 the workspace's ``hover.ignore_words`` and the ``<!-- gmprep-ignore -->`` (to the end of the file or
 ``<!-- gmprep-ignore-end -->``) and ``<!-- gmprep-ignore-next-line -->`` comments.
 
@@ -81,6 +81,7 @@ class NoteScanner:
         self.settings = settings or HoverSettings()
         self.scorer = scorer
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
+        self.floor = scorer.threshold_for("loose") if scorer is not None else 0.0
         self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
         self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
         self._lock = threading.Lock()
@@ -203,13 +204,12 @@ class NoteScanner:
 
     def _rescued(self, match: Match, conf: float) -> bool:
         """Below the threshold, a match the rules of thumb accept is still shown when it carries a
-        value ("reach 10 ft", "slowed 1") or is a pre-Remaster name (kg/legacy.py lists rule names
-        only; its hint and quick fix stay); "strict" shows only what the scorer is sure of. (A rescue
-        of whatever the scorer was loosely for hovered everyday words in narrative notes: measured
-        on the tuning notes, it added more noise than rules.)"""
+        value ("reach 10 ft", "slowed 1"), is a pre-Remaster name (kg/legacy.py lists rule names
+        only; its hint and quick fix stay), or the scorer is at least loosely for it (on the tuning
+        notes this adds 18 rules and 7 noise hovers); "strict" shows only what the scorer is sure of."""
         if not match.heuristic or self.settings.strictness == "strict":
             return False
-        return match.value is not None or match.chosen.form == "legacy"
+        return match.value is not None or match.chosen.form == "legacy" or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
         from gmprep.kg.mention_scorer import Candidate, SpanContext
