@@ -51,7 +51,7 @@ PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer 
 PASSAGE_CHARS = (440, 300, 220, 140, 120)
 NOT_FOUND = "The passages do not answer this."
 # A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
-# then the same sentence again until max_tokens); four sentences hold the answers of the dev set
+# then the same sentence again until max_tokens); the prompt asks for two to four sentences
 MAX_SENTENCES = 4
 _SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
 
@@ -265,7 +265,9 @@ class AgentPipeline:
         else is asked), fused with a follow-up's conversation phrasing, and each need's, searched
         concurrently; from the source whose passages are most relevant (books, or the GM's notes)."""
         t0 = time.perf_counter()
-        needs = split_needs(standalone)
+        # the needs of the user's own question; a follow-up's each carry the conversation's last question
+        # (split after joining, "What does Shove do? What if I critically fail it?" would search "it")
+        needs = [followup_query(n, history) for n in split_needs(question)]
         context = followup_query(question, history) if history else ""
         alternates = [context] if context and context != standalone else []
         trace.append(TraceStep(name="plan", status="skipped",
