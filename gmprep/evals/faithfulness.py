@@ -129,10 +129,15 @@ def agreement(rows: Sequence[dict], judgements: Sequence[Judgement]) -> dict:
         for j, v in pairs:
             key = f"{j.label}->{_verdict_label(v)}"
             confusion[key] = confusion.get(key, 0) + 1
+        # the hard part: claims that cite a passage (uncited ones are unsupported by rule on both sides)
+        cited = [(j, v) for j, v in pairs if j.label != "not_claim" and j.cited]
         out[part] = {
             "sentences": len(pairs),
             "skipped": len(js) - len(pairs),
             "agreement": round(agree / len(pairs), 4) if pairs else None,
+            "cited_claims": len(cited),
+            "cited_claims_agreement": round(sum(_verdict_label(v) == j.label for j, v in cited) / len(cited), 4)
+            if cited else None,
             "judged_unsupported_rate": round(judged_unsup / len(claims), 4) if claims else None,
             "confusion": dict(sorted(confusion.items())),
         }
