@@ -63,6 +63,7 @@ class SentenceSupport(BaseModel):
 
     index: int
     text: str
+    kind: str = "text"  # text / heading / quote (see Sentence)
     cited: list[str] = Field(default_factory=list)  # source ids the sentence cites (resolved)
     claim: bool
     supported: bool | None  # None: not a claim
@@ -88,19 +89,36 @@ class SupportReport(BaseModel):
 
 
 class Sentence(BaseModel):
-    """A sentence of an answer and the raw markers it carries."""
+    """A sentence of an answer and the raw markers it carries. ``kind``: ``text``; ``heading``, a line
+    that starts with a marker ("[1] **Frightened** (condition; Player Core)": it names a source); or
+    ``quote``, a blockquote line under such a heading (it quotes that source: the heading's markers)."""
 
     text: str
     markers: list[str]
+    kind: str = "text"
+
+
+_QUOTE = re.compile(r"^\s*>\s?")
+_LEADING_MARKER = re.compile(r"^\[([^\[\]]{1,120})\]")
 
 
 def split_sentences(text: str) -> list[Sentence]:
     """The sentences of ``text`` in order: each line (a bullet is its own sentence) cut after . ! ?
-    (citation markers that follow the stop stay with the sentence before it)."""
+    (citation markers that follow the stop stay with the sentence before it). A quoted passage (a
+    heading line starting with ``[n]``, then ``>`` lines) is attributed to the heading's source."""
     out: list[Sentence] = []
+    quoting: list[str] = []  # the markers of the last source heading, while its quote lasts
     for line in text.splitlines():
-        line = _BULLET.sub("", line).strip()
+        quoted = bool(_QUOTE.match(line))
+        line = _BULLET.sub("", _QUOTE.sub("", line)).strip()
+        if not quoted:
+            quoting = []
         if not line:
+            continue
+        lead = _LEADING_MARKER.match(line)
+        if not quoted and lead and _is_marker(lead.group(1)):
+            quoting = [lead.group(1).strip()]
+            out.append(Sentence(text=line, markers=list(quoting), kind="heading"))
             continue
         start = 0
         pieces = []
@@ -114,10 +132,14 @@ def split_sentences(text: str) -> list[Sentence]:
                 continue
             markers = [m.group(1).strip() for m in _MARKER.finditer(piece)]
             markers = [x for x in markers if _is_marker(x)]
-            if out and not content_words(_strip_markers(piece)) and markers:
-                out[-1].markers.extend(markers)  # a lone "[2]" after a sentence belongs to it
-                continue
-            out.append(Sentence(text=piece, markers=markers))
+            if not content_words(_strip_markers(piece)):
+                if markers and out and not quoted:
+                    out[-1].markers.extend(markers)  # a lone "[2]" after a sentence belongs to it
+                continue  # "...", a lone marker: nothing to judge
+            if quoted and quoting:
+                out.append(Sentence(text=piece, markers=markers or list(quoting), kind="quote"))
+            else:
+                out.append(Sentence(text=piece, markers=markers))
     return out
 
 
@@ -301,20 +323,21 @@ class SupportChecker:
         out: list[SentenceSupport] = []
         for i, sent in enumerate(split_sentences(text)):
             cited = resolve(sent.markers, passages)
-            if not is_claim(sent.text, bool(sent.markers)):
-                out.append(SentenceSupport(index=i, text=sent.text, cited=cited, claim=False, supported=None,
-                                           reason="not a claim"))
+            if sent.kind == "heading" or not is_claim(sent.text, bool(sent.markers)):
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=False,
+                                           supported=None, reason="not a claim"))
                 continue
             if not cited:
-                out.append(SentenceSupport(index=i, text=sent.text, claim=True, supported=False, reason="no citation"))
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, claim=True, supported=False,
+                                           reason="no citation"))
                 continue
             feats = self.features(sent.text, [by_id[c].text for c in cited], self.model.features)
             if feats["numbers_any"] < 1.0:
-                out.append(SentenceSupport(index=i, text=sent.text, cited=cited, claim=True, supported=False,
-                                           reason="number not in passage", features=feats))
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
+                                           supported=False, reason="number not in passage", features=feats))
                 continue
             p = self.model.probability(feats)
-            out.append(SentenceSupport(index=i, text=sent.text, cited=cited, claim=True,
+            out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
                                        supported=p >= self.model.threshold, score=round(p, 4), reason="score",
                                        features=feats))
         return SupportReport(sentences=out)

@@ -68,7 +68,7 @@ def support_summary(report: SupportReport) -> dict:
         "claims": len(claims),
         "supported": sum(bool(s.supported) for s in claims),
         "supported_share": None if report.supported_share is None else round(report.supported_share, 4),
-        "verdicts": [s.model_dump(include={"index", "text", "cited", "claim", "supported", "score", "reason"})
+        "verdicts": [s.model_dump(include={"index", "text", "kind", "cited", "claim", "supported", "score", "reason"})
                      for s in report.sentences],
     }
 
@@ -131,6 +131,8 @@ def agreement(rows: Sequence[dict], judgements: Sequence[Judgement]) -> dict:
             confusion[key] = confusion.get(key, 0) + 1
         # the hard part: claims that cite a passage (uncited ones are unsupported by rule on both sides)
         cited = [(j, v) for j, v in pairs if j.label != "not_claim" and j.cited]
+        # of those, the sentences the model wrote (not the quoted passages of a fallback answer)
+        written = [(j, v) for j, v in cited if v.get("kind", "text") == "text"]
         out[part] = {
             "sentences": len(pairs),
             "skipped": len(js) - len(pairs),
@@ -138,6 +140,9 @@ def agreement(rows: Sequence[dict], judgements: Sequence[Judgement]) -> dict:
             "cited_claims": len(cited),
             "cited_claims_agreement": round(sum(_verdict_label(v) == j.label for j, v in cited) / len(cited), 4)
             if cited else None,
+            "written_cited_claims": len(written),
+            "written_cited_claims_agreement": round(
+                sum(_verdict_label(v) == j.label for j, v in written) / len(written), 4) if written else None,
             "judged_unsupported_rate": round(judged_unsup / len(claims), 4) if claims else None,
             "confusion": dict(sorted(confusion.items())),
         }

@@ -82,3 +82,17 @@ def test_supported_against_the_cited_passage_not_another(passages, checker):
     extra = checker.check("Quickened gives you one extra action at the start of your turn [1].",
                           [passages["pf2e:condition:quickened"]]).sentences[0]
     assert extra.supported is True  # "one" is read as the passage's "1"
+
+
+def test_quoted_fallback_is_attributed_to_its_heading(passages, checker):
+    """The not-found fallback and the extractive answer quote passages under "[n] **Name**" headings."""
+    quickened = passages["pf2e:condition:quickened"]
+    text = ("The passages do not answer this.\n\nFrom the books (the closest passages, quoted):\n\n"
+            "[1] **Quickened** (condition; Pathfinder Player Core)\n> You're able to act more quickly. "
+            "You gain 1 additional action at the start of your turn each round.\n> ...\n\nSee the rules above.")
+    sents = split_sentences(text)
+    assert [s.kind for s in sents] == ["text", "text", "heading", "quote", "quote", "text"]
+    assert sents[3].markers == ["1"] and sents[5].markers == []
+    report = checker.check(text, [quickened])
+    assert [s.claim for s in report.sentences] == [False, False, False, True, True, False]
+    assert report.sentences[4].supported is True and report.supported_share == 1.0
