@@ -409,7 +409,8 @@ def _fit(results: list[QuestionResult], args: argparse.Namespace, checker) -> No
                             FEATURE_SETS)
     write_model(model, Path(args.fit_support))
     for c in candidates:
-        print(f"  fit {'+'.join(c['features']):<45} calibrate={c['calibrate']} test={c['test']}", file=sys.stderr)
+        print(f"  fit {'+'.join(c['features']):<50} calibrate cv={c['calibrate_cv']} fitted={c['calibrate']} "
+              f"test={c['test']}", file=sys.stderr)
     print(f"support weights ({'+'.join(model.features)}) written to {args.fit_support}", file=sys.stderr)
     checker.model = model
 
