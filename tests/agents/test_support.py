@@ -96,3 +96,13 @@ def test_quoted_fallback_is_attributed_to_its_heading(passages, checker):
     report = checker.check(text, [quickened])
     assert [s.claim for s in report.sentences] == [False, False, False, True, True, False]
     assert report.sentences[4].supported is True and report.supported_share == 1.0
+
+
+def test_logistic_fit_learns_a_separating_feature():
+    from gmprep.evals.faithfulness import _cv_accuracy, _fit_logistic
+
+    x = [[c / 20, 0.5] for c in range(20)]  # the first feature separates at 0.5, the second is constant
+    y = [int(c >= 10) for c in range(20)]
+    w, b = _fit_logistic(x, y)
+    assert w[0] > 0 and all((b + w[0] * r[0] + w[1] * r[1] >= 0) == bool(t) for r, t in zip(x, y, strict=True))
+    assert _cv_accuracy(x, y) >= 0.9
