@@ -50,7 +50,10 @@ class QuestionResult(BaseModel):
     # the passages the answer was given, numbered in this order ([1] is the first; without a sources
     # callback, the cited ones): what the support check reads beside each sentence
     passages: list[Passage] = Field(default_factory=list)
-    citation_precision: float | None = None  # share of cited ids that are gold (answerable, cited)
+    # the ids the answer text cites ([n] markers; Answer.used), where the backend says; else the citations
+    used: list[str] = Field(default_factory=list)
+    citation_precision: float | None = None  # share of the used ids that are gold (answerable, citing)
+    used_recall: float | None = None  # the gold (any / all) among the used ids
     support: dict | None = None  # the support check's summary (--faithfulness; answered outcomes)
     backend: str = ""
 
@@ -110,6 +113,7 @@ async def evaluate(questions: list[Question], searcher, settings, progress: bool
         ans = await answer_question(q.question, history=_history(q), searcher=searcher, settings=settings, **extra)
         ms = (time.perf_counter() - t0) * 1000
         cited = [c.source_id for c in ans.citations]
+        used = list(getattr(ans, "used", None) or cited)
         answerable = q.kind not in UNANSWERABLE_KINDS
         res = QuestionResult(
             id=q.id, kind=q.kind, outcome=ans.outcome, cited=cited, declined=ans.declined,
@@ -118,7 +122,8 @@ async def evaluate(questions: list[Question], searcher, settings, progress: bool
             ms=ms, tokens_in=ans.tokens_in, tokens_out=ans.tokens_out,
             tokens_cached=sum(s.tokens_cached for s in ans.steps), standalone=ans.question,
             text=ans.text, passages=passages_for(searcher.store, list(dict.fromkeys(shown or cited))),
-            citation_precision=citation_precision(cited, q.gold) if answerable else None,
+            used=used, citation_precision=citation_precision(used, q.gold) if answerable else None,
+            used_recall=recall_hit(used, q.gold, q.gold_mode, k=len(used) or 1) if answerable and used else None,
         )
         out.append(res)
         if on_result:
@@ -180,8 +185,10 @@ def summarize(results: list[QuestionResult], backend: str) -> dict:
             "citation_recall_at_5": round(statistics.fmean(r.recall_at_5 or 0.0 for r in ans), 4) if ans else None,
             "false_decline_rate": round(sum(r.declined for r in ans) / len(ans), 4) if ans else None,
             "false_not_in_corpus_rate": round(sum(r.not_in_corpus for r in ans) / len(ans), 4) if ans else None,
-            # mean over the answerable questions that cited anything: share of cited ids that are gold
+            # mean over the answerable questions whose answer cites anything: share of the cited ids that are gold
             "citation_precision": _mean([r.citation_precision for r in ans]),
+            # gold among the passages the text actually cites (answerable questions whose answer cites any)
+            "used_recall": _mean([r.used_recall for r in ans]),
         },
         "unanswerable": {
             "n": len(una),
@@ -301,6 +308,21 @@ def _manifest(args: argparse.Namespace, settings, n: int) -> dict:
             "made": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
+def _recount_citations(results: list[QuestionResult], questions: list[Question]) -> None:
+    """Saved answers from before ``used`` was kept: read the cited ids back from the text's markers and
+    score them against the gold of ``questions``."""
+    from gmprep.core.agents.support import resolve, split_sentences
+
+    gold = {q.id: q for q in questions}
+    for r in results:
+        q = gold.get(r.id)
+        if r.used or q is None or r.kind in UNANSWERABLE_KINDS:
+            continue
+        r.used = resolve([m for s in split_sentences(r.text) for m in s.markers], r.passages) or list(r.cited)
+        r.citation_precision = citation_precision(r.used, q.gold)
+        r.used_recall = recall_hit(r.used, q.gold, q.gold_mode, k=len(r.used) or 1) if r.used else None
+
+
 def _load_results(path: Path) -> list[QuestionResult]:
     if not path.is_file():
         raise GmprepError(f"answers file {path} not found")
@@ -338,6 +360,7 @@ def run(args: argparse.Namespace) -> int:
         if saved is not None:
             results = saved
             backend = next((r.backend for r in saved if r.backend), backend)
+            _recount_citations(results, questions)
         else:
             out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115  # closed below
 
