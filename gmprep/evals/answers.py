@@ -291,9 +291,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_backend_arguments(p)
 
 
+def _now() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _manifest(args: argparse.Namespace, settings, n: int) -> dict:
     """How an --out file was made: the command, the code's commit, the model, when."""
-    import datetime
     import subprocess
 
     try:
@@ -305,7 +310,7 @@ def _manifest(args: argparse.Namespace, settings, n: int) -> dict:
         commit, dirty = "unknown", False
     return {"command": "gmprep " + " ".join(sys.argv[1:]), "commit": commit, "uncommitted_changes": dirty,
             "backend": settings.llm.backend, "model_path": settings.llm.model_path, "questions": n,
-            "made": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            "started": _now()}
 
 
 def _recount_citations(results: list[QuestionResult], questions: list[Question]) -> None:
@@ -362,6 +367,7 @@ def run(args: argparse.Namespace) -> int:
             backend = next((r.backend for r in saved if r.backend), backend)
             _recount_citations(results, questions)
         else:
+            manifest = _manifest(args, settings, len(questions))  # the code as it was when generation began
             out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115  # closed below
 
             def keep(r: QuestionResult) -> None:
@@ -376,8 +382,9 @@ def run(args: argparse.Namespace) -> int:
                 if out:
                     out.close()
             if args.out:
-                Path(args.out).with_suffix(".manifest.json").write_text(
-                    json.dumps(_manifest(args, settings, len(questions)), indent=1) + "\n", encoding="utf-8")
+                manifest["finished"] = _now()
+                Path(args.out).with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=1) + "\n",
+                                                                        encoding="utf-8")
         if args.faithfulness and backend != "extractive" and questions:
             print("extractive baseline on the same questions", file=sys.stderr, flush=True)
             extractive = settings.merged({"llm": {"backend": "extractive"}})
