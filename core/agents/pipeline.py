@@ -1,6 +1,6 @@
 """The model pipeline: one generation per question, from retrieved passages only.
 
-    select_history -> rewrite            (follow-ups only; a question without history stands alone)
+    follow-up: the last user message + the question (no model call; see below)
       -> other-systems guard -> answerability (answer / not_in_books / not_in_corpus; no model call)
       -> needs (structural split, no model call) -> retrieve the whole question and each need
          concurrently, structural route (the source whose passages are most relevant, as extractive)
@@ -13,6 +13,12 @@ with relevant passages); the separate check is folded into the answer (the model
 citing passages or says the fixed not-found line); the summarize step is the answer itself. The
 answer prompt is the pattern's fixed system prompt and examples (llama.cpp reuses their KV cache)
 then the question and the passages, trimmed to the part that bears on the question.
+
+A follow-up is searched as the last user message + the question, fused with nothing else: on the 15
+dev follow-ups that query has the same recall@5 (1.000) as the model's rewrite fused with it
+(docs/benchmarks.md section 2), and it costs no model call before the sources are on screen. The
+rewrite steps (``_standalone``: select_history -> rewrite) stay for ``gmprep eval answers
+--rewrite-vs-concat``, which measures that comparison.
 
 Declines are the answerability decision's, before any model call. A model that says the passages
 do not answer makes the outcome ``partial`` (the closest passages are quoted beneath), never a decline.
@@ -32,6 +38,7 @@ from gmprep.core.agents.schemas import HistorySelection, Rewrite
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import LLMBackend
+from gmprep.core.llm.extractive import followup_query
 from gmprep.core.progress import AnswerProgress, OnSources, cited_ids
 from gmprep.core.sources import SourceResult
 from gmprep.core.traces import TraceStep
@@ -39,9 +46,37 @@ from gmprep.kg.models import Citation, Hit
 
 PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer eval reads recall at 5)
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
-# near 350 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU)
-PASSAGE_CHARS = (520, 360, 260, 180, 160)
+# near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
+# to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
+PASSAGE_CHARS = (440, 300, 220, 140, 120)
 NOT_FOUND = "The passages do not answer this."
+# A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
+# then the same sentence again until max_tokens); the prompt asks for two to four sentences
+MAX_SENTENCES = 4
+_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
+
+
+class SentenceCap:
+    """Says when a streamed answer should stop: ``MAX_SENTENCES`` sentences, or a sentence repeated."""
+
+    def __init__(self, limit: int = MAX_SENTENCES):
+        self.limit = limit
+        self.text = ""
+        self.reason = ""
+
+    def add(self, piece: str) -> bool:
+        """Add a piece; True once the answer is long enough (``reason`` says why)."""
+        self.text += piece
+        ends = list(_SENTENCE_END.finditer(self.text + " "))
+        sentences, start = [], 0
+        for m in ends:
+            sentences.append(" ".join(self.text[start:m.end()].split()).lower())
+            start = m.end()
+        if len(sentences) >= 2 and sentences[-1] in sentences[:-1]:
+            self.reason = "a sentence repeated"
+        elif len(sentences) >= self.limit:
+            self.reason = f"{self.limit} sentences"
+        return bool(self.reason)
 HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
 # words that point back into the conversation: a rewrite that still contains them did not stand alone
 _ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|he|she|him|her|one|ones|instead|"
@@ -65,12 +100,6 @@ def render_history(history: list[ChatTurn], numbered: bool) -> str:
     return "\n".join(lines)
 
 
-def _with_context(question: str, history: list[ChatTurn]) -> str:
-    """The question prefixed with the last earlier user message (the concatenated-history query)."""
-    users = [t.content for t in history if t.role == "user"]
-    return f"{users[-1]} {question}" if users else question
-
-
 def merge_ranked(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
     """Round-robin over ranked hit lists (the whole question first, then each need), without repeats:
     every need's best passage gets a place among the first ``k``."""
@@ -84,6 +113,12 @@ def merge_ranked(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
     return list(out.values())
 
 
+async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
+    """Set ``target`` once ``source`` is set."""
+    await source.wait()
+    target.set()
+
+
 class AgentPipeline:
     """Runs the steps for one question against one backend."""
 
@@ -93,6 +128,7 @@ class AgentPipeline:
         self.select_history = Step("select_history", HistorySelection)
         self.rewrite = Step("rewrite", Rewrite)
         self.answer_step = TextStep("cited_answer")
+        self._loading: asyncio.Future[None] | None = None
 
     async def run(
         self,
@@ -116,8 +152,14 @@ class AgentPipeline:
                    cancel: asyncio.Event | None) -> Answer:
         trace: list[TraceStep] = []
         standalone = question
+        # the model loads (first question of a process: seconds) while the question is searched
+        self._loading = asyncio.ensure_future(asyncio.to_thread(self._load))
         try:
-            standalone = await self._standalone(question, history, trace, cancel)
+            if history:
+                standalone = followup_query(question, history)
+                trace.append(TraceStep(name="rewrite", status="skipped", input={"question": question},
+                                       output={"standalone": standalone,
+                                               "reason": "structural: last user message + question"}))
             declined = self._guard(standalone, trace)
             if declined is not None:
                 return self._emit(declined, on)
@@ -137,6 +179,12 @@ class AgentPipeline:
             text = on.text() or exc.partial
             return Answer(text=text, outcome="cancelled", citations=list(on.sent or []), steps=trace,
                           question=standalone)
+
+    def _load(self) -> None:
+        try:
+            self.llm.load()
+        except Exception:  # noqa: BLE001 - the answer step meets the same error and reports it (model_error)
+            pass
 
     # ---- conversation ---------------------------------------------------------------------
     async def _standalone(
@@ -166,11 +214,11 @@ class AgentPipeline:
             trace.extend(steps)
         except StepFailed as exc:
             trace.extend(exc.trace)
-            return _with_context(question, selected)
+            return followup_query(question, selected)
         unchanged = " ".join(out.standalone.lower().split()) == " ".join(question.lower().split())
         if unchanged and _ANAPHORA.search(question):
             # the model left the references unresolved: keep the conversation's last question in the query
-            standalone = _with_context(question, selected)
+            standalone = followup_query(question, selected)
             trace.append(TraceStep(name="rewrite_fallback", input={"standalone": out.standalone},
                                    output={"standalone": standalone, "reason": "references left unresolved"}))
             return standalone
@@ -217,8 +265,10 @@ class AgentPipeline:
         else is asked), fused with a follow-up's conversation phrasing, and each need's, searched
         concurrently; from the source whose passages are most relevant (books, or the GM's notes)."""
         t0 = time.perf_counter()
-        needs = split_needs(standalone)
-        context = _with_context(question, history) if history else ""
+        # the needs of the user's own question; a follow-up's each carry the conversation's last question
+        # (split after joining, "What does Shove do? What if I critically fail it?" would search "it")
+        needs = [followup_query(n, history) for n in split_needs(question)]
+        context = followup_query(question, history) if history else ""
         alternates = [context] if context and context != standalone else []
         trace.append(TraceStep(name="plan", status="skipped",
                                output={"needs": needs or [standalone], "reason": "structural: clauses of the question"}))
@@ -248,11 +298,34 @@ class AgentPipeline:
         if not hits:
             return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question), on)
         on.sources(shown)
+        if self._loading is not None:
+            await self._loading
+        enough = asyncio.Event()  # set by the user's cancel or by the sentence cap
+        relay = asyncio.ensure_future(_relay(cancel, enough)) if cancel is not None else None
+        cap = SentenceCap()
+        said: list[str] = []
+
+        def on_token(piece: str) -> None:
+            if enough.is_set():
+                return  # pieces still queued after the stop
+            said.append(piece)
+            on.delta(piece)
+            if cap.add(piece):
+                enough.set()
+
         try:
             text, steps = await self.answer_step.run(
                 self.llm, {"question": question, "passages": render_passages(hits, question)},
-                on_token=on.delta, cancel=cancel)
+                on_token=on_token, cancel=enough)
             trace.extend(steps)
+        except StepCancelled as exc:
+            if not cap.reason:
+                raise  # the user cancelled
+            text = "".join(said)
+            for step in exc.trace:
+                step.status, step.output = "ok", text
+            trace.extend(exc.trace)
+            trace.append(TraceStep(name="stop", output={"reason": cap.reason}))
         except StepFailed as exc:
             trace.extend(exc.trace)
             from gmprep.core.llm.extractive import render_quotes
@@ -260,6 +333,9 @@ class AgentPipeline:
             text = f"The local model failed ({exc}); the closest passages:\n\n{render_quotes(hits, question)}"
             on.delta(text)
             return Answer(text=text, outcome="model_error", citations=shown, steps=trace, question=question)
+        finally:
+            if relay is not None:
+                relay.cancel()
         used = cited_ids(text, shown)
         if text.strip().startswith(NOT_FOUND[:-1]):
             # the answerability judge found the books relevant; the model did not find the answer in the
