@@ -38,6 +38,7 @@ from gmprep.core.agents.schemas import (
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import LLMBackend
+from gmprep.core.progress import AnswerProgress, OnSources
 from gmprep.core.sources import KnowledgeSource, SourceResult
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
@@ -124,31 +125,37 @@ class AgentPipeline:
         history: list[ChatTurn],
         *,
         on_delta: Callable[[str], None] | None = None,
+        on_sources: OnSources | None = None,
         cancel: asyncio.Event | None = None,
+        progress: AnswerProgress | None = None,
     ) -> Answer:
         """Answer ``question``; never raises for model failures or cancellation (see Answer.outcome)."""
+        on = progress or AnswerProgress(on_delta, on_sources)
+        answer = await self._run(question, history, on, cancel)
+        on.sources(answer.citations)
+        answer.model = self.llm.model_name
+        return answer
+
+    async def _run(self, question: str, history: list[ChatTurn], on: AnswerProgress,
+                   cancel: asyncio.Event | None) -> Answer:
         trace: list[TraceStep] = []
         standalone = question
-        streamed: list[str] = []
-
-        def delta(piece: str) -> None:
-            streamed.append(piece)
-            if on_delta:
-                on_delta(piece)
+        streamed = on.streamed
+        delta = on.delta
 
         try:
             standalone = await self._standalone(question, history, trace, cancel)
             declined = self._guard(standalone, trace)
             if declined is not None:
-                return self._emit(declined, delta)
+                return self._emit(declined, on)
             assessed = await self._assess(standalone, trace)
             if isinstance(assessed, Answer):
-                return self._emit(assessed, delta)
+                return self._emit(assessed, on)
             if assessed:
                 delta(assessed + "\n\n")  # the rename, said before the answer
             plan = await self._plan(standalone, trace, cancel)
             results = await self._run_plan(plan, trace, cancel, _search_phrasings(plan, question, standalone, history))
-            answer = await self._compose(standalone, results, trace, delta, cancel)
+            answer = await self._compose(standalone, results, trace, on, cancel)
             if assessed and answer.outcome in ("answered", "partial"):
                 answer.text = f"{assessed}\n\n{answer.text}"
             return answer
@@ -374,7 +381,7 @@ class AgentPipeline:
     # ---- compose --------------------------------------------------------------------------
     async def _compose(
         self, question: str, results: list[NodeResult], trace: list[TraceStep],
-        delta: Callable[[str], None], cancel: asyncio.Event | None,
+        on: AnswerProgress, cancel: asyncio.Event | None,
     ) -> Answer:
         trace.append(TraceStep(name="collate", output=[r.model_dump(include={"status", "answer", "citations", "tried"})
                                                        for r in results]))
@@ -392,24 +399,28 @@ class AgentPipeline:
             text = NOT_IN_BOOKS if outcome == "not_in_books" else (
                 "The local model failed to produce a valid answer; try again or use the extractive backend.")
             return self._emit(Answer(text=text, outcome=outcome, steps=trace, question=question,
-                                     backend=self.llm.name), delta)
+                                     backend=self.llm.name), on)
         findings = "\n".join(
             f"- {r.node.question} " + (f"{r.answer} " + " ".join(f"[{c}]" for c in r.citations)
                                        if r.status in ("answered", "partial") else "The books do not say.")
             for r in results
         )
+        shown = list({c.source_id: c for r in results for c in r.sources}.values())
+        on.sources(shown)
         try:
             text, steps = await self.summarize.run(self.llm, {"question": question, "findings": findings},
-                                                   on_token=delta, cancel=cancel)
+                                                   on_token=on.delta, cancel=cancel)
             trace.extend(steps)
         except StepFailed as exc:
             trace.extend(exc.trace)
             text = findings
-            delta(text)
+            on.delta(text)
         allowed = [c for r in results for c in r.citations]
         text, cited = self._verify_citations(text, allowed, trace)
-        by_id = {c.source_id: c for r in results for c in r.sources}
-        return Answer(text=text, outcome=outcome, citations=[by_id[c] for c in cited if c in by_id], steps=trace, question=question, backend=self.llm.name)
+        number = {c.source_id: i for i, c in enumerate(shown, 1)}
+        text = _CITE.sub(lambda m: f"[{number[m.group(1)]}]" if m.group(1) in number else "", text)
+        return Answer(text=text, outcome=outcome, citations=shown, used=[c for c in cited if c in number], steps=trace,
+                      question=question, backend=self.llm.name)
 
     @staticmethod
     def _verify_citations(text: str, allowed: list[str], trace: list[TraceStep]) -> tuple[str, list[str]]:
@@ -424,6 +435,7 @@ class AgentPipeline:
         return text, cited
 
     @staticmethod
-    def _emit(answer: Answer, delta: Callable[[str], None]) -> Answer:
-        delta(answer.text)
+    def _emit(answer: Answer, on: AnswerProgress) -> Answer:
+        on.sources(answer.citations)
+        on.delta(answer.text)
         return answer

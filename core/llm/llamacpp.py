@@ -91,6 +91,7 @@ class LlamaCppBackend(LLMBackend):
         if not path.is_file():
             raise LLMError(f"GGUF model not found: {path}")
         self.model_path = path
+        self.model_name = path.name
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, min(8, os.cpu_count() or 1))
         self.parallel = n_parallel

@@ -16,12 +16,12 @@ from gmprep.common.settings import Settings
 if TYPE_CHECKING:
     from gmprep.core.conversations import ConversationStore
 
-BACKENDS = ("extractive", "llamacpp", "transformers", "openai")
+BACKENDS = ("auto", "extractive", "llamacpp", "transformers", "openai")
 
 
 def add_backend_arguments(p: argparse.ArgumentParser) -> None:
     """``--backend`` and the model options shared by ``ask`` and ``eval answers``."""
-    p.add_argument("--backend", choices=BACKENDS, help="answer backend (default: settings, else extractive)")
+    p.add_argument("--backend", choices=BACKENDS, help="answer backend (default: settings, else auto: the local model when installed, else extractive)")
     p.add_argument("--model-path", help="GGUF file (llamacpp), or HF model folder or GGUF file (transformers)")
     p.add_argument("--url", help="OpenAI-compatible base URL (openai backend)")
     p.add_argument("--model", help="model name for the OpenAI-compatible endpoint")
