@@ -81,24 +81,26 @@ def resolve_backend(settings: Settings) -> BackendChoice:
     """The backend a question would use under ``settings``, with the reason."""
     llm = settings.llm
     if llm.backend != "auto":
-        model = llm.model_path or ""
-        if llm.backend == "llamacpp" and not model:
-            found = installed_gguf()
-            model = str(found) if found else ""
+        name = llm.model_path or ""
+        if llm.backend == "llamacpp" and not name:
+            default = installed_gguf()
+            name = str(default) if default else ""
         if llm.backend == "openai":
-            model = llm.model or "default"
+            name = llm.model or "default"
         device = "remote" if llm.backend == "openai" else (
             "cpu" if llm.backend in ("extractive", "llamacpp") else (settings.device or ("cuda" if gpu_available() else "cpu")))
         threads = (llm.n_threads or cpu_threads()) if llm.backend == "llamacpp" else None
-        return BackendChoice(backend=llm.backend, model=model, device=device, threads=threads, llm=llm,
+        return BackendChoice(backend=llm.backend, model=name, device=device, threads=threads, llm=llm,
                              reason=f"llm.backend is set to {llm.backend}")
     configured = Path(llm.model_path).expanduser() if llm.model_path else None
-    model = configured if configured is not None and configured.exists() else (None if configured else installed_gguf())
+    found: Path | None = configured if configured is not None and configured.exists() else (
+        None if configured else installed_gguf())
     where = "llm.model_path" if configured else "the installed default model"
-    if model is None:
+    if found is None:
         why = f"llm.model_path {configured} does not exist" if configured else "no local model is installed"
         return BackendChoice(backend="extractive", llm=llm.model_copy(update={"backend": "extractive"}), auto=True,
                              reason=f"{why}; answers quote the books. To answer with the model run: {ENABLE_MODEL}")
+    model = found
     if gpu_available(settings.device) and transformers_available():
         device = settings.device or "cuda"
         return BackendChoice(backend="transformers", model=str(model), device=device, auto=True,
