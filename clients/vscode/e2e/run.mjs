@@ -108,13 +108,17 @@ async function runCommand(page, title) {
 }
 
 async function openNote(page, name = NOTE, marker = "frightened 2") {
-  const active = page.locator(".tabs-container .tab.active", { hasText: name });
+  // The note's tab active in the active group: after a reload an entry document that could not be restored
+  // may leave an empty group focused, with the note open (but not the active editor) in the other one.
+  const active = page.locator(".editor-group-container.active .tabs-container .tab.active", { hasText: name });
+  const tab = page.locator(".tabs-container .tab", { hasText: name }).first();
   const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
   let tries = 0;
   // After a reload VS Code restores the note itself, or the side bar shows the chat instead of the explorer.
   await until(`${name} open in the editor`, async () => {
     if ((await active.count()) > 0 && (await editorText(page)).includes(marker)) return true;
-    if (await row.isVisible().catch(() => false)) await row.click();
+    if (await tab.isVisible().catch(() => false)) await tab.click();
+    else if (await row.isVisible().catch(() => false)) await row.click();
     else if (tries++ % 2 === 0) await runCommand(page, "View: Show Explorer");
     else await page.keyboard.press("Control+Shift+E");
     return false;
@@ -225,7 +229,7 @@ async function mainScenario() {
     const deltas = Number((await chat.locator('[data-testid="messages"]').getAttribute("data-deltas")) ?? "0");
     if (deltas < 1) throw new Error("the answer did not stream (no gmprep/answerDelta reached the panel)");
     const text = await answer.locator(".body").innerText();
-    const chips = await answer.locator('[data-testid="citation"]').allInnerTexts();
+    const chips = (await answer.locator('[data-testid="citation"]').allInnerTexts()).map((c) => c.replace(/\s+/g, " "));
     if (chips.length === 0) throw new Error(`the answer has no citations: ${text.slice(0, 200)}`);
     if (!chips.some((c) => /Frightened/.test(c))) throw new Error(`no Frightened citation among: ${chips.join(" | ")}`);
     title = ((await chat.locator('[data-testid="conversation-title"]').textContent()) ?? "").trim();
@@ -492,7 +496,7 @@ async function creatorsScenario() {
     await answer.waitFor({ state: "visible", timeout: 120000 });
     const text = await answer.locator(".body").innerText();
     if (!/Option 1/.test(text) || !/party: 4 PCs, level 3/.test(text)) throw new Error(`not a built encounter: ${text.slice(0, 300)}`);
-    const chips = await answer.locator('[data-testid="citation"]').allInnerTexts();
+    const chips = (await answer.locator('[data-testid="citation"]').allInnerTexts()).map((c) => c.replace(/\s+/g, " "));
     if (!chips.some((c) => /Encounter Budget|GM Core/.test(c))) throw new Error(`no GM Core citation among: ${chips.join(" | ")}`);
     console.log(`       answer: ${text.replace(/\s+/g, " ").slice(0, 140)}`);
     console.log(`       citations: ${chips.slice(0, 5).join(" | ")}`);
