@@ -1,6 +1,6 @@
 """The model pipeline: one generation per question, from retrieved passages only.
 
-    select_history -> rewrite            (follow-ups only; a question without history stands alone)
+    follow-up: the last user message + the question (no model call; see below)
       -> other-systems guard -> answerability (answer / not_in_books / not_in_corpus; no model call)
       -> needs (structural split, no model call) -> retrieve the whole question and each need
          concurrently, structural route (the source whose passages are most relevant, as extractive)
@@ -13,6 +13,12 @@ with relevant passages); the separate check is folded into the answer (the model
 citing passages or says the fixed not-found line); the summarize step is the answer itself. The
 answer prompt is the pattern's fixed system prompt and examples (llama.cpp reuses their KV cache)
 then the question and the passages, trimmed to the part that bears on the question.
+
+A follow-up is searched as the last user message + the question, fused with nothing else: on the 15
+dev follow-ups that query has the same recall@5 (1.000) as the model's rewrite fused with it
+(docs/benchmarks.md section 2), and it costs no model call before the sources are on screen. The
+rewrite steps (``_standalone``: select_history -> rewrite) stay for ``gmprep eval answers
+--rewrite-vs-concat``, which measures that comparison.
 
 Declines are the answerability decision's, before any model call. A model that says the passages
 do not answer makes the outcome ``partial`` (the closest passages are quoted beneath), never a decline.
@@ -32,6 +38,7 @@ from gmprep.core.agents.schemas import HistorySelection, Rewrite
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import LLMBackend
+from gmprep.core.llm.extractive import followup_query
 from gmprep.core.progress import AnswerProgress, OnSources, cited_ids
 from gmprep.core.sources import SourceResult
 from gmprep.core.traces import TraceStep
@@ -39,8 +46,9 @@ from gmprep.kg.models import Citation, Hit
 
 PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer eval reads recall at 5)
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
-# near 350 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU)
-PASSAGE_CHARS = (520, 360, 260, 180, 160)
+# near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
+# to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
+PASSAGE_CHARS = (440, 300, 220, 140, 120)
 NOT_FOUND = "The passages do not answer this."
 # A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
 # then the same sentence again until max_tokens); four sentences hold the answers of the dev set
@@ -90,12 +98,6 @@ def render_history(history: list[ChatTurn], numbered: bool) -> str:
         text = " ".join(turn.content.split())[:HISTORY_CHARS]
         lines.append(f"{i} {turn.role}: {text}" if numbered else f"{turn.role}: {text}")
     return "\n".join(lines)
-
-
-def _with_context(question: str, history: list[ChatTurn]) -> str:
-    """The question prefixed with the last earlier user message (the concatenated-history query)."""
-    users = [t.content for t in history if t.role == "user"]
-    return f"{users[-1]} {question}" if users else question
 
 
 def merge_ranked(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
@@ -150,7 +152,11 @@ class AgentPipeline:
         trace: list[TraceStep] = []
         standalone = question
         try:
-            standalone = await self._standalone(question, history, trace, cancel)
+            if history:
+                standalone = followup_query(question, history)
+                trace.append(TraceStep(name="rewrite", status="skipped", input={"question": question},
+                                       output={"standalone": standalone,
+                                               "reason": "structural: last user message + question"}))
             declined = self._guard(standalone, trace)
             if declined is not None:
                 return self._emit(declined, on)
@@ -199,11 +205,11 @@ class AgentPipeline:
             trace.extend(steps)
         except StepFailed as exc:
             trace.extend(exc.trace)
-            return _with_context(question, selected)
+            return followup_query(question, selected)
         unchanged = " ".join(out.standalone.lower().split()) == " ".join(question.lower().split())
         if unchanged and _ANAPHORA.search(question):
             # the model left the references unresolved: keep the conversation's last question in the query
-            standalone = _with_context(question, selected)
+            standalone = followup_query(question, selected)
             trace.append(TraceStep(name="rewrite_fallback", input={"standalone": out.standalone},
                                    output={"standalone": standalone, "reason": "references left unresolved"}))
             return standalone
@@ -251,7 +257,7 @@ class AgentPipeline:
         concurrently; from the source whose passages are most relevant (books, or the GM's notes)."""
         t0 = time.perf_counter()
         needs = split_needs(standalone)
-        context = _with_context(question, history) if history else ""
+        context = followup_query(question, history) if history else ""
         alternates = [context] if context and context != standalone else []
         trace.append(TraceStep(name="plan", status="skipped",
                                output={"needs": needs or [standalone], "reason": "structural: clauses of the question"}))

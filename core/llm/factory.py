@@ -126,7 +126,7 @@ def backend_for(llm: LLMSettings, device: str | None = None) -> LLMBackend | Non
     Raises LLMError/GmprepError with a clear message when the model is missing or unreachable.
     """
     if llm.backend == "auto":
-        raise LLMError("backend_for needs a concrete backend: resolve llm.backend = 'auto' with resolve_backend first")
+        llm = resolve_backend(Settings(llm=llm, device=device)).llm
     if llm.backend == "extractive":
         return None
     key = llm.model_dump_json(exclude={"temperature", "max_tokens"}) + f"|{device}"

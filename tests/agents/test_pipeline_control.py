@@ -125,28 +125,33 @@ async def test_off_topic_question_is_declined_before_any_model_call(ctx):
     assert llm.calls == []
 
 
-async def test_followup_is_rewritten_with_the_history(ctx):
+async def test_followup_is_searched_with_the_conversation_in_one_generation(ctx):
     history = [ChatTurn(role="user", content="What does the Shove action do?"),
                ChatTurn(role="assistant", content="Shove pushes a creature away on a success.")]
-    llm = fake(rewrite=['{"standalone": "What happens if I critically fail a Shove?"}'])
-    ans = await AgentPipeline(llm, ctx).run("What happens if I critically fail it?", history)
-    assert ans.question == "What happens if I critically fail a Shove?"
-    assert [s.status for s in ans.steps if s.name == "select_history"] == ["skipped"]
-    assert llm.steps_called() == ["rewrite", "cited_answer"]
-    rewrite_prompt = llm.calls[0][1][-1].content
-    assert "Shove pushes" in rewrite_prompt and "critically fail it" in rewrite_prompt
-    step = next(s for s in ans.steps if s.name == "retrieve")
-    assert step.input["alternates"] == ["What does the Shove action do? What happens if I critically fail it?"]
-    assert "pf2e:action:shove" in step.retrieved
-
-
-async def test_rewrite_that_leaves_references_keeps_the_conversation_in_the_query(ctx):
-    history = [ChatTurn(role="user", content="What does the Shove action do?"),
-               ChatTurn(role="assistant", content="Shove pushes a creature away on a success.")]
-    llm = fake(rewrite=['{"standalone": "What happens if I critically fail it?"}'])
+    llm = fake()
     ans = await AgentPipeline(llm, ctx).run("What happens if I critically fail it?", history)
     assert ans.question == "What does the Shove action do? What happens if I critically fail it?"
-    assert [s.name for s in ans.steps][1:3] == ["rewrite", "rewrite_fallback"]
+    assert llm.steps_called() == ["cited_answer"]  # no rewrite call before the sources
+    assert next(s for s in ans.steps if s.name == "rewrite").status == "skipped"
+    assert "pf2e:action:shove" in next(s for s in ans.steps if s.name == "retrieve").retrieved
+    assert llm.calls[0][1][-1].content.startswith(f"Question: {ans.question}")
+
+
+async def test_rewrite_steps_measured_by_the_eval(ctx):
+    """``_standalone`` (select_history -> rewrite) is what ``eval answers --rewrite-vs-concat`` measures."""
+    history = [ChatTurn(role="user", content="What does the Shove action do?"),
+               ChatTurn(role="assistant", content="Shove pushes a creature away on a success.")]
+    pipeline = AgentPipeline(fake(rewrite=['{"standalone": "What happens if I critically fail a Shove?"}',
+                                           '{"standalone": "What happens if I critically fail it?"}']), ctx)
+    trace: list = []
+    assert await pipeline._standalone("What happens if I critically fail it?", history, trace, None) == \
+        "What happens if I critically fail a Shove?"
+    rewrite_prompt = pipeline.llm.calls[0][1][-1].content
+    assert "Shove pushes" in rewrite_prompt and "critically fail it" in rewrite_prompt
+    trace = []  # the model left "it" unresolved: the conversation's phrasing is kept
+    assert await pipeline._standalone("What happens if I critically fail it?", history, trace, None) == \
+        "What does the Shove action do? What happens if I critically fail it?"
+    assert [s.name for s in trace][-2:] == ["rewrite", "rewrite_fallback"]
 
 
 async def test_notes_answer_when_they_are_the_most_relevant_source(notes_searcher, settings):
