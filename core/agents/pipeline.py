@@ -51,7 +51,7 @@ PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer 
 PASSAGE_CHARS = (440, 300, 220, 140, 120)
 NOT_FOUND = "The passages do not answer this."
 # A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
-# then the same sentence again until max_tokens); four sentences hold the answers of the dev set
+# then the same sentence again until max_tokens); the prompt asks for two to four sentences
 MAX_SENTENCES = 4
 _SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
 
@@ -128,6 +128,7 @@ class AgentPipeline:
         self.select_history = Step("select_history", HistorySelection)
         self.rewrite = Step("rewrite", Rewrite)
         self.answer_step = TextStep("cited_answer")
+        self._loading: asyncio.Future[None] | None = None
 
     async def run(
         self,
@@ -151,6 +152,8 @@ class AgentPipeline:
                    cancel: asyncio.Event | None) -> Answer:
         trace: list[TraceStep] = []
         standalone = question
+        # the model loads (first question of a process: seconds) while the question is searched
+        self._loading = asyncio.ensure_future(asyncio.to_thread(self._load))
         try:
             if history:
                 standalone = followup_query(question, history)
@@ -176,6 +179,12 @@ class AgentPipeline:
             text = on.text() or exc.partial
             return Answer(text=text, outcome="cancelled", citations=list(on.sent or []), steps=trace,
                           question=standalone)
+
+    def _load(self) -> None:
+        try:
+            self.llm.load()
+        except Exception:  # noqa: BLE001 - the answer step meets the same error and reports it (model_error)
+            pass
 
     # ---- conversation ---------------------------------------------------------------------
     async def _standalone(
@@ -256,7 +265,9 @@ class AgentPipeline:
         else is asked), fused with a follow-up's conversation phrasing, and each need's, searched
         concurrently; from the source whose passages are most relevant (books, or the GM's notes)."""
         t0 = time.perf_counter()
-        needs = split_needs(standalone)
+        # the needs of the user's own question; a follow-up's each carry the conversation's last question
+        # (split after joining, "What does Shove do? What if I critically fail it?" would search "it")
+        needs = [followup_query(n, history) for n in split_needs(question)]
         context = followup_query(question, history) if history else ""
         alternates = [context] if context and context != standalone else []
         trace.append(TraceStep(name="plan", status="skipped",
@@ -287,6 +298,8 @@ class AgentPipeline:
         if not hits:
             return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question), on)
         on.sources(shown)
+        if self._loading is not None:
+            await self._loading
         enough = asyncio.Event()  # set by the user's cancel or by the sentence cap
         relay = asyncio.ensure_future(_relay(cancel, enough)) if cancel is not None else None
         cap = SentenceCap()

@@ -153,6 +153,9 @@ class LLMBackend(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook: most backends hold nothing to release
         """Release the model (default: nothing to release)."""
 
+    def load(self) -> None:  # noqa: B027 - optional hook: most backends load in __init__ or hold nothing
+        """Load the weights now (blocking; called in a worker thread while the question is searched)."""
+
     async def complete(
         self,
         messages: list[ChatMessage],

@@ -103,6 +103,10 @@ class LlamaCppBackend(LLMBackend):
         with self._lock:
             return _server(str(self.model_path), self.n_ctx, self.n_threads, self.parallel)
 
+    def load(self) -> None:
+        """Load the GGUF (first use per process) so the first generation does not wait for it."""
+        _ = self.server
+
     def _generate(
         self,
         messages: list[ChatMessage],
