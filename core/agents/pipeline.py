@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
+from gmprep.core.agents.answerability import decline_text, renamed_note
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import (
     Check,
@@ -222,11 +222,11 @@ class AgentPipeline:
             if (await asyncio.to_thread(notes.retrieve, question, PASSAGES)).verdict == "found":
                 return ""  # the GM's own notes cover it: let the plan answer from them
         if verdict.outcome == "not_in_books":
-            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question,
-                          backend=self.llm.name)
+            return Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books", steps=trace,
+                          question=question, backend=self.llm.name)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in result.hits if verdict.rule in h.text.lower()][:3]
-            return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+            return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question,
                           backend=self.llm.name)
         return renamed_note(verdict.renamed)

@@ -16,7 +16,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
+from gmprep.core.agents.answerability import decline_text, renamed_note
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.traces import TraceStep
@@ -94,10 +94,11 @@ class ExtractiveAnswerer:
                                output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed"}),
                                ms=(time.perf_counter() - t0) * 1000))
         if verdict.outcome == "not_in_books":
-            return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
+            return self._emit(Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books",
+                                     steps=steps, question=query), on_delta)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in hits if verdict.rule in h.text.lower()][:3]
-            return self._emit(Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+            return self._emit(Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                                      citations=[Citation.from_hit(h) for h in mentions], steps=steps,
                                      question=query), on_delta)
         text = render_quotes(hits, query)
