@@ -95,11 +95,26 @@ class AnswerabilityModel(BaseModel):
         p /= p.sum()
         return {c: float(pi) for c, pi in zip(self.classes, p, strict=True)}
 
+    # second stage, answer vs not_in_corpus on the same features, trained with leave-one-out questions:
+    # asked only when this model answers (see ``gmprep.evals.answerability_train``)
+    gap: AnswerabilityModel | None = None
+
     def decide(self, probs: dict[str, float]) -> AnswerabilityOutcome:
         best = max(probs, key=probs.__getitem__)
         if best != "answer" and probs[best] >= self.thresholds.get(best, 0.5):
             return best  # type: ignore[return-value]
         return "answer"
+
+    def assess(self, x: dict[str, float]) -> tuple[AnswerabilityOutcome, dict[str, float]]:
+        """The outcome for feature vector ``x`` and the probabilities it was decided on."""
+        probs = self.probabilities(x)
+        outcome = self.decide(probs)
+        if outcome == "answer" and self.gap is not None:
+            gap_probs = self.gap.probabilities(x)
+            probs["gap_not_in_corpus"] = gap_probs["not_in_corpus"]
+            if self.gap.decide(gap_probs) == "not_in_corpus":
+                outcome = "not_in_corpus"
+        return outcome, probs
 
 
 @lru_cache(maxsize=1)
@@ -329,8 +344,9 @@ class AnswerabilityJudge:
     def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
         """The outcome for ``question`` given the passages retrieved for it."""
         x, unnamed = features(question, hits, self.judge, self.index)
-        probs = self.model.probabilities(x)
-        outcome = self.model.decide(probs) if hits else "not_in_books"
+        outcome, probs = self.model.assess(x)
+        if not hits:
+            outcome = "not_in_books"
         renamed = [(legacy, self._name_of(target)) for legacy, target in find_legacy(question)]
         if renamed:
             outcome = "answer"  # a renamed rule is in the books under its Remaster name
@@ -351,7 +367,9 @@ class AnswerabilityJudge:
         words = tokens(question)
         hit_names = [" ".join(tokens(h.name)) for h in hits[:TOP_N]]
         asked, asked_named, _, _ = asked_phrase(question, words, self.index)
-        phrases = [asked] if asked_named else []
+        # an answer stands when a selected book's passage uses the asked name (a GM Core summary of a
+        # Player Core condition answers it); it is overruled when none even mentions it
+        phrases = [asked] if asked_named and not any(asked in " ".join(tokens(h.text)) for h in hits[:TOP_N]) else []
         if outcome != "answer":
             phrases += [p for _, p in sorted(spans(words), key=lambda t: -t[0]) if self.index.is_name(p)]
         for phrase in phrases:

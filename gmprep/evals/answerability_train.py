@@ -211,6 +211,49 @@ def synthetic(store, rng: random.Random, n_answer: int, n_gap: int, n_foreign: i
     return out
 
 
+def fit_gap(dev_rows: list[tuple[dict, str, bool]], seed: int, C: float, max_false: float = 0.01) -> tuple[AnswerabilityModel, dict]:
+    """The second stage, answer vs not_in_corpus, fitted on the answerable dev questions (answer) and the
+    same questions with their named gold entry hidden (not_in_corpus). Its threshold is the lowest that
+    keeps false not_in_corpus at or under ``max_false`` of the answerable questions in 5-fold
+    cross-validation (folds by question, so a question and its hidden twin are never split); the
+    cross-validated rates are what the manifest reports."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    use = [(r, w) for r, w, guarded in dev_rows if w in ("answer", "not_in_corpus") and not guarded]
+    X = np.array([[r["x"][f] for f in FEATURES] for r, _ in use])
+    y = np.array([w for _, w in use])
+    ok = np.array([bool(r["rule"]) and not r["x"]["legacy"] for r, _ in use])  # the run-time overrides
+    qs = sorted({r["q"] for r, _ in use})
+    random.Random(seed).shuffle(qs)
+    fold = {q: i % 5 for i, q in enumerate(qs)}
+    folds = np.array([fold[r["q"]] for r, _ in use])
+    p_cv = np.zeros(len(y))
+    for k in range(5):
+        tr = folds != k
+        sc = StandardScaler().fit(X[tr])
+        clf = LogisticRegression(C=C, class_weight="balanced", max_iter=4000).fit(sc.transform(X[tr]), y[tr])
+        p_cv[~tr] = clf.predict_proba(sc.transform(X[~tr]))[:, list(clf.classes_).index("not_in_corpus")]
+    p_cv = np.where(ok, p_cv, 0.0)
+    n_ans, n_gap = int((y == "answer").sum()), int((y == "not_in_corpus").sum())
+    chosen, rates = 0.95, {}
+    for th in [round(0.5 + 0.025 * i, 3) for i in range(19)]:
+        false = int(((p_cv >= th) & (y == "answer")).sum())
+        r = {"dev_cv_false_not_in_corpus": f"{false}/{n_ans}",
+             "dev_cv_leave_one_out_not_in_corpus": round(float(((p_cv >= th) & (y == "not_in_corpus")).sum()) / max(1, n_gap), 4)}
+        print(f"gap threshold {th}: {r}", file=sys.stderr)
+        if false <= max_false * n_ans:
+            chosen, rates = th, r
+            break
+    sc = StandardScaler().fit(X)
+    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=4000).fit(sc.transform(X), y)
+    model = AnswerabilityModel(features=list(FEATURES), classes=[str(c) for c in clf.classes_],
+                               mean=sc.mean_.tolist(), scale=sc.scale_.tolist(), coef=[[0.0] * len(FEATURES), clf.coef_[0].tolist()],
+                               intercept=[0.0, float(clf.intercept_[0])],
+                               thresholds={"not_in_corpus": chosen})
+    return model, {"gap_threshold": chosen, "gap_answer_rows": n_ans, "gap_not_in_corpus_rows": n_gap, **rates}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store", required=True)
@@ -221,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--foreign", type=int, default=70)
     p.add_argument("--cache", help="features cache (.json): reuse the searched features, refit only")
     p.add_argument("--loo", type=int, default=200, help="leave-one-out situation questions (each gives two examples)")
+    p.add_argument("--gap-only", action="store_true", help="keep the first stage in --out, refit the second (gap) stage")
     p.add_argument("--rerank", action="store_true", help="search the synthetic questions with the reranker too")
     p.add_argument("--C", type=float, default=1.0, help="inverse regularisation strength")
     p.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "core" / "agents" / "answerability.json"))
@@ -248,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     index = CorpusIndex(store)
     filters = SearchFilters(origins=["corpus:"])
     rng = random.Random(args.seed)
-    data = synthetic(store, rng, args.answer, args.gap, args.foreign, args.loo)
+    data = [] if args.gap_only else synthetic(store, rng, args.answer, args.gap, args.foreign, args.loo)
 
     cache: dict[str, list[dict]] = {}
     if args.cache and Path(args.cache).is_file():
@@ -266,10 +310,42 @@ def main(argv: list[str] | None = None) -> int:
                     Path(args.cache).write_text(json.dumps(cache), encoding="utf-8")
         hits = drop_hidden([Hit.model_validate(h) for h in cache[key]], hidden)[:5]
         x, rule = features(q, hits, judge, index.without(set(hidden[0])) if hidden else index)
-        return {"x": x, "rule": rule, "hits": bool(hits)}
+        return {"x": x, "rule": rule, "hits": bool(hits), "q": q}
 
     # synthetic questions are searched without the cross-encoder unless --rerank (it costs ~4 s a question
     # on two busy cores); the dev questions, which set the thresholds, are searched as at run time
+    def dev_features() -> list[tuple[dict, str, bool]]:
+        """The dev questions as at run time, and their leave-one-out twins (the single gold entry that the
+        question names, hidden)."""
+        guard = OtherSystemsSource(store)
+        dev = [json.loads(line) for line in Path(args.dev).read_text(encoding="utf-8").splitlines() if line.strip()]
+        dev_rows: list[tuple[dict, str, bool]] = []  # (features, what it should get, other-systems guard fired)
+        for q in dev:
+            hist = [t["content"] for t in q.get("history", []) if t["role"] == "user"]
+            query = followup_query(q["question"], []) if not hist else f"{hist[-1]} {q['question']}"
+            guarded = guard.retrieve(query).verdict == "not_in_books"
+            answerable = q["kind"] != "unanswerable"
+            dev_rows.append((vec(query), "answer" if answerable else "decline", guarded))
+            # leave-one-out on dev: the gold entry named in the question, hidden
+            gold = [n for n in (store.get(g) for g in q.get("gold", [])) if n is not None]
+            named = [n for n in gold if f" {' '.join(tokens(n.name))} " in f" {' '.join(tokens(query))} "]
+            if answerable and len(gold) == 1 and named:
+                hidden = (frozenset(" ".join(tokens(re.sub(r"\(.*?\)", "", a))) for a in [named[0].name, *named[0].aliases]),
+                          frozenset({named[0].node_id}))
+                dev_rows.append((vec(query, hidden), "not_in_corpus", guarded))
+        if args.cache:
+            Path(args.cache).write_text(json.dumps(cache), encoding="utf-8")
+        return dev_rows
+
+    dev_rows = dev_features()
+    if args.gap_only:  # keep the shipped first stage, refit the second
+        model = AnswerabilityModel.model_validate(json.loads(Path(args.out).read_text(encoding="utf-8")))
+        model.gap, gap_rates = fit_gap(dev_rows, args.seed, args.C)
+        model.manifest["gap"] = {"command": f"python -m gmprep.evals.answerability_train --store STORE --gap-only "
+                                            f"--seed {args.seed} --C {args.C}", **gap_rates}
+        Path(args.out).write_text(json.dumps(model.model_dump(), indent=1) + "\n", encoding="utf-8")
+        print(json.dumps(model.manifest, indent=2))
+        return 0
     rows = [vec(q, h, args.rerank) for q, _, h in data]
     X = np.array([[r["x"][f] for f in FEATURES] for r in rows])
     y = np.array([label for _, label, _ in data])
@@ -281,23 +357,6 @@ def main(argv: list[str] | None = None) -> int:
     tr = np.array([i for i, (q, _, _) in enumerate(data) if q not in val_texts])
     scaler = StandardScaler().fit(X[tr])
     clf = LogisticRegression(C=args.C, class_weight="balanced", max_iter=4000).fit(scaler.transform(X[tr]), y[tr])
-
-    guard = OtherSystemsSource(store)
-    dev = [json.loads(line) for line in Path(args.dev).read_text(encoding="utf-8").splitlines() if line.strip()]
-    dev_rows: list[tuple[dict, str, bool]] = []  # (features, what it should get, other-systems guard fired)
-    for q in dev:
-        hist = [t["content"] for t in q.get("history", []) if t["role"] == "user"]
-        query = followup_query(q["question"], []) if not hist else f"{hist[-1]} {q['question']}"
-        guarded = guard.retrieve(query).verdict == "not_in_books"
-        answerable = q["kind"] != "unanswerable"
-        dev_rows.append((vec(query), "answer" if answerable else "decline", guarded))
-        # leave-one-out on dev: the gold entry named in the question, hidden
-        gold = [n for n in (store.get(g) for g in q.get("gold", [])) if n is not None]
-        named = [n for n in gold if f" {' '.join(tokens(n.name))} " in f" {' '.join(tokens(query))} "]
-        if answerable and len(gold) == 1 and named:
-            hidden = (frozenset(" ".join(tokens(re.sub(r"\(.*?\)", "", a))) for a in [named[0].name, *named[0].aliases]),
-                      frozenset({named[0].node_id}))
-            dev_rows.append((vec(query, hidden), "not_in_corpus", guarded))
 
     if args.cache:
         Path(args.cache).write_text(json.dumps(cache), encoding="utf-8")
@@ -351,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"not_in_corpus threshold {t}: {rates(model_with(th_books, t))}", file=sys.stderr)
     chosen_rates = rates(model_with(th_books, th_corpus))
     model = model_with(th_books, th_corpus)
+    model.gap, gap_rates = fit_gap(dev_rows, args.seed, args.C)
     meta = store.meta() if callable(store.meta) else store.meta  # a property since the store-health change
     model.manifest = {
         "command": (f"python -m gmprep.evals.answerability_train --store STORE --seed {args.seed} --answer {args.answer}"
@@ -360,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         "store_corpus_digest": meta.get("corpus_digest", ""),
         "synthetic": dict(Counter(y.tolist())), "train": len(tr), "validation": len(va),
         "dev_file": Path(args.dev).name, "dev_rows_used": len(dev_rows),
-        "thresholds": model.thresholds, **chosen_rates,
+        "thresholds": model.thresholds, **chosen_rates, "gap": gap_rates,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     Path(args.out).write_text(json.dumps(model.model_dump(), indent=1) + "\n", encoding="utf-8")
