@@ -15,6 +15,11 @@ questions generated from the corpus (``python -m gmprep.evals.answerability_trai
 the thresholds live in ``answerability.json`` beside this file, with their manifest). Running it
 needs only numpy: the weights are plain numbers.
 
+A second stage (``AnswerabilityModel.gap``, answer vs not_in_corpus) is asked when the first answers;
+it is fitted with leave-one-out questions (an asked entry hidden from the candidates and the names,
+``CorpusIndex.without``). When the workspace restricts ``books`` and the asked entry lives only in
+books it left out, the decline says so (``decline_text``), not "add your Player Core PDF".
+
 A question naming a pre-Remaster rule that has a Remaster equivalent (``gmprep.kg.legacy``) is
 always answered, and the answer says the new name.
 """
