@@ -31,7 +31,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
-from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
+from gmprep.core.agents.answerability import decline_text, renamed_note
 from gmprep.core.agents.needs import split_needs
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import HistorySelection, Rewrite
@@ -254,10 +254,11 @@ class AgentPipeline:
             if (await asyncio.to_thread(notes.retrieve, question, PASSAGES)).verdict == "found":
                 return "", result  # the GM's own notes cover it: answer from them
         if verdict.outcome == "not_in_books":
-            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question)
+            return Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books", steps=trace,
+                          question=question)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in result.hits if verdict.rule in h.text.lower()][:3]
-            return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+            return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question)
         return renamed_note(verdict.renamed), result
 
