@@ -148,7 +148,7 @@ def generate(
     manifest.entries_total = len(nodes)
     lock = threading.Lock()
     started, cpu0 = time.perf_counter(), _cpu_s(resource)
-    run = {"entries": 0, "completion_tokens": 0, "parallel": parallel}
+    run: dict[str, float] = {"entries": 0, "completion_tokens": 0, "parallel": parallel}
     manifest.runs.append(run)
     mpath = manifest_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
