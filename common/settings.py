@@ -60,9 +60,11 @@ class SearchSettings(BaseModel):
 
 
 class LLMSettings(BaseModel):
-    """Which answer backend to use. ``extractive`` needs no model at all."""
+    """Which answer backend to use. ``extractive`` needs no model at all; ``auto`` (the default) uses the
+    local model when one is installed: transformers on a GPU, else llama.cpp on the CPU, else extractive
+    (``gmprep.core.llm.factory.resolve_backend`` decides; ``gmprep doctor`` says what it picked)."""
 
-    backend: Literal["extractive", "llamacpp", "transformers", "openai"] = "extractive"
+    backend: Literal["auto", "extractive", "llamacpp", "transformers", "openai"] = "auto"
     model_path: str | None = None  # GGUF file (llamacpp) or HF model directory (transformers)
     url: str | None = None  # OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1
     model: str | None = None  # model name sent to the OpenAI-compatible endpoint

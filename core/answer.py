@@ -1,23 +1,29 @@
 """Public API of the answer engine: ``answer_question`` and the ``Answer`` it returns.
 
 The language server (``gmprep/ask``), the CLI (``gmprep ask``) and the answer eval all call
-``answer_question``. With ``llm.backend == "extractive"`` no model runs: the answer is the best
-passages quoted with citations (``gmprep.core.llm.extractive``). Any other backend runs the typed
-step pipeline (``gmprep.core.agents.pipeline``). Either way the outcome is explicit and a question
-the books do not answer is declined, never answered from outside knowledge.
+``answer_question``. With the extractive backend no model runs: the answer is the best passages
+quoted with citations (``gmprep.core.llm.extractive``). A model backend runs the typed step pipeline
+(``gmprep.core.agents.pipeline``). ``llm.backend = "auto"`` picks one (``gmprep.core.llm.factory``).
+Either way the outcome is explicit and a question the books do not answer is declined, never
+answered from outside knowledge.
+
+Streaming contract (``gmprep.core.progress``): ``on_sources`` is called exactly once, before the first
+delta of the answer body (a rename-note delta may precede it), with the passages the answer is built
+from; inline citations ``[1]``, ``[2]``, ... are positions in that list, which is also
+``Answer.citations``. ``Answer.used`` lists the ids the text actually cites; ``Answer.timings_ms``
+holds ``sources``, ``first_token`` and ``total`` (ms from the question).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from gmprep.common.settings import Settings
 from gmprep.core.agents.relevance import RelevanceJudge
+from gmprep.core.progress import AnswerProgress, OnDelta, OnSources, cited_ids
 from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, Searcher, SearchSource
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
@@ -56,6 +62,11 @@ class Answer(BaseModel):
     ms: float = 0.0
     question: str = ""  # the question as answered (rewritten to stand alone when there was history)
     backend: str = "extractive"
+    model: str = ""  # the model file (or folder / endpoint model) name; "" when no model ran
+    # the source ids the answer text cites (``[n]`` into ``citations``), in first-cited order
+    used: list[str] = Field(default_factory=list)
+    # ms from the question: sources sent, first token of the answer body, done
+    timings_ms: dict[str, float] = Field(default_factory=dict)
 
     @property
     def declined(self) -> bool:
@@ -112,7 +123,7 @@ def context_for(searcher: Searcher, settings: Settings) -> AnswerContext:
 _RESOLVERS: dict[int, object] = {}
 
 
-def creators_route(question: str, searcher, on_delta: Callable[[str], None] | None) -> Answer | None:
+def creators_route(question: str, searcher, progress: AnswerProgress) -> Answer | None:
     """An encounter or creature request goes to the deterministic builders (``gmprep.core.creators``):
     their numbers come from the GM Core tables, never from a model or retrieval. None: a rules question."""
     from gmprep.core.creators.chat import creators_answer
@@ -127,16 +138,23 @@ def creators_route(question: str, searcher, on_delta: Callable[[str], None] | No
         return _RESOLVERS[id(store)]
 
     answer = creators_answer(question, resolver)
-    if answer is not None and on_delta:
-        on_delta(answer.text)
+    if answer is not None:
+        progress.sources(answer.citations)
+        progress.delta(answer.text)
     return answer
 
 
-def finish(answer: Answer, started: float) -> Answer:
-    """Fill the totals (tokens, wall time) from the trace."""
+def finish(answer: Answer, progress: AnswerProgress) -> Answer:
+    """Fill the totals (tokens, timings) from the trace and the progress; make sure the sources were sent
+    (once) and that ``used`` is known."""
+    if progress.sent is None:
+        progress.sources(answer.citations)
     answer.tokens_in = sum(s.tokens_in for s in answer.steps)
     answer.tokens_out = sum(s.tokens_out for s in answer.steps)
-    answer.ms = (time.perf_counter() - started) * 1000
+    answer.timings_ms = progress.timings()
+    answer.ms = answer.timings_ms["total"]
+    if not answer.used:
+        answer.used = cited_ids(answer.text, answer.citations)
     return answer
 
 
@@ -146,40 +164,46 @@ async def answer_question(
     history: list[ChatTurn],
     searcher: Searcher,
     settings: Settings,
-    on_delta: Callable[[str], None] | None = None,
+    on_delta: OnDelta | None = None,
     cancel: asyncio.Event | None = None,
     context: AnswerContext | None = None,
     llm=None,
+    on_sources: OnSources | None = None,
 ) -> Answer:
     """Answer ``question`` from the books (and the user's notes) only, with citations.
 
-    ``history`` holds the earlier turns (oldest first). ``on_delta`` receives the answer text as it
-    is produced; ``cancel`` stops the run, which then returns outcome ``cancelled`` with the text so far.
-    ``context`` and ``llm`` override the per-process defaults (an embedding application, tests).
+    ``history`` holds the earlier turns (oldest first). ``on_sources`` receives the passages the answer
+    is built from, once, before the answer body; ``on_delta`` receives the answer text as it is
+    produced (see the module doc for the contract); ``cancel`` stops the run, which then returns
+    outcome ``cancelled`` with the text so far. ``context`` and ``llm`` override the per-process
+    defaults (an embedding application, tests).
     """
-    started = time.perf_counter()
-    routed = creators_route(question, searcher, on_delta)
+    progress = AnswerProgress(on_delta, on_sources)
+    routed = creators_route(question, searcher, progress)
     if routed is not None:
-        return finish(routed, started)
+        return finish(routed, progress)
     ctx = context or context_for(searcher, settings)
-    if llm is None and settings.llm.backend == "extractive":
+    from gmprep.core.llm.factory import resolve_backend
+
+    choice = resolve_backend(settings) if llm is None else None
+    if llm is None and choice is not None and choice.backend == "extractive":
         from gmprep.core.llm.extractive import ExtractiveAnswerer
 
-        answer = await ExtractiveAnswerer(ctx).answer(question, history, on_delta=on_delta, cancel=cancel)
-        return finish(answer, started)
+        answer = await ExtractiveAnswerer(ctx).answer(question, history, progress=progress, cancel=cancel)
+        return finish(answer, progress)
     from gmprep.common.errors import GmprepError
     from gmprep.core.agents.pipeline import AgentPipeline
     from gmprep.core.llm.base import LLMError
     from gmprep.core.llm.factory import backend_for
 
     try:
-        llm = llm or backend_for(settings.llm, settings.device)
+        llm = llm or backend_for(choice.llm if choice else settings.llm, settings.device)
     except (LLMError, GmprepError) as exc:
-        text = f"The {settings.llm.backend} model is not available: {exc}"
-        if on_delta:
-            on_delta(text)
+        name = choice.backend if choice else settings.llm.backend
+        text = f"The {name} model is not available: {exc}"
+        progress.delta(text)
         step = TraceStep(name="load_model", status="failed", error=str(exc))
-        return finish(Answer(text=text, outcome="model_error", steps=[step], question=question,
-                             backend=settings.llm.backend), started)
-    answer = await AgentPipeline(llm, ctx).run(question, history, on_delta=on_delta, cancel=cancel)
-    return finish(answer, started)
+        return finish(Answer(text=text, outcome="model_error", steps=[step], question=question, backend=name),
+                      progress)
+    answer = await AgentPipeline(llm, ctx).run(question, history, progress=progress, cancel=cancel)
+    return finish(answer, progress)

@@ -6,13 +6,25 @@ import argparse
 import logging
 import sys
 
-from gmprep.commands import ask, books, creators, hover, index, lsp, mentions, questions, reranker, search
+from gmprep.commands import (
+    ask,
+    books,
+    creators,
+    doctor,
+    hover,
+    index,
+    lsp,
+    mentions,
+    questions,
+    reranker,
+    search,
+)
 from gmprep.commands import eval as eval_cmd
 from gmprep.common.errors import GmprepError
 
 # Each module defines ``register(subparsers)`` and sets ``func`` on its parsers. Imported plainly: a
 # module that fails to import is a packaging error and must fail loudly, not drop its command.
-COMMAND_MODULES = [index, search, reranker, eval_cmd, lsp, ask, books, creators, mentions, hover, questions]
+COMMAND_MODULES = [index, search, reranker, eval_cmd, lsp, ask, doctor, books, creators, mentions, hover, questions]
 
 
 def build_parser() -> argparse.ArgumentParser:

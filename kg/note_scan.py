@@ -8,8 +8,8 @@ decided in context: the learned ``MentionScorer`` (when its model is shipped) gi
 from the span, its markdown context (``SpanContext``: heading, list, table, emphasis, link text, the
 enclosing headings) and its neighbours; at or above the strictness threshold it is hovered. Below it,
 a match the rules of thumb of ``NameIndex`` accept is still hovered when it carries a value, is a
-pre-Remaster name, or the scorer is above its "loose" threshold (not with strictness "strict"). Without a model the rules of
-thumb alone decide (confidence 1 or 0). Last, the user's controls:
+pre-Remaster name, or the scorer is above its "loose" threshold (not with strictness "strict").
+Without a model the rules of thumb alone decide (confidence 1 or 0). Last, the user's controls:
 the workspace's ``hover.ignore_words`` and the ``<!-- gmprep-ignore -->`` (to the end of the file or
 ``<!-- gmprep-ignore-end -->``) and ``<!-- gmprep-ignore-next-line -->`` comments.
 
@@ -204,11 +204,11 @@ class NoteScanner:
 
     def _rescued(self, match: Match, conf: float) -> bool:
         """Below the threshold, a match the rules of thumb accept is still shown when it carries a
-        value ("reach 10 ft", "slowed 1") or the scorer is at least loosely for it; "strict"
-        shows only what the scorer is sure of."""
+        value ("reach 10 ft", "slowed 1"), is a pre-Remaster name (kg/legacy.py lists rule names
+        only; its hint and quick fix stay), or the scorer is at least loosely for it (on the tuning
+        notes this adds 18 rules and 7 noise hovers); "strict" shows only what the scorer is sure of."""
         if not match.heuristic or self.settings.strictness == "strict":
             return False
-        # a pre-Remaster name (kg/legacy.py lists rule names only) keeps its hint and quick fix
         return match.value is not None or match.chosen.form == "legacy" or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:

@@ -40,6 +40,8 @@ class IndexRunner:
         self.state = state
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        # notes saved while a build or a sync ran: indexed once it ends (a save must not be lost)
+        self._pending: set[Path] = set()
 
     @property
     def running(self) -> bool:
@@ -71,6 +73,8 @@ class IndexRunner:
         except Exception as exc:
             log.exception("index build failed")
             state.set_status(state="error", message=f"index build failed: {exc}", percentage=None)
+        finally:
+            self._drain_saved()
 
     def _build(self) -> None:
         from gmprep.ingest.pipeline import build_index
@@ -124,26 +128,38 @@ class IndexRunner:
             path.resolve().relative_to(root.resolve())
         except ValueError:
             return False
-        if state.status.state != "ready" or self.running:
-            return False
+        with self._lock:
+            self._pending.add(path.resolve())
+            if self.running:
+                return True  # the running build or sync indexes it when it ends
+            self._thread = threading.Thread(target=self._drain_saved, name="gmprep-note", daemon=True)
+            self._thread.start()
+        return True
 
-        def run() -> None:
-            from gmprep.ingest.pipeline import index_note
+    def _drain_saved(self) -> None:
+        """Index the saved notes waiting in ``_pending`` (on the indexing thread), until none is left."""
+        from gmprep.ingest.pipeline import index_note
 
+        state = self.state
+        while True:
+            with self._lock:
+                if not self._pending or state.status.state != "ready":
+                    # not ready: the build that makes it ready drains the queue when it ends. Marked idle
+                    # under the lock, so a save arriving now starts a new drain instead of waiting on us
+                    if self._thread is threading.current_thread():
+                        self._thread = None
+                    return
+                path = self._pending.pop()
+            root = state.notes_root()
+            if root is None:
+                return
             try:
-                report = index_note(state.settings, path.resolve(), root.resolve())
+                report = index_note(state.settings, path, root.resolve())
                 for msg in report.messages:
                     log.warning(msg)
                 state.set_status(entries=report.entries)
             except Exception:
                 log.exception("re-indexing %s failed", path)
-
-        with self._lock:
-            if self.running:
-                return False
-            self._thread = threading.Thread(target=run, name="gmprep-note", daemon=True)
-            self._thread.start()
-        return True
 
 
 class _Progress:

@@ -17,6 +17,10 @@ import pytest
 from gmprep.common.settings import Settings
 from gmprep.ingest.corpus import corpus_digest, corpus_dir, load_corpus
 
+# llm.backend defaults to "auto", which would answer with whatever model the developer installed:
+# the suite sees an empty models folder, so "auto" is extractive unless a test picks a backend and model
+os.environ["GMPREP_MODELS_DIR"] = str(Path(__file__).resolve().parent / "_no_models")
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 EVAL_DIR = SHARED / "eval"

@@ -60,7 +60,7 @@ def test_cli_applies_the_workspace_trust_policy(folder: Path, capsys: pytest.Cap
         'store_dir = "rules-index"\n[llm]\nbackend = "openai"\nurl = "http://collector.example/v1"\n', encoding="utf-8"
     )
     s = _cli_settings()
-    assert s.llm.backend == "extractive" and s.llm.url is None  # a cloned folder cannot send notes away
+    assert s.llm.backend == "auto" and s.llm.url is None  # a cloned folder cannot send notes away (auto: local only)
     assert s.store_dir == folder.parent / "cache" / "gmprep" / "store"
     err = capsys.readouterr().err
     assert "ignored" in err and "llm.url" in err and len(err.strip().splitlines()) == 1

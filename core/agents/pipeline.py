@@ -1,16 +1,27 @@
-"""The typed step pipeline that answers with a model, from retrieved passages only.
+"""The model pipeline: one generation per question, from retrieved passages only.
 
-    select_history -> rewrite -> other-systems guard -> answerability (answer / not_in_books / not_in_corpus)
-      -> plan (DAG of sub-questions)
-      -> per node, dependencies first, independent nodes concurrently:
-           route -> retrieve -> answer -> check  (not answered: next source, remembering what was tried)
-      -> collate -> coverage check -> summarize (streamed) -> citation check
+    follow-up: the last user message + the question (no model call; see below)
+      -> other-systems guard -> answerability (answer / not_in_books / not_in_corpus; no model call)
+      -> needs (structural split, no model call) -> retrieve the whole question and each need
+         concurrently, structural route (the source whose passages are most relevant, as extractive)
+      -> sources sent (the numbered passages) -> cited_answer (one streamed generation: the answer
+         with inline [n], or the fixed not-found line) -> citations read back from the text
 
-Every model step is a ``Step`` (pydantic schema + YAML pattern, one retry, then ``StepFailed``).
-Failures degrade where a safe default exists (a failed plan is one node; a failed route tries the
-sources in default order; a failed check keeps the answer's own status); a failed answer step makes
-its node a model error. The outcome is computed, never asked of the model: all nodes answered ->
-answered, some -> partial, none and nothing relevant -> not_in_books, all failed -> model_error.
+Why one generation: on a 2-core CPU every model call costs seconds of prompt evaluation before its
+first token. The planner and router decided what the structure already says (one need, one source
+with relevant passages); the separate check is folded into the answer (the model either answers
+citing passages or says the fixed not-found line); the summarize step is the answer itself. The
+answer prompt is the pattern's fixed system prompt and examples (llama.cpp reuses their KV cache)
+then the question and the passages, trimmed to the part that bears on the question.
+
+A follow-up is searched as the last user message + the question, fused with nothing else: on the 15
+dev follow-ups that query has the same recall@5 (1.000) as the model's rewrite fused with it
+(docs/benchmarks.md section 2), and it costs no model call before the sources are on screen. The
+rewrite steps (``_standalone``: select_history -> rewrite) stay for ``gmprep eval answers
+--rewrite-vs-concat``, which measures that comparison.
+
+Declines are the answerability decision's, before any model call. A model that says the passages
+do not answer makes the outcome ``partial`` (the closest passages are quoted beneath), never a decline.
 """
 
 from __future__ import annotations
@@ -19,58 +30,64 @@ import asyncio
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal
-
-from pydantic import BaseModel, Field, create_model
 
 from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
+from gmprep.core.agents.needs import split_needs
 from gmprep.core.agents.passages import focused_excerpt
-from gmprep.core.agents.schemas import (
-    Check,
-    HistorySelection,
-    NodeAnswer,
-    Plan,
-    PlanNode,
-    Rewrite,
-    Route,
-    topological_order,
-)
+from gmprep.core.agents.schemas import HistorySelection, Rewrite
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import LLMBackend
-from gmprep.core.sources import KnowledgeSource, SourceResult
+from gmprep.core.llm.extractive import followup_query
+from gmprep.core.progress import AnswerProgress, OnSources, cited_ids
+from gmprep.core.sources import SourceResult
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
 
-PASSAGES = 4  # passages shown to the answer step
-PASSAGE_CHARS = (900, 900, 600, 600)  # per rank: the best two at length, the rest shorter
+PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer eval reads recall at 5)
+# characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
+# near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
+# to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
+PASSAGE_CHARS = (440, 300, 220, 140, 120)
+NOT_FOUND = "The passages do not answer this."
+# A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
+# then the same sentence again until max_tokens); the prompt asks for two to four sentences
+MAX_SENTENCES = 4
+_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
+
+
+class SentenceCap:
+    """Says when a streamed answer should stop: ``MAX_SENTENCES`` sentences, or a sentence repeated."""
+
+    def __init__(self, limit: int = MAX_SENTENCES):
+        self.limit = limit
+        self.text = ""
+        self.reason = ""
+
+    def add(self, piece: str) -> bool:
+        """Add a piece; True once the answer is long enough (``reason`` says why)."""
+        self.text += piece
+        ends = list(_SENTENCE_END.finditer(self.text + " "))
+        sentences, start = [], 0
+        for m in ends:
+            sentences.append(" ".join(self.text[start:m.end()].split()).lower())
+            start = m.end()
+        if len(sentences) >= 2 and sentences[-1] in sentences[:-1]:
+            self.reason = "a sentence repeated"
+        elif len(sentences) >= self.limit:
+            self.reason = f"{self.limit} sentences"
+        return bool(self.reason)
 HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
 # words that point back into the conversation: a rewrite that still contains them did not stand alone
 _ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|he|she|him|her|one|ones|instead|"
                        r"the next|the first|the same)\b", re.IGNORECASE)
-_CITE = re.compile(r"\[([a-z0-9]+:[^\]\s]+)\]")
 
-NodeStatus = Literal["answered", "partial", "not_found", "not_in_books", "model_error"]
-
-
-class NodeResult(BaseModel):
-    """What one plan node ended with."""
-
-    node: PlanNode
-    status: NodeStatus
-    answer: str = ""
-    citations: list[str] = Field(default_factory=list)
-    sources: list[Citation] = Field(default_factory=list)  # the cited passages, for the final citations
-    tried: list[str] = Field(default_factory=list)  # sources tried, in order
-    note: str = ""
-
-
-def render_passages(hits: list[Hit], query: str) -> str:
-    """Passages for the answer step: ``[id] Name (type)`` then the part of the text about ``query``."""
+def render_passages(hits: Sequence[Hit], query: str) -> str:
+    """Passages for the answer step: ``[n] Name (type)`` then the part of the text about ``query``."""
     blocks = []
-    for h, chars in zip(hits[:PASSAGES], PASSAGE_CHARS, strict=False):
+    for i, (h, chars) in enumerate(zip(hits[:PASSAGES], PASSAGE_CHARS, strict=False), 1):
         body = focused_excerpt(h.text, query, chars)
-        blocks.append(f"[{h.source_id}] {h.name} ({h.type})\n{body}")
+        blocks.append(f"[{i}] {h.name} ({h.type})\n{body}")
     return "\n".join(blocks)
 
 
@@ -83,25 +100,23 @@ def render_history(history: list[ChatTurn], numbered: bool) -> str:
     return "\n".join(lines)
 
 
-def _with_context(question: str, history: list[ChatTurn]) -> str:
-    """The question prefixed with the last earlier user message (the concatenated-history query)."""
-    users = [t.content for t in history if t.role == "user"]
-    return f"{users[-1]} {question}" if users else question
+def merge_ranked(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
+    """Round-robin over ranked hit lists (the whole question first, then each need), without repeats:
+    every need's best passage gets a place among the first ``k``."""
+    out: dict[str, Hit] = {}
+    for rank in range(max((len(x) for x in lists), default=0)):
+        for hits in lists:
+            if rank < len(hits) and hits[rank].source_id not in out:
+                out[hits[rank].source_id] = hits[rank]
+            if len(out) >= k:
+                return list(out.values())
+    return list(out.values())
 
 
-def _search_phrasings(plan: Plan, question: str, standalone: str, history: list[ChatTurn]) -> list[str]:
-    """What a one-node plan searches: the question in the user's words, made standalone, rather than the
-    planner's paraphrase (which can drop the very word that finds the entry: "Trips ... and succeeds"),
-    and, for a follow-up, also the conversation's phrasing (last user message + question), fused with it
-    so that a rewrite naming the wrong thing cannot lose the entry. Empty for a split plan: each
-    sub-question asks for something narrower than the whole and is searched as the planner wrote it."""
-    if len(plan.nodes) != 1:
-        return []
-    out = [standalone]
-    context_query = _with_context(question, history) if history else ""
-    if context_query and context_query != standalone:
-        out.append(context_query)
-    return out
+async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
+    """Set ``target`` once ``source`` is set."""
+    await source.wait()
+    target.set()
 
 
 class AgentPipeline:
@@ -112,11 +127,8 @@ class AgentPipeline:
         self.ctx = ctx
         self.select_history = Step("select_history", HistorySelection)
         self.rewrite = Step("rewrite", Rewrite)
-        self.plan = Step("plan", Plan)
-        self.route = Step("route", Route)
-        self.answer_step = Step("answer", NodeAnswer)
-        self.check = Step("check", Check)
-        self.summarize = TextStep("summarize")
+        self.answer_step = TextStep("cited_answer")
+        self._loading: asyncio.Future[None] | None = None
 
     async def run(
         self,
@@ -124,38 +136,55 @@ class AgentPipeline:
         history: list[ChatTurn],
         *,
         on_delta: Callable[[str], None] | None = None,
+        on_sources: OnSources | None = None,
         cancel: asyncio.Event | None = None,
+        progress: AnswerProgress | None = None,
     ) -> Answer:
         """Answer ``question``; never raises for model failures or cancellation (see Answer.outcome)."""
+        on = progress or AnswerProgress(on_delta, on_sources)
+        answer = await self._run(question, history, on, cancel)
+        on.sources(answer.citations)
+        answer.backend = self.llm.name
+        answer.model = self.llm.model_name
+        return answer
+
+    async def _run(self, question: str, history: list[ChatTurn], on: AnswerProgress,
+                   cancel: asyncio.Event | None) -> Answer:
         trace: list[TraceStep] = []
         standalone = question
-        streamed: list[str] = []
-
-        def delta(piece: str) -> None:
-            streamed.append(piece)
-            if on_delta:
-                on_delta(piece)
-
+        # the model loads (first question of a process: seconds) while the question is searched
+        self._loading = asyncio.ensure_future(asyncio.to_thread(self._load))
         try:
-            standalone = await self._standalone(question, history, trace, cancel)
+            if history:
+                standalone = followup_query(question, history)
+                trace.append(TraceStep(name="rewrite", status="skipped", input={"question": question},
+                                       output={"standalone": standalone,
+                                               "reason": "structural: last user message + question"}))
             declined = self._guard(standalone, trace)
             if declined is not None:
-                return self._emit(declined, delta)
+                return self._emit(declined, on)
             assessed = await self._assess(standalone, trace)
             if isinstance(assessed, Answer):
-                return self._emit(assessed, delta)
-            if assessed:
-                delta(assessed + "\n\n")  # the rename, said before the answer
-            plan = await self._plan(standalone, trace, cancel)
-            results = await self._run_plan(plan, trace, cancel, _search_phrasings(plan, question, standalone, history))
-            answer = await self._compose(standalone, results, trace, delta, cancel)
-            if assessed and answer.outcome in ("answered", "partial"):
-                answer.text = f"{assessed}\n\n{answer.text}"
+                return self._emit(assessed, on)
+            note, books = assessed
+            if note:
+                on.delta(note + "\n\n")  # the rename, said before the sources and the answer
+            hits = await self._gather(question, standalone, history, books, trace)
+            answer = await self._answer(standalone, hits, trace, on, cancel)
+            if note:
+                answer.text = f"{note}\n\n{answer.text}"
             return answer
         except StepCancelled as exc:
             trace.extend(exc.trace)
-            text = "".join(streamed) or exc.partial
-            return Answer(text=text, outcome="cancelled", steps=trace, question=standalone, backend=self.llm.name)
+            text = on.text() or exc.partial
+            return Answer(text=text, outcome="cancelled", citations=list(on.sent or []), steps=trace,
+                          question=standalone)
+
+    def _load(self) -> None:
+        try:
+            self.llm.load()
+        except Exception:  # noqa: BLE001 - the answer step meets the same error and reports it (model_error)
+            pass
 
     # ---- conversation ---------------------------------------------------------------------
     async def _standalone(
@@ -185,11 +214,11 @@ class AgentPipeline:
             trace.extend(steps)
         except StepFailed as exc:
             trace.extend(exc.trace)
-            return _with_context(question, selected)
+            return followup_query(question, selected)
         unchanged = " ".join(out.standalone.lower().split()) == " ".join(question.lower().split())
         if unchanged and _ANAPHORA.search(question):
             # the model left the references unresolved: keep the conversation's last question in the query
-            standalone = _with_context(question, selected)
+            standalone = followup_query(question, selected)
             trace.append(TraceStep(name="rewrite_fallback", input={"standalone": out.standalone},
                                    output={"standalone": standalone, "reason": "references left unresolved"}))
             return standalone
@@ -205,14 +234,14 @@ class AgentPipeline:
         return Answer(text=f"{NOT_IN_BOOKS} {result.note}.", outcome="not_in_books", steps=trace, question=question,
                       backend=self.llm.name)
 
-    async def _assess(self, question: str, trace: list[TraceStep]) -> Answer | str:
+    async def _assess(self, question: str, trace: list[TraceStep]) -> Answer | tuple[str, SourceResult | None]:
         """The answerability decision on the books' passages for the whole question (the same judge the
-        extractive answerer uses): a decline Answer, or the rename note to say first ("" when none)."""
+        extractive answerer uses): a decline Answer, or (the rename note to say first, the books' result)."""
         books = self.ctx.books
         if not books.available():
-            return ""
+            return "", None
         t0 = time.perf_counter()
-        result = await asyncio.to_thread(books.retrieve, question, PASSAGES + 1)
+        result = await asyncio.to_thread(books.retrieve, question, PASSAGES)
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, question, result.hits)
         trace.append(TraceStep(name="answerability", input={"query": question},
                                output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed"}),
@@ -220,210 +249,111 @@ class AgentPipeline:
         notes = self.ctx.notes
         if verdict.outcome != "answer" and notes.available():
             if (await asyncio.to_thread(notes.retrieve, question, PASSAGES)).verdict == "found":
-                return ""  # the GM's own notes cover it: let the plan answer from them
+                return "", result  # the GM's own notes cover it: answer from them
         if verdict.outcome == "not_in_books":
-            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question,
-                          backend=self.llm.name)
+            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in result.hits if verdict.rule in h.text.lower()][:3]
             return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
-                          citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question,
-                          backend=self.llm.name)
-        return renamed_note(verdict.renamed)
+                          citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question)
+        return renamed_note(verdict.renamed), result
 
-    # ---- plan -----------------------------------------------------------------------------
-    async def _plan(self, question: str, trace: list[TraceStep], cancel: asyncio.Event | None) -> Plan:
-        try:
-            plan, steps = await self.plan.run(self.llm, {"question": question}, cancel=cancel)
-            trace.extend(steps)
-            return plan
-        except StepFailed as exc:
-            trace.extend(exc.trace)
-            return Plan(nodes=[PlanNode(id="q1", question=question)])
-
-    async def _run_plan(
-        self, plan: Plan, trace: list[TraceStep], cancel: asyncio.Event | None, search_as: Sequence[str] = ()
-    ) -> list[NodeResult]:
-        """Run every node once its dependencies are done; independent nodes run concurrently."""
-        order = topological_order(plan)
-        futures: dict[str, asyncio.Future] = {n.id: asyncio.get_running_loop().create_future() for n in order}
-        node_traces: dict[str, list[TraceStep]] = {n.id: [] for n in order}
-
-        async def run_node(node: PlanNode) -> NodeResult:
-            deps = [await futures[d] for d in node.depends_on]
-            try:
-                result = await self._node(node, deps, node_traces[node.id], cancel, search_as)
-            except BaseException as exc:
-                futures[node.id].set_exception(exc)
-                futures[node.id].exception()  # retrieved here; dependents re-raise it
-                raise
-            futures[node.id].set_result(result)
-            return result
-
-        tasks = [asyncio.ensure_future(run_node(n)) for n in order]
-        try:
-            results = await asyncio.gather(*tasks)
-        except BaseException:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            for n in order:
-                trace.extend(node_traces[n.id])
-            raise
-        for n in order:
-            trace.extend(node_traces[n.id])
-        return list(results)
-
-    async def _node(
-        self, node: PlanNode, deps: list[NodeResult], trace: list[TraceStep], cancel: asyncio.Event | None,
-        search_as: Sequence[str] = (),
-    ) -> NodeResult:
-        """Route, retrieve, answer and check one plan node. ``search_as``: the phrasings to search
-        instead of the node's question (see ``_search_phrasings``)."""
-        context = " ".join(d.answer for d in deps if d.status in ("answered", "partial"))
-        if search_as:
-            query, alternates = search_as[0], list(search_as[1:])
-        else:
-            query, alternates = f"{node.question} {context}".strip()[:400], []
-        sources = await self._route(node, trace, cancel)
-        tried: list[str] = []
-        best: NodeResult | None = None
-        attempts = errors = 0
-        for source in sources:
-            tried.append(source.name)
-            result = await self._retrieve(source, query, node, trace, alternates)
-            if result.verdict != "found":
-                continue
-            question = node.question if not context else f"{node.question} (Known so far: {context[:300]})"
-            attempts += 1
-            try:
-                ans, steps = await self.answer_step.run(
-                    self.llm, {"passages": render_passages(result.hits, query), "question": question}, cancel=cancel, node=node.id
-                )
-                trace.extend(steps)
-            except StepFailed as exc:
-                trace.extend(exc.trace)
-                errors += 1
-                continue
-            shown = {h.source_id for h in result.hits[:PASSAGES]}
-            cited = [c for c in dict.fromkeys(ans.citations) if c in shown]
-            status = ans.status
-            if status != "not_found" and not cited:
-                status = "partial"  # an answer that cites none of its passages is not grounded enough
-                cited = [result.hits[0].source_id]
-            if status == "not_found":
-                continue
-            by_id = {h.source_id: h for h in result.hits}
-            found = dict(answer=ans.answer, citations=cited, sources=[Citation.from_hit(by_id[c]) for c in cited])
-            confirmed = await self._check(node, ans.answer, trace, cancel)
-            # the checker is the arbiter (small models often label a complete answer "partial");
-            # when the checker itself failed, the answer's own status stands
-            if confirmed is True or (confirmed is None and status == "answered"):
-                return NodeResult(node=node, status="answered", tried=tried, **found)
-            best = best or NodeResult(node=node, status="partial", **found)
-        if best is not None:
-            best.tried = tried
-            return best
-        if errors and errors == attempts:
-            return NodeResult(node=node, status="model_error", tried=tried, note="the answer step failed")
-        return NodeResult(node=node, status="not_found", tried=tried, note="no relevant passage")
-
-    async def _route(self, node: PlanNode, trace: list[TraceStep], cancel: asyncio.Event | None) -> list[KnowledgeSource]:
-        """The sources for a node, the routed one first; the others follow as fallbacks."""
-        sources = self.ctx.search_sources()
-        if len(sources) <= 1:
-            trace.append(TraceStep(name="route", status="skipped", node=node.id,
-                                   output={"source": sources[0].name if sources else None, "reason": "one source"}))
-            return sources
-        names = tuple(s.name for s in sources)
-        narrowed = create_model("Route", __base__=Route, source=(Literal[names], ...))  # type: ignore[arg-type]  # built at run time
-        listing = "\n".join(f"{s.name}: {s.description}" for s in sources)
-        try:
-            out, steps = await self.route.run(
-                self.llm, {"sources": listing, "question": node.question}, schema=narrowed, cancel=cancel, node=node.id
-            )
-            trace.extend(steps)
-            first = next(s for s in sources if s.name == out.source)
-        except StepFailed as exc:
-            trace.extend(exc.trace)
-            first = sources[0]
-        return [first, *[s for s in sources if s is not first]]
-
-    async def _retrieve(
-        self, source: KnowledgeSource, query: str, node: PlanNode, trace: list[TraceStep], alternates: Sequence[str] = ()
-    ) -> SourceResult:
+    # ---- passages -------------------------------------------------------------------------
+    async def _gather(self, question: str, standalone: str, history: list[ChatTurn], books: SourceResult | None,
+                      trace: list[TraceStep]) -> list[Hit]:
+        """The numbered passages: the whole question's (reused from the answerability search when nothing
+        else is asked), fused with a follow-up's conversation phrasing, and each need's, searched
+        concurrently; from the source whose passages are most relevant (books, or the GM's notes)."""
         t0 = time.perf_counter()
-        result = await asyncio.to_thread(source.retrieve, query, PASSAGES + 2, alternates)
-        trace.append(TraceStep(name="retrieve", node=node.id,
-                               input={"source": source.name, "query": query, "alternates": list(alternates)},
-                               output={"verdict": result.verdict, "relevance": round(result.relevance, 4)},
-                               retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
-        return result
+        # the needs of the user's own question; a follow-up's each carry the conversation's last question
+        # (split after joining, "What does Shove do? What if I critically fail it?" would search "it")
+        needs = [followup_query(n, history) for n in split_needs(question)]
+        context = followup_query(question, history) if history else ""
+        alternates = [context] if context and context != standalone else []
+        trace.append(TraceStep(name="plan", status="skipped",
+                               output={"needs": needs or [standalone], "reason": "structural: clauses of the question"}))
+        results: list[SourceResult] = []
+        for source in self.ctx.search_sources():
+            if source is self.ctx.books and books is not None and not alternates:
+                whole = books
+            else:
+                whole = await asyncio.to_thread(source.retrieve, standalone, PASSAGES, alternates)
+            parts = await asyncio.gather(*(asyncio.to_thread(source.retrieve, n, PASSAGES) for n in needs))
+            merged = merge_ranked([whole.hits, *(p.hits for p in parts)], PASSAGES)
+            results.append(whole.model_copy(update={"hits": merged}))
+        best = max(results, key=lambda r: (r.verdict == "found", r.relevance), default=None)
+        hits = best.hits[:PASSAGES] if best else []
+        trace.append(TraceStep(name="retrieve", input={"query": standalone, "needs": needs, "alternates": alternates},
+                               output={"source": best.source if best else None,
+                                       "relevance": {r.source: round(r.relevance, 4) for r in results},
+                                       "reason": "structural route: the most relevant source"},
+                               retrieved=[h.source_id for h in hits], ms=(time.perf_counter() - t0) * 1000))
+        return hits
 
-    async def _check(self, node: PlanNode, answer: str, trace: list[TraceStep], cancel: asyncio.Event | None) -> bool | None:
-        """The checker's verdict, or None when the checker itself failed (the answer's status stands)."""
+    # ---- answer ---------------------------------------------------------------------------
+    async def _answer(self, question: str, hits: list[Hit], trace: list[TraceStep], on: AnswerProgress,
+                      cancel: asyncio.Event | None) -> Answer:
+        """One streamed generation over the numbered passages; citations are read back from ``[n]``."""
+        shown = [Citation.from_hit(h) for h in hits]
+        if not hits:
+            return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question), on)
+        on.sources(shown)
+        if self._loading is not None:
+            await self._loading
+        enough = asyncio.Event()  # set by the user's cancel or by the sentence cap
+        relay = asyncio.ensure_future(_relay(cancel, enough)) if cancel is not None else None
+        cap = SentenceCap()
+        said: list[str] = []
+
+        def on_token(piece: str) -> None:
+            if enough.is_set():
+                return  # pieces still queued after the stop
+            said.append(piece)
+            on.delta(piece)
+            if cap.add(piece):
+                enough.set()
+
         try:
-            out, steps = await self.check.run(self.llm, {"question": node.question, "answer": answer}, cancel=cancel,
-                                              node=node.id)
+            text, steps = await self.answer_step.run(
+                self.llm, {"question": question, "passages": render_passages(hits, question)},
+                on_token=on_token, cancel=enough)
             trace.extend(steps)
-            return out.answered
+        except StepCancelled as exc:
+            if not cap.reason:
+                raise  # the user cancelled
+            text = "".join(said)
+            for step in exc.trace:
+                step.status, step.output = "ok", text
+            trace.extend(exc.trace)
+            trace.append(TraceStep(name="stop", output={"reason": cap.reason}))
         except StepFailed as exc:
             trace.extend(exc.trace)
-            return None
+            from gmprep.core.llm.extractive import render_quotes
 
-    # ---- compose --------------------------------------------------------------------------
-    async def _compose(
-        self, question: str, results: list[NodeResult], trace: list[TraceStep],
-        delta: Callable[[str], None], cancel: asyncio.Event | None,
-    ) -> Answer:
-        trace.append(TraceStep(name="collate", output=[r.model_dump(include={"status", "answer", "citations", "tried"})
-                                                       for r in results]))
-        statuses = [r.status for r in results]
-        if all(s == "model_error" for s in statuses):
-            outcome = "model_error"
-        elif all(s == "answered" for s in statuses):
-            outcome = "answered"
-        elif any(s in ("answered", "partial") for s in statuses):
+            text = f"The local model failed ({exc}); the closest passages:\n\n{render_quotes(hits, question)}"
+            on.delta(text)
+            return Answer(text=text, outcome="model_error", citations=shown, steps=trace, question=question)
+        finally:
+            if relay is not None:
+                relay.cancel()
+        used = cited_ids(text, shown)
+        if text.strip().startswith(NOT_FOUND[:-1]):
+            # the answerability judge found the books relevant; the model did not find the answer in the
+            # trimmed passages: say so, and quote the two closest so the GM can read them
+            from gmprep.core.llm.extractive import render_quotes
+
+            more = "\n\n" + render_quotes(hits[:2], question)
+            on.delta(more)
+            text += more
             outcome = "partial"
+            used = [h.source_id for h in hits[:2]]
         else:
-            outcome = "not_in_books"
-        trace.append(TraceStep(name="check_coverage", output={"outcome": outcome, "nodes": statuses}))
-        if outcome in ("not_in_books", "model_error"):
-            text = NOT_IN_BOOKS if outcome == "not_in_books" else (
-                "The local model failed to produce a valid answer; try again or use the extractive backend.")
-            return self._emit(Answer(text=text, outcome=outcome, steps=trace, question=question,
-                                     backend=self.llm.name), delta)
-        findings = "\n".join(
-            f"- {r.node.question} " + (f"{r.answer} " + " ".join(f"[{c}]" for c in r.citations)
-                                       if r.status in ("answered", "partial") else "The books do not say.")
-            for r in results
-        )
-        try:
-            text, steps = await self.summarize.run(self.llm, {"question": question, "findings": findings},
-                                                   on_token=delta, cancel=cancel)
-            trace.extend(steps)
-        except StepFailed as exc:
-            trace.extend(exc.trace)
-            text = findings
-            delta(text)
-        allowed = [c for r in results for c in r.citations]
-        text, cited = self._verify_citations(text, allowed, trace)
-        by_id = {c.source_id: c for r in results for c in r.sources}
-        return Answer(text=text, outcome=outcome, citations=[by_id[c] for c in cited if c in by_id], steps=trace, question=question, backend=self.llm.name)
+            outcome = "answered" if used else "partial"  # an answer citing no passage is not grounded enough
+        trace.append(TraceStep(name="check_citations", output={"used": used, "outcome": outcome}))
+        return Answer(text=text, outcome=outcome, citations=shown, used=used, steps=trace, question=question)
 
     @staticmethod
-    def _verify_citations(text: str, allowed: list[str], trace: list[TraceStep]) -> tuple[str, list[str]]:
-        """Drop bracketed ids the findings did not cite; cite every finding's ids (text order first)."""
-        allowed_set = set(allowed)
-        used = [m.group(1) for m in _CITE.finditer(text)]
-        unknown = sorted({u for u in used if u not in allowed_set})
-        for u in unknown:
-            text = text.replace(f"[{u}]", "")
-        cited = list(dict.fromkeys([u for u in used if u in allowed_set] + allowed))
-        trace.append(TraceStep(name="check_citations", output={"cited": cited, "removed": unknown}))
-        return text, cited
-
-    @staticmethod
-    def _emit(answer: Answer, delta: Callable[[str], None]) -> Answer:
-        delta(answer.text)
+    def _emit(answer: Answer, on: AnswerProgress) -> Answer:
+        on.sources(answer.citations)
+        on.delta(answer.text)
         return answer

@@ -130,6 +130,8 @@ class LLMBackend(ABC):
     name: str = "llm"
     #: how many calls the backend serves at once; plan nodes beyond this queue in the backend
     parallel: int = 1
+    #: the model's file / folder / endpoint name (``Answer.model``)
+    model_name: str = ""
 
     def __init__(self, max_tokens: int = 512, temperature: float = 0.0):
         self.max_tokens = max_tokens
@@ -150,6 +152,9 @@ class LLMBackend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook: most backends hold nothing to release
         """Release the model (default: nothing to release)."""
+
+    def load(self) -> None:  # noqa: B027 - optional hook: most backends load in __init__ or hold nothing
+        """Load the weights now (blocking; called in a worker thread while the question is searched)."""
 
     async def complete(
         self,

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 
 from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
+from gmprep.core.progress import AnswerProgress, OnDelta, OnSources
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
 
@@ -35,12 +35,13 @@ def followup_query(question: str, history: list[ChatTurn]) -> str:
 
 
 def render_quotes(hits: list[Hit], query: str) -> str:
-    """Markdown: each passage's name, type, book and id, then the part of its text about ``query``."""
+    """Markdown: each passage's number ``[n]`` (its place among the sources), name, type and book, then
+    the part of its text about ``query``."""
     parts = ["From the books (the closest passages, quoted):"]
     for i, hit in enumerate(hits):
         quote = focused_excerpt(hit.text, query, FIRST_CHARS if i == 0 else OTHER_CHARS)
         quote = "\n> ".join(quote.splitlines())
-        parts.append(f"**{hit.name}** ({hit.type}; {Citation.from_hit(hit).where()}) [{hit.source_id}]\n> {quote}")
+        parts.append(f"[{i + 1}] **{hit.name}** ({hit.type}; {Citation.from_hit(hit).where()})\n> {quote}")
     return "\n\n".join(parts)
 
 
@@ -58,10 +59,19 @@ class ExtractiveAnswerer:
         question: str,
         history: list[ChatTurn],
         *,
-        on_delta: Callable[[str], None] | None = None,
+        on_delta: OnDelta | None = None,
+        on_sources: OnSources | None = None,
         cancel: asyncio.Event | None = None,
+        progress: AnswerProgress | None = None,
     ) -> Answer:
-        """Quote the best passages for ``question`` or decline."""
+        """Quote the best passages for ``question`` or decline (sources first, then the text)."""
+        on = progress or AnswerProgress(on_delta, on_sources)
+        answer = await self._answer(question, history, on, cancel)
+        on.sources(answer.citations)  # a decline without passages: sent (empty) before its text
+        return self._emit(answer, on, cancel)
+
+    async def _answer(self, question: str, history: list[ChatTurn], on: AnswerProgress,
+                      cancel: asyncio.Event | None) -> Answer:
         steps: list[TraceStep] = []
         query = followup_query(question, history)
         if query != question:
@@ -71,8 +81,8 @@ class ExtractiveAnswerer:
         steps.append(TraceStep(name="other_systems", input={"query": query}, output=foreign.model_dump(include={"verdict", "note"}),
                                ms=(time.perf_counter() - t0) * 1000))
         if foreign.verdict == "not_in_books":
-            return self._emit(Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps,
-                                     question=query), on_delta)
+            return Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps,
+                          question=query)
         sources = self.ctx.search_sources()
         best = None
         for source in sources:
@@ -86,7 +96,7 @@ class ExtractiveAnswerer:
             if result.hits and (best is None or result.relevance > best.relevance):
                 best = result
         if best is None:
-            return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
+            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query)
         hits = best.hits[: self.k]
         t0 = time.perf_counter()
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits)
@@ -94,29 +104,28 @@ class ExtractiveAnswerer:
                                output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed"}),
                                ms=(time.perf_counter() - t0) * 1000))
         if verdict.outcome == "not_in_books":
-            return self._emit(Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query), on_delta)
+            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in hits if verdict.rule in h.text.lower()][:3]
-            return self._emit(Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
-                                     citations=[Citation.from_hit(h) for h in mentions], steps=steps,
-                                     question=query), on_delta)
+            return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+                          citations=[Citation.from_hit(h) for h in mentions], steps=steps, question=query)
         text = render_quotes(hits, query)
         if verdict.renamed:
-            text = f"{renamed_note(verdict.renamed)}\n\n{text}"
+            on.delta(f"{renamed_note(verdict.renamed)}\n\n")  # the preamble, said before the sources
         steps.append(TraceStep(name="quote", input={"source": best.source}, output={"quoted": len(hits)},
                                retrieved=[h.source_id for h in hits]))
-        answer = Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,
-                        question=query)
-        return self._emit(answer, on_delta, cancel)
+        return Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,
+                      question=query, used=[h.source_id for h in hits])
 
     @staticmethod
-    def _emit(answer: Answer, on_delta, cancel: asyncio.Event | None = None) -> Answer:
-        if on_delta is None:
-            return answer
+    def _emit(answer: Answer, on: AnswerProgress, cancel: asyncio.Event | None = None) -> Answer:
+        """Stream ``answer.text`` after what was already said (a rename note); the answer's text is all of it."""
+        said = on.text()
         for i in range(0, len(answer.text), _CHUNK):
             if cancel is not None and cancel.is_set():
                 answer.text = answer.text[:i]
                 answer.outcome = "cancelled"
                 break
-            on_delta(answer.text[i : i + _CHUNK])
+            on.delta(answer.text[i : i + _CHUNK])
+        answer.text = said + answer.text
         return answer

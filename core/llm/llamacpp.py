@@ -91,6 +91,7 @@ class LlamaCppBackend(LLMBackend):
         if not path.is_file():
             raise LLMError(f"GGUF model not found: {path}")
         self.model_path = path
+        self.model_name = path.name
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, min(8, os.cpu_count() or 1))
         self.parallel = n_parallel
@@ -101,6 +102,10 @@ class LlamaCppBackend(LLMBackend):
         """The loaded llama.cpp server (loaded on first use, shared per process)."""
         with self._lock:
             return _server(str(self.model_path), self.n_ctx, self.n_threads, self.parallel)
+
+    def load(self) -> None:
+        """Load the GGUF (first use per process) so the first generation does not wait for it."""
+        _ = self.server
 
     def _generate(
         self,
@@ -119,11 +124,14 @@ class LlamaCppBackend(LLMBackend):
             "cache_prompt": True,
             "stream": True,
             "stream_options": {"include_usage": True},
+            # token counts on every chunk: a generation stopped early (cancel, the answer's sentence cap)
+            # never gets the final usage chunk, and its trace must still say what it cost
+            "timings_per_token": True,
         }
         if json_schema is not None:
             request["response_format"] = {"type": "json_schema", "json_schema": {"name": "output", "schema": json_schema}}
         pieces: list[str] = []
-        state: dict = {"usage": None, "finish": None, "error": None, "stopped": False}
+        state: dict = {"usage": None, "finish": None, "error": None, "stopped": False, "timings": None}
 
         def on_chunk(chunk) -> bool:
             if isinstance(chunk, dict) and "error" in chunk:
@@ -139,6 +147,8 @@ class LlamaCppBackend(LLMBackend):
                     state["finish"] = choice["finish_reason"]
             if chunk.get("usage"):
                 state["usage"] = chunk["usage"]
+            if chunk.get("timings"):
+                state["timings"] = chunk["timings"]
             if should_stop():
                 state["stopped"] = True
                 return True  # tells llama.cpp to cancel the task
@@ -154,6 +164,12 @@ class LlamaCppBackend(LLMBackend):
             err = state["error"]
             raise LLMError(f"llama.cpp error: {err.get('message', err) if isinstance(err, dict) else err}")
         usage = state["usage"] or {}
+        timings = state["timings"] or {}
+        if not usage and timings:  # stopped before the usage chunk: llama.cpp's own counts so far
+            cached = int(timings.get("cache_n", 0))
+            usage = {"prompt_tokens": int(timings.get("prompt_n", 0)) + cached,
+                     "completion_tokens": int(timings.get("predicted_n", len(pieces))),
+                     "prompt_tokens_details": {"cached_tokens": cached}}
         return Completion(
             text="".join(pieces),
             usage=TokenUsage(

@@ -51,8 +51,10 @@ DEFAULT_MODEL = QWEN_15B
 
 
 def models_dir() -> Path:
-    """``<cache>/models``: where assembled models live (one copy per user)."""
-    return default_cache_dir() / "models"
+    """``<cache>/models``: where assembled models live (one copy per user); ``$GMPREP_MODELS_DIR``
+    overrides it (the test suite points it at an empty folder so ``auto`` never finds the user's model)."""
+    override = os.environ.get("GMPREP_MODELS_DIR")
+    return Path(override) if override else default_cache_dir() / "models"
 
 
 def model_path(spec: ModelSpec = DEFAULT_MODEL) -> Path:

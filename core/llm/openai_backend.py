@@ -57,6 +57,7 @@ class OpenAIBackend(LLMBackend):
             raise LLMError("the openai backend needs a base URL (llm.url), e.g. http://127.0.0.1:8080/v1")
         self.base_url = base_url.rstrip("/")
         self.model = model or "default"
+        self.model_name = self.model
         self.retries = retries
         self.backoff_s = backoff_s
         self.parallel = parallel

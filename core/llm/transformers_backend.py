@@ -85,6 +85,7 @@ class TransformersBackend(LLMBackend):
         from gmprep.kg.embedder import pick_device
 
         self.device = pick_device(device)
+        self.model_name = Path(model_dir).name if model_dir is not None else ""
         if model is None or tokenizer is None:
             folder, extra = _load_location(model_dir)
             from transformers import AutoModelForCausalLM, AutoTokenizer

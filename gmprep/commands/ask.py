@@ -14,14 +14,16 @@ from gmprep.commands import open_searcher, settings_from_args
 from gmprep.common.settings import Settings
 
 if TYPE_CHECKING:
+    from gmprep.core.answer import Answer
     from gmprep.core.conversations import ConversationStore
+    from gmprep.kg.models import Citation
 
-BACKENDS = ("extractive", "llamacpp", "transformers", "openai")
+BACKENDS = ("auto", "extractive", "llamacpp", "transformers", "openai")
 
 
 def add_backend_arguments(p: argparse.ArgumentParser) -> None:
     """``--backend`` and the model options shared by ``ask`` and ``eval answers``."""
-    p.add_argument("--backend", choices=BACKENDS, help="answer backend (default: settings, else extractive)")
+    p.add_argument("--backend", choices=BACKENDS, help="answer backend (default: settings, else auto: the local model when installed, else extractive)")
     p.add_argument("--model-path", help="GGUF file (llamacpp), or HF model folder or GGUF file (transformers)")
     p.add_argument("--url", help="OpenAI-compatible base URL (openai backend)")
     p.add_argument("--model", help="model name for the OpenAI-compatible endpoint")
@@ -49,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--conversation", help="continue this conversation id (its messages are the history)")
     p.add_argument("--no-save", action="store_true", help="do not save the exchange")
     p.add_argument("--trace", action="store_true", help="print the step trace after the answer")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (backend, model, outcome, text, citations, used, timings_ms)")
     add_backend_arguments(p)
     p.set_defaults(func=run_ask)
 
@@ -108,14 +112,49 @@ def _conversations(settings: Settings, save: bool) -> ConversationStore | None:
         raise ReadOnlyError(f"{exc}, or ask with --no-save") from None
 
 
+def answer_json(answer: Answer, reason: str) -> dict:
+    """``gmprep ask --json``: the answer as one object; ``citations[n-1]`` is the text's ``[n]``."""
+    used = set(answer.used)
+    return {
+        "backend": answer.backend,
+        "model": answer.model,
+        "backend_reason": reason,
+        "outcome": answer.outcome,
+        "question": answer.question,
+        "text": answer.text,
+        "citations": [{"n": i, **c.model_dump(), "where": c.where(), "used": c.source_id in used}
+                      for i, c in enumerate(answer.citations, 1)],
+        "used": answer.used,
+        "timings_ms": answer.timings_ms,
+        "tokens": {"prompt": answer.tokens_in, "completion": answer.tokens_out,
+                   "cached": sum(s.tokens_cached for s in answer.steps),
+                   "model_calls": sum(1 for s in answer.steps if s.tokens_in or s.tokens_out)},
+    }
+
+
+def print_sources(citations: list[Citation]) -> None:
+    """The numbered sources, printed as soon as they are known (before the answer streams beneath)."""
+    if not citations:
+        return
+    print("Sources:")
+    for i, c in enumerate(citations, 1):
+        print(f"  [{i}] {c.name} ({c.type}; {c.where()}) [{c.source_id}]")
+    print(flush=True)
+
+
 def run_ask(args: argparse.Namespace) -> int:
-    """``gmprep ask``: save the question, stream the answer, list its sources, save the answer and its
-    trace (``gmprep.core.exchange``, as the server does)."""
+    """``gmprep ask``: save the question, print the sources, stream the answer beneath them, save the
+    answer and its trace (``gmprep.core.exchange``, as the server does). ``--json``: one object."""
     from gmprep.core import exchange
     from gmprep.core.answer import answer_question
+    from gmprep.core.llm.factory import resolve_backend
     from gmprep.core.traces import TraceStore
 
     settings = settings_with_backend(args)
+    choice = resolve_backend(settings)
+    as_json = bool(getattr(args, "json", False))
+    if choice.auto and choice.backend == "extractive" and not as_json:
+        print(f"gmprep: {choice.reason}", file=sys.stderr)  # once: how to turn the model on
     store, searcher = open_searcher(settings)
     save = not args.no_save
     convs = _conversations(settings, save)
@@ -144,15 +183,15 @@ def run_ask(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
         return await answer_question(args.question, history=history, searcher=searcher, settings=settings,
-                                     on_delta=on_delta, cancel=cancel)
+                                     on_delta=None if as_json else on_delta,
+                                     on_sources=None if as_json else print_sources, cancel=cancel)
 
     with store:
         answer = asyncio.run(go())
-    print()
-    if answer.citations:
-        print("\nSources:")
-        for i, c in enumerate(answer.citations, 1):
-            print(f"  [{i}] {c.name} ({c.type}; {c.where()}) [{c.source_id}]")
+    if as_json:
+        print(json.dumps(answer_json(answer, choice.reason), ensure_ascii=False, indent=2))
+    else:
+        print()
     saved_note = ""
     if ex is not None and convs is not None:
         traces = TraceStore(convs.db_path)
@@ -161,8 +200,11 @@ def run_ask(args: argparse.Namespace) -> int:
         saved_note = f" · conversation {ex.conversation.id} · message {msg.id}"
     if convs is not None:
         convs.close()
+    t = answer.timings_ms
+    model = f" {answer.model}" if answer.model else ""
     print(
-        f"\n[{answer.outcome} · {answer.backend} · {answer.tokens_in}+{answer.tokens_out} tokens · "
+        f"\n[{answer.outcome} · {answer.backend}{model} · {answer.tokens_in}+{answer.tokens_out} tokens · sources "
+        f"{t.get('sources', 0) / 1000:.1f} s · first token {t.get('first_token', 0) / 1000:.1f} s · "
         f"{answer.ms / 1000:.1f} s{saved_note}]",
         file=sys.stderr,
     )
@@ -172,6 +214,6 @@ def run_ask(args: argparse.Namespace) -> int:
             print(f"  {node}{s.name:<15} {s.status:<8} {s.ms:8.0f} ms  {s.tokens_in:>5}+{s.tokens_out:<4} tok"
                   f" ({s.tokens_cached:>4} cached)"
                   f"  {', '.join(s.retrieved[:5])}", file=sys.stderr)
-            if s.output is not None and s.name not in ("summarize", "collate"):
+            if s.output is not None and s.name != "cited_answer":
                 print(f"      -> {json.dumps(s.output, ensure_ascii=False)[:300]}", file=sys.stderr)
     return 0 if answer.outcome != "model_error" else 1

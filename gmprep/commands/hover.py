@@ -23,6 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--limit-entries", type=int, default=None, help="use only N corpus entries drawn by the seed (a quick run)")
     t.add_argument("--max-per-name", type=int, default=30,
                    help="examples kept per (entry, label kind), so frequent names don't dominate (default 30)")
+    t.add_argument("--real-labels", type=Path, default=None,
+                   help="also learn from judged real notes: a TUNING labels file (never a held-out split)")
+    t.add_argument("--real-notes", type=Path, default=None, help="folder with those notes' text as <doc>.md")
+    t.add_argument("--real-weight", type=float, default=0.5,
+                   help="the real notes' total weight against the corpus examples' (default 0.5)")
+    t.add_argument("--dev-notes", type=Path, default=None,
+                   help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
     t.add_argument("--json", action="store_true", help="print the manifest as JSON")
     t.set_defaults(func=run_train)
     c = hsub.add_parser(
@@ -31,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--labels", type=Path, required=True, help="labels JSON lines (doc, start, end, text, label, ids)")
     c.add_argument("--notes", type=Path, required=True, help="folder with the notes' text as <doc>.md")
     c.add_argument("--model", type=Path, default=None, help="model folder (default: the bundled one)")
+    c.add_argument("--dev-notes", type=Path, default=None,
+                   help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
@@ -57,9 +66,12 @@ def run_train(args: argparse.Namespace) -> int:
         raise GmprepError("--limit-entries must be at least 10")
     command = "gmprep hover train-scorer " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if sys.argv[1:3] == [
         "hover", "train-scorer"] else f"gmprep hover train-scorer --seed {args.seed}"
+    if (args.real_labels is None) != (args.real_notes is None):
+        raise GmprepError("--real-labels and --real-notes go together")
+    real = (args.real_labels, args.real_notes) if args.real_labels is not None else None
     manifest = train_scorer(
         corpus_text(), out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
-        command=command.strip(),
+        command=command.strip(), real=real, real_weight=args.real_weight, dev_notes=args.dev_notes,
     )
     if args.json:
         print(json.dumps(manifest, indent=2))
@@ -75,14 +87,22 @@ def run_train(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     """Score the labelled spans, choose thresholds per strictness, write them into the model."""
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, MentionScorer, _load
-    from gmprep.kg.mention_scorer_train import calibrate, pr_at, score_labelled_spans
+    from gmprep.kg.mention_scorer_train import calibrate, dev_ceiling, pr_at, score_labelled_spans
 
     model_dir = args.model or MODEL_DIR
     scorer = MentionScorer.load(model_dir)
-    spans = score_labelled_spans(args.labels, args.notes, corpus_text().nodes, scorer)
+    nodes = corpus_text().nodes
+    spans = score_labelled_spans(args.labels, args.notes, nodes, scorer)
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
     thresholds = calibrate(spans)
+    dev: dict = {}
+    if args.dev_notes is not None:  # the labelled dev notes keep 0.98 of their mentions at "normal"
+        model = json.loads((Path(model_dir) / MODEL_FILE).read_text(encoding="utf-8"))
+        ceiling = dev_ceiling(args.dev_notes, nodes, model, 0.98)
+        dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": ceiling}}
+        thresholds["normal"] = min(thresholds["normal"], ceiling)
+        thresholds["loose"] = min(thresholds["loose"], thresholds["normal"])
     at: dict[str, dict[str, float]] = {
         k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
         for k, t in thresholds.items()
@@ -90,7 +110,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     report = {
         "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
         "thresholds": thresholds, "at": at,
-    }
+    } | dev
     if not args.dry_run:
         path = model_dir / MODEL_FILE
         model = json.loads(path.read_text(encoding="utf-8"))
@@ -98,7 +118,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         path.write_text(json.dumps(model, sort_keys=True), encoding="utf-8")
         man_path = model_dir / "manifest.json"
         manifest = json.loads(man_path.read_text(encoding="utf-8")) if man_path.exists() else {}
-        manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"}
+        manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"
+                                                       + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")}
         man_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         _load.cache_clear()
     if args.json:

@@ -14,12 +14,15 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
+from gmprep.core.agents.support import Passage
+from gmprep.evals.faithfulness import citation_precision
 from gmprep.evals.questions import Question, load_questions
 
 K = 5
@@ -43,6 +46,16 @@ class QuestionResult(BaseModel):
     tokens_out: int
     tokens_cached: int = 0  # prompt tokens the backend reused from its prefix cache
     standalone: str = ""
+    text: str = ""  # the answer as the user reads it
+    # the passages the answer was given, numbered in this order ([1] is the first; without a sources
+    # callback, the cited ones): what the support check reads beside each sentence
+    passages: list[Passage] = Field(default_factory=list)
+    # the ids the answer text cites ([n] markers; Answer.used), where the backend says; else the citations
+    used: list[str] = Field(default_factory=list)
+    citation_precision: float | None = None  # share of the used ids that are gold (answerable, citing)
+    used_recall: float | None = None  # the gold (any / all) among the used ids
+    support: dict | None = None  # the support check's summary (--faithfulness; answered outcomes)
+    backend: str = ""
 
 
 def recall_hit(ranked: list[str], gold: list[str], mode: str, k: int = K) -> float:
@@ -60,22 +73,47 @@ def reciprocal_rank(ranked: list[str], gold: list[str], mode: str, k: int = K) -
     return 0.0
 
 
+def passages_for(store, ids: list[str]) -> list[Passage]:
+    """The entry text of every id, in order (the whole entry: the model saw an excerpt of it)."""
+    nodes = store.get_many(ids)
+    return [Passage(source_id=i, name=nodes[i].name, text=nodes[i].text) for i in ids if i in nodes]
+
+
+def _takes_sources() -> bool:
+    """Whether ``answer_question`` hands over the passages it will answer from (``on_sources``): then the
+    answer's ``[n]`` markers number those passages; before that, the answer cites source ids."""
+    import inspect
+
+    from gmprep.core.answer import answer_question
+
+    return "on_sources" in inspect.signature(answer_question).parameters
+
+
 def _history(q: Question):
     from gmprep.core.answer import ChatTurn
 
     return [ChatTurn(role=t["role"], content=t["content"]) for t in q.history]
 
 
-async def evaluate(questions: list[Question], searcher, settings, progress: bool = True) -> list[QuestionResult]:
-    """Answer every question in turn (one at a time: latency is per answer)."""
+async def evaluate(questions: list[Question], searcher, settings, progress: bool = True,
+                   on_result: Callable[[QuestionResult], None] | None = None) -> list[QuestionResult]:
+    """Answer every question in turn (one at a time: latency is per answer). ``on_result`` gets each
+    result as soon as it is made (a long model run keeps what it did when stopped)."""
     from gmprep.core.answer import answer_question
 
     out: list[QuestionResult] = []
+    with_sources = _takes_sources()
     for i, q in enumerate(questions, 1):
+        shown: list[str] = []
+        extra: dict[str, Any] = {}
+        if with_sources:
+            extra["on_sources"] = lambda items, shown=shown: shown.extend(
+                getattr(x, "source_id", str(x)) for x in items)
         t0 = time.perf_counter()
-        ans = await answer_question(q.question, history=_history(q), searcher=searcher, settings=settings)
+        ans = await answer_question(q.question, history=_history(q), searcher=searcher, settings=settings, **extra)
         ms = (time.perf_counter() - t0) * 1000
         cited = [c.source_id for c in ans.citations]
+        used = list(getattr(ans, "used", None) or cited)
         answerable = q.kind not in UNANSWERABLE_KINDS
         res = QuestionResult(
             id=q.id, kind=q.kind, outcome=ans.outcome, cited=cited, declined=ans.declined,
@@ -83,8 +121,13 @@ async def evaluate(questions: list[Question], searcher, settings, progress: bool
             recall_at_5=recall_hit(cited, q.gold, q.gold_mode) if answerable else None,
             ms=ms, tokens_in=ans.tokens_in, tokens_out=ans.tokens_out,
             tokens_cached=sum(s.tokens_cached for s in ans.steps), standalone=ans.question,
+            text=ans.text, passages=passages_for(searcher.store, list(dict.fromkeys(shown or cited))),
+            used=used, citation_precision=citation_precision(used, q.gold) if answerable else None,
+            used_recall=recall_hit(used, q.gold, q.gold_mode, k=len(used) or 1) if answerable and used else None,
         )
         out.append(res)
+        if on_result:
+            on_result(res)
         if progress:
             mark = "declined" if res.declined else (f"r@5={res.recall_at_5:.0f}" if answerable else "ANSWERED")
             print(f"[{i}/{len(questions)}] {q.id} {q.kind:<12} {res.outcome:<12} {mark:<9} {ms / 1000:6.1f}s",
@@ -97,6 +140,20 @@ def _pct(values: list[float], p: float) -> float:
         return 0.0
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))]
+
+
+def _mean(values: list[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return round(statistics.fmean(kept), 4) if kept else None
+
+
+def check_support(results: list[QuestionResult], checker) -> None:
+    """Run the support check on every answered result (``support`` filled in place)."""
+    from gmprep.evals.faithfulness import scored, support_summary
+
+    for r in results:
+        if scored(r.model_dump(include={"outcome", "text"})):
+            r.support = support_summary(checker.check(r.text, r.passages))
 
 
 def summarize(results: list[QuestionResult], backend: str) -> dict:
@@ -128,6 +185,10 @@ def summarize(results: list[QuestionResult], backend: str) -> dict:
             "citation_recall_at_5": round(statistics.fmean(r.recall_at_5 or 0.0 for r in ans), 4) if ans else None,
             "false_decline_rate": round(sum(r.declined for r in ans) / len(ans), 4) if ans else None,
             "false_not_in_corpus_rate": round(sum(r.not_in_corpus for r in ans) / len(ans), 4) if ans else None,
+            # mean over the answerable questions whose answer cites anything: share of the cited ids that are gold
+            "citation_precision": _mean([r.citation_precision for r in ans]),
+            # gold among the passages the text actually cites (answerable questions whose answer cites any)
+            "used_recall": _mean([r.used_recall for r in ans]),
         },
         "unanswerable": {
             "n": len(una),
@@ -139,7 +200,13 @@ def summarize(results: list[QuestionResult], backend: str) -> dict:
         "latency_ms": {"p50": round(_pct(ms, 50), 1), "p95": round(_pct(ms, 95), 1)},
         "tokens": {"in": sum(r.tokens_in for r in results), "out": sum(r.tokens_out for r in results),
                    "cached": sum(r.tokens_cached for r in results)},
-    }
+    } | ({"faithfulness": _faith_totals(results)} if any(r.support for r in results) else {})
+
+
+def _faith_totals(results: list[QuestionResult]) -> dict:
+    from gmprep.evals.faithfulness import totals
+
+    return totals([r.model_dump() for r in results])
 
 
 async def rewrite_vs_concat(questions: list[Question], searcher, settings) -> dict:
@@ -203,7 +270,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``gmprep eval answers``."""
     from gmprep.commands.ask import add_backend_arguments
 
-    p.add_argument("--questions", required=True, help="questions JSONL (e.g. ../shared/eval/questions-dev.jsonl)")
+    p.add_argument("--questions", help="questions JSONL (e.g. ../shared/eval/questions-dev.jsonl); needed unless "
+                   "--answers-in is given")
     p.add_argument("--json", action="store_true", help="print the totals as JSON")
     p.add_argument("--limit", type=int, help="first N questions (after --kinds / --sample)")
     p.add_argument("--sample", type=int, help="N evenly spaced questions (keeps each kind's share)")
@@ -211,9 +279,66 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only these kinds (lookup, named, multi-hop, followup, unanswerable, legacy, not_in_corpus)")
     p.add_argument("--out", help="write per-question results (JSONL) here")
     p.add_argument("--run-out", help="write a score.py run file ({id, ranked, declined} per line) here")
+    p.add_argument("--faithfulness", action="store_true",
+                   help="support check of every answered question's sentences against the passages they cite, "
+                        "citation precision, and the extractive answer on the same questions as the baseline")
+    p.add_argument("--answers-in", help="score these saved answers (an --out file) instead of generating")
+    p.add_argument("--judgements", help="hand judgements JSONL: report the support check's agreement with them")
+    p.add_argument("--fit-support", metavar="JSON",
+                   help="fit the support check's weights on the judgements' calibration part and write them here")
     p.add_argument("--rewrite-vs-concat", action="store_true",
                    help="follow-ups only: retrieval recall@5 of the rewrite step vs the concatenated history")
     add_backend_arguments(p)
+
+
+def _now() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _manifest(args: argparse.Namespace, settings, n: int) -> dict:
+    """How an --out file was made: the command, the code's commit, the model, when."""
+    import subprocess
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                                cwd=Path(__file__).resolve().parent).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                    text=True, cwd=Path(__file__).resolve().parent).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        commit, dirty = "unknown", False
+    return {"command": "gmprep " + " ".join(sys.argv[1:]), "commit": commit, "uncommitted_changes": dirty,
+            "backend": settings.llm.backend, "model_path": settings.llm.model_path, "questions": n,
+            "started": _now()}
+
+
+def _recount_citations(results: list[QuestionResult], questions: list[Question]) -> None:
+    """Saved answers from before ``used`` was kept: read the cited ids back from the text's markers and
+    score them against the gold of ``questions``."""
+    from gmprep.core.agents.support import resolve, split_sentences
+
+    gold = {q.id: q for q in questions}
+    for r in results:
+        q = gold.get(r.id)
+        if r.used or q is None or r.kind in UNANSWERABLE_KINDS:
+            continue
+        r.used = resolve([m for s in split_sentences(r.text) for m in s.markers], r.passages) or list(r.cited)
+        r.citation_precision = citation_precision(r.used, q.gold)
+        r.used_recall = recall_hit(r.used, q.gold, q.gold_mode, k=len(r.used) or 1) if r.used else None
+
+
+def _load_results(path: Path) -> list[QuestionResult]:
+    if not path.is_file():
+        raise GmprepError(f"answers file {path} not found")
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(QuestionResult.model_validate_json(line))
+            except ValueError as exc:
+                raise GmprepError(f"{path}:{n}: not an answer line ({exc})") from exc
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -222,16 +347,64 @@ def run(args: argparse.Namespace) -> int:
     from gmprep.commands.ask import settings_with_backend
 
     settings = settings_with_backend(args)
-    questions = load_questions(Path(args.questions), args.kinds, args.limit, args.sample)
+    if not args.questions and not args.answers_in:
+        raise GmprepError("give --questions (to generate answers) or --answers-in (to score saved ones)")
+    questions = load_questions(Path(args.questions), args.kinds, args.limit, args.sample) if args.questions else []
+    saved = _load_results(Path(args.answers_in)) if args.answers_in else None
+    if saved is not None and questions:
+        ids = {r.id for r in saved}
+        questions = [q for q in questions if q.id in ids]
+    backend: str = settings.llm.backend
+    baseline: list[QuestionResult] = []
     store, searcher = open_searcher(settings)
     with store:
         if args.rewrite_vs_concat:
             report = asyncio.run(rewrite_vs_concat(questions, searcher, settings))
             print(json.dumps(report, indent=2))
             return 0
-        results = asyncio.run(evaluate(questions, searcher, settings))
-    totals = summarize(results, settings.llm.backend)
-    if args.out:
+        if saved is not None:
+            results = saved
+            backend = next((r.backend for r in saved if r.backend), backend)
+            _recount_citations(results, questions)
+        else:
+            manifest = _manifest(args, settings, len(questions))  # the code as it was when generation began
+            out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115  # closed below
+
+            def keep(r: QuestionResult) -> None:
+                r.backend = backend
+                if out:
+                    out.write(r.model_dump_json() + "\n")
+                    out.flush()
+
+            try:
+                results = asyncio.run(evaluate(questions, searcher, settings, on_result=keep))
+            finally:
+                if out:
+                    out.close()
+            if args.out:
+                manifest["finished"] = _now()
+                Path(args.out).with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=1) + "\n",
+                                                                        encoding="utf-8")
+        if args.faithfulness and backend != "extractive" and questions:
+            print("extractive baseline on the same questions", file=sys.stderr, flush=True)
+            extractive = settings.merged({"llm": {"backend": "extractive"}})
+            baseline = asyncio.run(evaluate(questions, searcher, extractive))
+        if args.faithfulness or args.judgements or args.fit_support:
+            from gmprep.core.agents.support import SupportChecker
+
+            checker = SupportChecker(device=settings.device)
+            if args.fit_support:
+                _fit(results, args, checker)
+            check_support(results, checker)
+            check_support(baseline, checker)
+    totals = summarize(results, backend)
+    if baseline:
+        totals["baseline"] = summarize(baseline, "extractive")
+    if args.judgements:
+        from gmprep.evals.faithfulness import agreement, load_judgements
+
+        totals["agreement"] = agreement([r.model_dump() for r in results], load_judgements(Path(args.judgements)))
+    if args.out and (args.faithfulness or saved is None):
         Path(args.out).write_text("".join(r.model_dump_json() + "\n" for r in results), encoding="utf-8")
     if args.run_out:
         Path(args.run_out).write_text(
@@ -241,12 +414,50 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(totals, indent=2))
     else:
-        a, u = totals["answerable"], totals["unanswerable"]
-        print(f"backend {totals['backend']}: {totals['n']} questions")
-        print(f"  answerable   n={a['n']} citation recall@5={a['citation_recall_at_5']} false declines={a['false_decline_rate']}"
+        _print(totals)
+    return 0
+
+
+# the feature sets the fit compares (see docs/faithfulness.md): lexical, each model alone, lexical with models
+FEATURE_SETS = (
+    ("coverage",),
+    ("coverage", "numbers_anchored"),
+    ("cross_encoder",),
+    ("cosine",),
+    ("coverage", "numbers_anchored", "cross_encoder"),
+    ("coverage", "numbers_anchored", "cosine"),
+    ("coverage", "numbers_anchored", "cross_encoder", "cosine"),
+)
+
+
+def _fit(results: list[QuestionResult], args: argparse.Namespace, checker) -> None:
+    from gmprep.evals.faithfulness import fit, load_judgements, write_model
+
+    if not args.judgements:
+        raise GmprepError("--fit-support needs --judgements")
+    model, candidates = fit([r.model_dump() for r in results], load_judgements(Path(args.judgements)), checker,
+                            FEATURE_SETS)
+    write_model(model, Path(args.fit_support))
+    for c in candidates:
+        print(f"  fit {'+'.join(c['features']):<50} calibrate cv={c['calibrate_cv']} fitted={c['calibrate']} "
+              f"test={c['test']}", file=sys.stderr)
+    print(f"support weights ({'+'.join(model.features)}) written to {args.fit_support}", file=sys.stderr)
+    checker.model = model
+
+
+def _print(totals: dict) -> None:
+    for t in [totals, *([totals["baseline"]] if "baseline" in totals else [])]:
+        a, u = t["answerable"], t["unanswerable"]
+        print(f"backend {t['backend']}: {t['n']} questions")
+        print(f"  answerable   n={a['n']} citation recall@5={a['citation_recall_at_5']} precision="
+              f"{a['citation_precision']} false declines={a['false_decline_rate']}"
               f" (false not_in_corpus={a['false_not_in_corpus_rate']})")
         print(f"  unanswerable n={u['n']} declined={u['declined']} (as not_in_corpus={u['not_in_corpus']})")
-        for kind, e in totals["by_kind"].items():
+        for kind, e in t["by_kind"].items():
             print(f"  {kind:<13} {e}")
-        print(f"  latency p50={totals['latency_ms']['p50'] / 1000:.1f}s p95={totals['latency_ms']['p95'] / 1000:.1f}s")
-    return 0
+        if "faithfulness" in t:
+            print(f"  faithfulness {t['faithfulness']}")
+        print(f"  latency p50={t['latency_ms']['p50'] / 1000:.1f}s p95={t['latency_ms']['p95'] / 1000:.1f}s")
+    if "agreement" in totals:
+        for part, e in totals["agreement"].items():
+            print(f"  agreement with hand judgements ({part}): {e}")

@@ -17,15 +17,14 @@ from collections.abc import Callable
 from gmprep.core.agents.steps import read_pattern
 from gmprep.core.llm.base import ChatMessage, Completion, LLMBackend, TokenUsage
 
-STEP_NAMES = ("select_history", "rewrite", "plan", "route", "answer", "check", "summarize")
+STEP_NAMES = ("select_history", "rewrite", "cited_answer")
 Reply = str | Callable[[list[ChatMessage]], str]
-_ID = re.compile(r"^\[([a-z0-9]+:[^\]\s]+)\]", re.M)
+_NUMBER = re.compile(r"^\[(\d+)\] ", re.M)
 
 
-def first_passage_id(messages: list[ChatMessage]) -> str:
-    """The id of the first passage shown in the last user message (what a faithful model would cite)."""
-    found = _ID.findall(messages[-1].content)
-    return found[0] if found else ""
+def passage_numbers(messages: list[ChatMessage]) -> list[int]:
+    """The numbers of the passages shown in the last user message (what a faithful model may cite)."""
+    return [int(n) for n in _NUMBER.findall(messages[-1].content)]
 
 
 class ScriptedFakeLLM(LLMBackend):

@@ -21,14 +21,23 @@ def extractive(store_dir) -> Settings:
 
 async def test_quotes_the_passage_that_answers(searcher, extractive):
     deltas: list[str] = []
+    events: list[tuple[str, object]] = []
     ans = await answer_question("How much does the frightened condition lower checks and DCs?", history=[],
-                                searcher=searcher, settings=extractive, on_delta=deltas.append)
+                                searcher=searcher, settings=extractive,
+                                on_delta=lambda d: (deltas.append(d), events.append(("delta", d))),
+                                on_sources=lambda s: events.append(("sources", s)))
     assert ans.outcome == "answered"
     ids = [c.source_id for c in ans.citations]
     assert "pf2e:condition:frightened" in ids[:5]
-    assert "[pf2e:condition:frightened]" in ans.text and "> " in ans.text
+    # the sources arrive once, before the text, and are the answer's citations; [n] numbers them
+    assert events[0] == ("sources", ans.citations) and [e for e, _ in events].count("sources") == 1
+    n = ids.index("pf2e:condition:frightened") + 1
+    assert f"[{n}] **Frightened**" in ans.text and "> " in ans.text
+    assert ans.used == ids
     assert "".join(deltas) == ans.text
-    assert ans.backend == "extractive" and ans.tokens_in == 0
+    assert ans.backend == "extractive" and ans.tokens_in == 0 and ans.model == ""
+    t = ans.timings_ms
+    assert set(t) == {"sources", "first_token", "total"} and t["sources"] <= t["first_token"] <= t["total"]
 
 
 async def test_declines_other_systems_rules(searcher, extractive):

@@ -82,6 +82,8 @@ async def test_cancel_stops_decoding(llm):
         await llm.complete(msgs, on_token=on_token, cancel=cancel, max_tokens=200)
     assert info.value.completion.cancelled
     assert len(info.value.completion.text) < 200 * 8 and len(seen) < 50
+    usage = info.value.completion.usage  # stopped before the usage chunk: the per-token timings count it
+    assert usage.prompt > 10 and 3 <= usage.completion < 50
 
 
 async def test_stream_iterator(llm):

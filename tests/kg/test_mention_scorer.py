@@ -167,7 +167,11 @@ def test_shipped_manifest_says_how_it_was_made():
     manifest = json.loads((MODEL_DIR / "manifest.json").read_text())
     assert manifest["command"].startswith("gmprep hover train-scorer")
     assert manifest["positives"] > 1000 and manifest["negatives"] > 1000
-    assert "calibration" in manifest and "heldout" not in manifest["calibration"]["labels"]
+    # the thresholds come from tuning notes: calibrated, or chosen on out-of-GM scores while training
+    tuned = manifest.get("real_notes") or manifest.get("calibration")
+    assert tuned and "heldout" not in tuned["labels"]
+    if manifest.get("real_notes"):
+        assert len(manifest["real_notes"]["leave_one_gm_out"]) >= 2
 
 
 def test_markdown_context():
@@ -233,3 +237,48 @@ def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
     heldout = tmp_path / "heldout.jsonl"
     heldout.write_text(labels.read_text())
     assert main(["hover", "calibrate", "--labels", str(heldout), "--notes", str(notes), "--model", str(model)]) == 1
+
+
+def test_train_with_real_notes_leaves_one_gm_out_and_refuses_heldout(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("wordfreq")
+    from gmprep.cli import main
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    texts = {
+        "gm1-a": "The ogre is frightened 2 after the roar. They rode through the city gates at dawn.\n",
+        "gm2-a": "On a failure the guard is Grabbed. The Hands of the Everlight watch. Cast *fireball* twice.\n",
+    }
+    rows = []
+    for doc, text in texts.items():
+        (notes / f"{doc}.md").write_text(text)
+    for doc, word, label, ids in (
+        ("gm1-a", "frightened", "rule", ["pf2e:condition:frightened"]), ("gm1-a", "gates", "noise", []),
+        ("gm2-a", "Grabbed", "rule", ["pf2e:condition:grabbed"]), ("gm2-a", "Everlight", "noise", []),
+        ("gm2-a", "fireball", "rule", ["pf2e:spell:fireball"]),
+    ):
+        s, e = _span(texts[doc], word)
+        rows.append({"doc": doc, "start": s, "end": e, "text": word, "label": label, "ids": ids})
+    labels = tmp_path / "labels" / "tune.jsonl"
+    labels.parent.mkdir()
+    labels.write_text("\n".join(json.dumps(r) for r in rows))
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    (dev / "d.md").write_text("Tovan is frightened 2 and uses Demoralize.\n")
+    (dev / "d.md.json").write_text(json.dumps({"mentions": [
+        {"line": 0, "character": 31, "text": "Demoralize", "gold": "pf2e:action:demoralize"}]}))
+    out = tmp_path / "model"
+    args = ["hover", "train-scorer", "--seed", "3", "--limit-entries", "150", "--out", str(out),
+            "--real-notes", str(notes), "--dev-notes", str(dev)]
+    assert main([*args, "--real-labels", str(labels)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    real = manifest["real_notes"]
+    assert real["spans"] == 5 and real["rule_spans"] == 3
+    assert set(real["leave_one_gm_out"]) <= {"gm1", "gm2"}  # grouped by GM (no sources.json: the doc prefix)
+    t = json.loads((out / "mention_scorer.json").read_text())["thresholds"]
+    assert t["loose"] <= t["normal"] <= t["strict"]
+    assert t["normal"] <= real["dev_notes"]["ceiling"]  # the dev note's Demoralize keeps hovering
+    heldout = labels.with_name("heldout.jsonl")
+    heldout.write_text(labels.read_text())
+    assert main([*args, "--real-labels", str(heldout)]) == 1

@@ -132,7 +132,7 @@ def test_policy_keeps_safe_keys_and_names_the_rest(tmp_path: Path, monkeypatch: 
     s = loaded.settings
     assert s.books == ["Pathfinder GM Core"] and s.search.rerank is False  # safe keys apply
     assert s.notes_dir is None and s.device is None
-    assert s.store_dir == ws / ".gmprep" and s.llm.backend == "extractive"
+    assert s.store_dir == ws / ".gmprep" and s.llm.backend == "auto"  # the default: local model or quotes
     assert {(i.key, i.reason) for i in loaded.ignored} == {
         ("notes_dir", "it points outside the workspace"), ("device", "only the user may set it"),
         ("embedder", "only the user may set it"),

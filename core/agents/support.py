@@ -1,0 +1,343 @@
+"""Is each sentence of an answer supported by the passage(s) it cites? The one owner of that check.
+
+An answer is split into sentences (``split_sentences``); each keeps the citation markers it carries,
+``[1]`` (the n-th passage the answer was given) or ``[pf2e:condition:frightened]`` (a source id).
+A sentence is a *claim* unless it is structurally not one: a question, a lead-in ending in ":", or
+an uncited sentence of fewer than ``MIN_CLAIM_WORDS`` content words ("I hope this helps."); a sentence
+that cites a passage asserts something by citing it. A claim is judged against the text of the
+passages it cites:
+
+- no citation, or a citation to no passage the answer was given -> unsupported (nothing to check);
+- a number the sentence states that no cited passage states -> unsupported ("frightened 2" against a
+  passage that only says "frightened 1"): numbers decide outcomes in these rules, and a wrong number
+  is the failure a GM cannot see;
+- otherwise a logistic score over agreement features decides (``support.json`` beside this file
+  holds the weights, fitted on hand judgements; see docs/faithfulness.md): the share of the
+  sentence's content stems the passage holds, the share of its numbers that sit next to the same
+  words in the passage, and the project's cross-encoder (kg reranker) read on (sentence, passage
+  window). Which features are used is chosen by measurement (``gmprep eval answers --faithfulness``).
+
+The eval scores generated answers with it; the runtime can mark unsupported sentences with it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+
+from pydantic import BaseModel, Field
+
+from gmprep.common.text import clean_markdown, content_stems, content_words, stem, words
+
+MIN_CLAIM_WORDS = 3  # fewer content words than this: not a statement about the rules
+WINDOW_CHARS = 400  # a passage is read by the cross-encoder in windows of about this many characters
+
+# [1], [1, 2], [pf2e:condition:frightened], [notes:x.md#y]; a markdown link [text](url) is not a marker
+_MARKER = re.compile(r"\[([^\[\]]{1,120})\](?!\()")
+_ID = re.compile(r"^[a-z0-9]+:\S+$")
+# a sentence ends at . ! ? (with any markers after it) before whitespace and a capital, a digit, a
+# bullet or markdown emphasis; "p. 83" and "e.g. a" do not end one (lowercase / digit after "p.")
+_END = re.compile(r"(?<![A-Z.][a-z])(?<!\b[a-zA-Z])[.!?](?:\s*\[[^\[\]]{1,120}\](?!\())*(?=\s+[A-Z*\"'(\[]|\s*$)")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_NUMBER = re.compile(r"(?<![\w.])[+\u2212\u2013-]?(\d+(?:\.\d+)?)(?:st|nd|rd|th)?\b")
+# number words a sentence may use where the rules text writes a digit ("one extra action" / "1 additional")
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS.update({"once": "1", "twice": "2", "half": "half", "double": "2"})
+
+
+class Passage(BaseModel):
+    """One passage an answer was given, in the order it was numbered."""
+
+    source_id: str
+    name: str = ""
+    text: str
+
+
+class SentenceSupport(BaseModel):
+    """The verdict on one sentence."""
+
+    index: int
+    text: str
+    kind: str = "text"  # text / heading / quote (see Sentence)
+    cited: list[str] = Field(default_factory=list)  # source ids the sentence cites (resolved)
+    claim: bool
+    supported: bool | None  # None: not a claim
+    score: float | None = None  # the calibrated probability of support (None when a rule decided)
+    reason: str = ""  # "no citation", "number not in passage", "score", "not a claim"
+    features: dict[str, float] = Field(default_factory=dict)
+
+
+class SupportReport(BaseModel):
+    """All sentences of one answer and the share of its claims that are supported."""
+
+    sentences: list[SentenceSupport]
+
+    @property
+    def claims(self) -> list[SentenceSupport]:
+        return [s for s in self.sentences if s.claim]
+
+    @property
+    def supported_share(self) -> float | None:
+        """Supported claims / claims (None for an answer with no claim)."""
+        claims = self.claims
+        return sum(bool(s.supported) for s in claims) / len(claims) if claims else None
+
+
+class Sentence(BaseModel):
+    """A sentence of an answer and the raw markers it carries. ``kind``: ``text``; ``heading``, a line
+    that starts with a marker ("[1] **Frightened** (condition; Player Core)": it names a source); or
+    ``quote``, a blockquote line under such a heading (it quotes that source: the heading's markers)."""
+
+    text: str
+    markers: list[str]
+    kind: str = "text"
+
+
+_QUOTE = re.compile(r"^\s*>\s?")
+_LEADING_MARKER = re.compile(r"^\[([^\[\]]{1,120})\]")
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """The sentences of ``text`` in order: each line (a bullet is its own sentence) cut after . ! ?
+    (citation markers that follow the stop stay with the sentence before it). A quoted passage (a
+    heading line starting with ``[n]``, then ``>`` lines) is attributed to the heading's source."""
+    out: list[Sentence] = []
+    quoting: list[str] = []  # the markers of the last source heading, while its quote lasts
+    for line in text.splitlines():
+        quoted = bool(_QUOTE.match(line))
+        line = _BULLET.sub("", _QUOTE.sub("", line)).strip()
+        if not quoted:
+            quoting = []
+        if not line:
+            continue
+        lead = _LEADING_MARKER.match(line)
+        if not quoted and lead and _is_marker(lead.group(1)):
+            quoting = [lead.group(1).strip()]
+            out.append(Sentence(text=line, markers=list(quoting), kind="heading"))
+            continue
+        start = 0
+        pieces = []
+        for m in _END.finditer(line):
+            pieces.append(line[start : m.end()])
+            start = m.end()
+        pieces.append(line[start:])
+        for piece in pieces:
+            piece = piece.strip()
+            if not piece:
+                continue
+            markers = [m.group(1).strip() for m in _MARKER.finditer(piece)]
+            markers = [x for x in markers if _is_marker(x)]
+            if not content_words(_strip_markers(piece)):
+                if markers and out and not quoted:
+                    out[-1].markers.extend(markers)  # a lone "[2]" after a sentence belongs to it
+                continue  # "...", a lone marker: nothing to judge
+            if quoted and quoting:
+                out.append(Sentence(text=piece, markers=markers or list(quoting), kind="quote"))
+            else:
+                out.append(Sentence(text=piece, markers=markers))
+    return out
+
+
+def _is_marker(inner: str) -> bool:
+    parts = [p.strip() for p in inner.split(",")]
+    return all(p.isdigit() or _ID.match(p) for p in parts if p)
+
+
+def _strip_markers(text: str) -> str:
+    return _MARKER.sub(lambda m: "" if _is_marker(m.group(1)) else m.group(0), text)
+
+
+def resolve(markers: Sequence[str], passages: Sequence[Passage]) -> list[str]:
+    """The source ids the markers point at: ``[n]`` -> the n-th passage, an id -> itself when the
+    answer was given that passage. Markers that point nowhere are dropped."""
+    ids = {p.source_id for p in passages}
+    out: list[str] = []
+    for marker in markers:
+        for part in (p.strip() for p in marker.split(",")):
+            if part.isdigit():
+                n = int(part)
+                if 1 <= n <= len(passages):
+                    out.append(passages[n - 1].source_id)
+            elif part in ids:
+                out.append(part)
+    return list(dict.fromkeys(out))
+
+
+def is_claim(sentence: str, cites: bool = False) -> bool:
+    """Structurally a statement about the rules: not a question, not a lead-in ending in ":", and either
+    citing a passage (citing is asserting: "Quickened [1]." answers a question) or at least
+    ``MIN_CLAIM_WORDS`` content words."""
+    plain = clean_markdown(_strip_markers(sentence)).strip().rstrip("*_ ")
+    if not plain or plain.endswith("?") or plain.endswith(":"):
+        return False
+    n = len(content_words(plain))
+    return n >= 1 if cites else n >= MIN_CLAIM_WORDS
+
+
+# ----- features ----------------------------------------------------------------------------------
+def numbers(text: str) -> list[tuple[str, int]]:
+    """The numbers ``text`` states, as (value, word position), number words read as digits."""
+    toks = _tokens(text)
+    return [(t, i) for i, t in enumerate(toks) if t[0].isdigit()]
+
+
+def _tokens(text: str) -> list[str]:
+    """Words with numbers normalised: "+2", "2nd", "two" -> "2"; "1/2" stays two numbers."""
+    text = clean_markdown(_strip_markers(text))
+    out = []
+    for w in words(text):
+        m = _NUMBER.fullmatch(w)
+        if m:
+            out.append(m.group(1))
+        elif w in _NUMBER_WORDS and _NUMBER_WORDS[w] != "half":
+            out.append(_NUMBER_WORDS[w])
+        else:
+            out.append(w)
+    return out
+
+
+def number_features(sentence: str, passage: str) -> tuple[float, float]:
+    """(share of the sentence's numbers that the passage states anywhere, share that the passage states
+    next to one of the same words: "frightened 2" needs a 2 near "frightened"). (1, 1) with no numbers."""
+    said = numbers(sentence)
+    if not said:
+        return 1.0, 1.0
+    s_toks = _tokens(sentence)
+    p_toks = _tokens(passage)
+    p_at: dict[str, list[int]] = {}
+    for i, t in enumerate(p_toks):
+        if t[0].isdigit():
+            p_at.setdefault(t, []).append(i)
+    p_stems = [stem(t) for t in p_toks]
+    anywhere = anchored = 0
+    for value, i in said:
+        spots = p_at.get(value, [])
+        if not spots:
+            continue
+        anywhere += 1
+        near = {stem(t) for t in s_toks[max(0, i - 3) : i + 4] if not t[0].isdigit() and len(t) >= 3}
+        if any(near & set(p_stems[max(0, j - 4) : j + 5]) for j in spots):
+            anchored += 1
+    return anywhere / len(said), anchored / len(said)
+
+
+def coverage(sentence: str, passage: str) -> float:
+    """Share of the sentence's content stems (numbers apart) that the passage holds."""
+    s = {x for x in content_stems(_strip_markers(sentence)) if not x[0].isdigit()}
+    if not s:
+        return 1.0
+    return len(s & content_stems(passage)) / len(s)
+
+
+def windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
+    """The passage in consecutive windows of whole paragraphs/sentences of about ``size`` characters."""
+    parts: list[str] = []
+    for para in clean_markdown(text).split("\n"):
+        para = para.strip()
+        if not para:
+            continue
+        parts.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", para) if s.strip())
+    out: list[str] = []
+    cur = ""
+    for part in parts:
+        if cur and len(cur) + len(part) > size:
+            out.append(cur)
+            cur = ""
+        cur = f"{cur} {part}".strip()
+    if cur:
+        out.append(cur)
+    return out or [text[:size]]
+
+
+class SupportModel(BaseModel):
+    """Logistic regression over named features, as shipped in ``support.json``."""
+
+    features: list[str]
+    weights: list[float]
+    bias: float
+    threshold: float = 0.5
+    manifest: dict = Field(default_factory=dict)
+
+    def probability(self, feats: dict[str, float]) -> float:
+        z = self.bias + sum(w * feats[f] for f, w in zip(self.features, self.weights, strict=True))
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> SupportModel:
+    """The weights fitted on the calibration half of the hand judgements (``support.json``)."""
+    ref = resources.files("gmprep.core.agents") / "support.json"
+    return SupportModel.model_validate(json.loads(ref.read_text(encoding="utf-8")))
+
+
+class SupportChecker:
+    """Scores sentences against their cited passages. ``reranker``: a ``kg.reranker.Reranker`` (or
+    anything with ``score(query, passages)``), loaded on first use when the model needs it."""
+
+    def __init__(self, model: SupportModel | None = None, reranker=None, embedder=None, device: str | None = None):
+        self.model = model or shipped_model()
+        self._reranker = reranker
+        self._embedder = embedder
+        self._device = device
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from gmprep.kg.embedder import shared_embedder
+
+            self._embedder = shared_embedder(self._device)
+        return self._embedder
+
+    @property
+    def reranker(self):
+        if self._reranker is None:
+            from gmprep.kg.reranker import shared_reranker
+
+            self._reranker = shared_reranker(device=self._device)
+        return self._reranker
+
+    def features(self, sentence: str, texts: Sequence[str], names: Sequence[str] | None = None) -> dict[str, float]:
+        """The agreement features of ``sentence`` against the union of the cited passages ``texts``: the
+        lexical ones always, the model ones (``cross_encoder``, ``cosine``) when in ``names`` (None: all).
+        A model feature is the best over the passage windows: a sentence restates one part of an entry."""
+        joined = "\n".join(texts)
+        num_any, num_anchored = number_features(sentence, joined)
+        feats = {"coverage": coverage(sentence, joined), "numbers_any": num_any, "numbers_anchored": num_anchored}
+        plain = clean_markdown(_strip_markers(sentence))
+        wins = [w for t in texts for w in windows(t)] or [""]
+        if names is None or "cross_encoder" in names:
+            feats["cross_encoder"] = max(self.reranker.score(plain, wins))
+        if names is None or "cosine" in names:
+            vecs = self.embedder.encode([plain, *wins])
+            feats["cosine"] = float((vecs[1:] @ vecs[0]).max())
+        return feats
+
+    def check(self, text: str, passages: Sequence[Passage]) -> SupportReport:
+        """The verdict on every sentence of ``text`` given the numbered ``passages``."""
+        by_id = {p.source_id: p for p in passages}
+        out: list[SentenceSupport] = []
+        for i, sent in enumerate(split_sentences(text)):
+            cited = resolve(sent.markers, passages)
+            if sent.kind == "heading" or not is_claim(sent.text, bool(sent.markers)):
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=False,
+                                           supported=None, reason="not a claim"))
+                continue
+            if not cited:
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, claim=True, supported=False,
+                                           reason="no citation"))
+                continue
+            feats = self.features(sent.text, [by_id[c].text for c in cited], self.model.features)
+            if feats["numbers_any"] < 1.0:
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
+                                           supported=False, reason="number not in passage", features=feats))
+                continue
+            p = self.model.probability(feats)
+            out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
+                                       supported=p >= self.model.threshold, score=round(p, 4), reason="score",
+                                       features=feats))
+        return SupportReport(sentences=out)

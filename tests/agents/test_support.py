@@ -1,0 +1,108 @@
+"""The support check on real passages from the built store: sentence splitting and markers, the
+structural not-a-claim rule, the number rule (a wrong condition value), and the shipped weights with
+the real cross-encoder telling a sentence its passage states from one it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from gmprep.core.agents.support import (
+    Passage,
+    SupportChecker,
+    is_claim,
+    number_features,
+    resolve,
+    split_sentences,
+)
+from gmprep.kg.store import Store
+
+
+@pytest.fixture(scope="module")
+def passages(store_dir) -> dict[str, Passage]:
+    with Store.open(store_dir, create=False) as store:
+        ids = ["pf2e:condition:frightened", "pf2e:condition:prone", "pf2e:condition:stupefied",
+               "pf2e:condition:quickened"]
+        nodes = store.get_many(ids)
+        return {i: Passage(source_id=i, name=nodes[i].name, text=nodes[i].text) for i in ids}
+
+
+@pytest.fixture(scope="module")
+def checker() -> SupportChecker:
+    return SupportChecker(device="cpu")
+
+
+def test_sentences_keep_their_markers():
+    text = ("Frightened is a status penalty to checks and DCs [pf2e:condition:frightened]. It drops by 1 each "
+            "turn.[1]\n- Prone gives a -2 circumstance penalty to attack rolls (Player Core, p. 83). [2]\n"
+            "I hope this helps.")
+    sents = split_sentences(text)
+    assert [s.markers for s in sents] == [["pf2e:condition:frightened"], ["1"], ["2"], []]
+    assert sents[2].text.startswith("Prone gives") and "p. 83" in sents[2].text  # "p." did not end it
+    assert [is_claim(s.text, bool(s.markers)) for s in sents] == [True, True, True, False]
+    assert is_claim("Quickened [1].", cites=True) and not is_claim("Quickened.")
+    assert not is_claim("Do you want the rules for prone too?") and not is_claim("Here is what the books say:")
+
+
+def test_markers_resolve_to_passages(passages):
+    given = [passages["pf2e:condition:frightened"], passages["pf2e:condition:prone"]]
+    assert resolve(["2", "1, 2", "pf2e:condition:prone"], given) == ["pf2e:condition:prone",
+                                                                      "pf2e:condition:frightened"]
+    assert resolve(["3", "pf2e:condition:quickened"], given) == []  # nothing the answer was given
+
+
+def test_wrong_number_is_unsupported(passages, checker):
+    frightened = passages["pf2e:condition:frightened"]
+    # the entry says the value decreases by 1 at the end of each turn; 2 is not in it
+    assert number_features("The frightened value decreases by 2 at the end of each of your turns.", frightened.text)[0] == 0.0
+    assert number_features("The frightened value decreases by 1 at the end of each of your turns.", frightened.text) == (1.0, 1.0)
+    report = checker.check("At the end of each of your turns, your frightened value decreases by 2 [1].", [frightened])
+    (s,) = report.sentences
+    assert s.claim and s.supported is False and s.reason == "number not in passage"
+    stupefied = passages["pf2e:condition:stupefied"]
+    ok = checker.check("To cast a spell while stupefied you need a flat check against DC 5 plus the stupefied "
+                       "value [1].", [stupefied])
+    bad = checker.check("To cast a spell while stupefied you need a DC 11 flat check [1].", [stupefied])
+    assert ok.sentences[0].supported is True
+    assert bad.sentences[0].supported is False
+
+
+def test_uncited_claim_is_unsupported(passages, checker):
+    report = checker.check("You take a status penalty equal to the value to all your checks and DCs.",
+                           [passages["pf2e:condition:frightened"]])
+    assert report.sentences[0].reason == "no citation" and report.sentences[0].supported is False
+    assert report.supported_share == 0.0
+
+
+def test_supported_against_the_cited_passage_not_another(passages, checker):
+    sentence = "While frightened you take a status penalty equal to the condition's value to all your checks and DCs [1]."
+    right = checker.check(sentence, [passages["pf2e:condition:frightened"]]).sentences[0]
+    wrong = checker.check(sentence, [passages["pf2e:condition:prone"]]).sentences[0]
+    assert right.supported is True and wrong.supported is False
+    assert right.score is not None and wrong.score is not None and right.score > wrong.score
+    extra = checker.check("Quickened gives you one extra action at the start of your turn [1].",
+                          [passages["pf2e:condition:quickened"]]).sentences[0]
+    assert extra.supported is True  # "one" is read as the passage's "1"
+
+
+def test_quoted_fallback_is_attributed_to_its_heading(passages, checker):
+    """The not-found fallback and the extractive answer quote passages under "[n] **Name**" headings."""
+    quickened = passages["pf2e:condition:quickened"]
+    text = ("The passages do not answer this.\n\nFrom the books (the closest passages, quoted):\n\n"
+            "[1] **Quickened** (condition; Pathfinder Player Core)\n> You're able to act more quickly. "
+            "You gain 1 additional action at the start of your turn each round.\n> ...\n\nSee the rules above.")
+    sents = split_sentences(text)
+    assert [s.kind for s in sents] == ["text", "text", "heading", "quote", "quote", "text"]
+    assert sents[3].markers == ["1"] and sents[5].markers == []
+    report = checker.check(text, [quickened])
+    assert [s.claim for s in report.sentences] == [False, False, False, True, True, False]
+    assert report.sentences[4].supported is True and report.supported_share == 1.0
+
+
+def test_logistic_fit_learns_a_separating_feature():
+    from gmprep.evals.faithfulness import _cv_accuracy, _fit_logistic
+
+    x = [[c / 20, 0.5] for c in range(20)]  # the first feature separates at 0.5, the second is constant
+    y = [int(c >= 10) for c in range(20)]
+    w, b = _fit_logistic(x, y)
+    assert w[0] > 0 and all((b + w[0] * r[0] + w[1] * r[1] >= 0) == bool(t) for r, t in zip(x, y, strict=True))
+    assert _cv_accuracy(x, y) >= 0.9
