@@ -97,7 +97,7 @@ class AnswerContext:
         if self._answerability is None:
             from gmprep.core.agents.answerability import AnswerabilityJudge
 
-            self._answerability = AnswerabilityJudge(self.searcher.store, self.judge)
+            self._answerability = AnswerabilityJudge(self.searcher.store, self.judge, books=self.settings.books)
         return self._answerability
 
     def search_sources(self) -> list[KnowledgeSource]:

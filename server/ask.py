@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from gmprep.common.settings import Settings
     from gmprep.core.answer import Answer, ChatTurn
     from gmprep.core.sources import Searcher
+    from gmprep.kg.models import Citation
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class AnswerRun:
     def __init__(self, worker: Worker):
         self.worker = worker
         self.deltas: list[str] = []
+        self.sources: list[Citation] | None = None  # the numbered passages, once the engine has them
         self.cancelled = False
         self.closed = False  # the request was answered: later deltas are dropped
         self._cancel: asyncio.Event | None = None
@@ -77,10 +79,11 @@ class AnswerRun:
 
     async def run(
         self, question: str, history: list[ChatTurn], searcher: Searcher, settings: Settings,
-        on_delta: Callable[[str], None],
+        on_delta: Callable[[str], None], on_sources: Callable[[list[Citation]], None] | None = None,
     ) -> Answer | None:
         """Await the engine's answer on the worker loop; a cancellation of the calling task asks
-        the engine to stop and still returns what it produced (or None)."""
+        the engine to stop and still returns what it produced (or None). ``on_sources`` gets the
+        numbered passages once, before the first delta (both are called on the worker thread)."""
         from gmprep.core.answer import answer_question
 
         async def job() -> Answer:
@@ -94,8 +97,16 @@ class AnswerRun:
                 self.deltas.append(text)
                 on_delta(text)
 
+            def sources(cited: list[Citation]) -> None:
+                if self.closed or self.sources is not None:
+                    return
+                self.sources = list(cited)
+                if on_sources is not None:
+                    on_sources(self.sources)
+
             return await answer_question(
-                question, history=history, searcher=searcher, settings=settings, on_delta=delta, cancel=self._cancel
+                question, history=history, searcher=searcher, settings=settings, on_delta=delta,
+                on_sources=sources, cancel=self._cancel,
             )
 
         inner = asyncio.wrap_future(self.worker.submit(job()))

@@ -79,6 +79,21 @@ class CitationOut(Wire):
         return cls(**c.model_dump())
 
 
+class SourceOut(CitationOut):
+    """A passage an answer draws on: `n` is its number in the answer text (`[n]` cites it); `where` is
+    "Book, p. N" and `label` "Name (Book, p. N) [id]", written by the server as every other source."""
+
+    model_config = ConfigDict(title="Source")
+
+    n: int
+    where: str
+    label: str
+
+    @classmethod
+    def numbered(cls, n: int, c: Citation) -> SourceOut:
+        return cls(**c.model_dump(), n=n, where=c.where(), label=c.label())
+
+
 class HitOut(CitationOut):
     """A search result: a citation plus its score and text."""
 
@@ -182,10 +197,30 @@ class EntryResult(Wire):
     citation: CitationOut
 
 
+class TimingsOut(Wire):
+    """Milliseconds from the question to the sources, to the first answer token, to the whole answer
+    (null when that point was not reached, e.g. a declined question streams no model token)."""
+
+    model_config = ConfigDict(title="Timings")
+
+    sources: float | None = None
+    first_token: float | None = None
+    total: float | None = None
+
+
 class AskResult(Wire):
+    """`used`: the source ids the answer text cites (of `answer.citations`); `backend` and `model`: what
+    answered; `notice`: one line when the answer came without a model that could have run (why, and the
+    command that turns it on), else null."""
+
     conversation_id: str
     user_message: MessageOut
     answer: MessageOut
+    used: list[str] = Field(default_factory=list)
+    timings_ms: TimingsOut = Field(default_factory=TimingsOut)
+    backend: str = "extractive"
+    model: str | None = None
+    notice: str | None = None
 
 
 class ConversationsResult(Wire):
@@ -239,6 +274,15 @@ class AnswerDelta(Wire):
     delta: str
 
 
+class AnswerSources(Wire):
+    """The numbered passages an answer draws on, sent once per `gmprep/ask` before its first
+    `gmprep/answerDelta`; the answer text cites them as `[n]`."""
+
+    conversation_id: str
+    request_id: int | str | None = None
+    sources: list[SourceOut]
+
+
 class IndexStateNotification(Wire):
     state: IndexState
     message: str
@@ -284,6 +328,8 @@ REQUESTS: tuple[Request, ...] = (
 )
 
 NOTIFICATIONS: tuple[Notification, ...] = (
+    Notification("gmprep/answerSources", "answerSources", AnswerSources,
+                 "the passages the answer draws on, numbered as the answer cites them (`[n]`), before any delta"),
     Notification("gmprep/answerDelta", "answerDelta", AnswerDelta,
                  "streamed answer text while `gmprep/ask` runs; the final text is the result's `answer.text`"),
     Notification("gmprep/indexState", "indexState", IndexStateNotification,

@@ -17,6 +17,7 @@ from gmprep.server.ask import AnswerRun
 from gmprep.server.markdown import meta_line, readable, where
 from gmprep.server.models import (
     AnswerDelta,
+    AnswerSources,
     AskParams,
     AskResult,
     CitationOut,
@@ -34,8 +35,10 @@ from gmprep.server.models import (
     NewConversationParams,
     SearchParams,
     SearchResult,
+    SourceOut,
     StartedResult,
     StatusResult,
+    TimingsOut,
     TraceParams,
     TraceResult,
     TraceStepOut,
@@ -43,6 +46,8 @@ from gmprep.server.models import (
 )
 
 if TYPE_CHECKING:
+    from gmprep.common.settings import Settings
+    from gmprep.core.answer import Answer
     from gmprep.server.app import GmprepServer
 
 log = logging.getLogger(__name__)
@@ -202,13 +207,19 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         payload = AnswerDelta(conversation_id=conv_id, request_id=request_id, delta=text).wire()
         loop.call_soon_threadsafe(ls.protocol.notify, "gmprep/answerDelta", payload)
 
+    def on_sources(cited: list[Citation]) -> None:
+        # Queued on the server loop like the deltas, so it reaches the client before the first of them.
+        sources = [SourceOut.numbered(n, c) for n, c in enumerate(cited, 1)]
+        payload = AnswerSources(conversation_id=conv_id, request_id=request_id, sources=sources).wire()
+        loop.call_soon_threadsafe(ls.protocol.notify, "gmprep/answerSources", payload)
+
     run = AnswerRun(ls.worker)
     answer, error = None, None
     if cancelled_early or searcher is None:
         run.cancelled = True
     else:
         try:
-            answer = await run.run(p.question, ex.history, searcher, state.settings, on_delta)
+            answer = await run.run(p.question, ex.history, searcher, state.settings, on_delta, on_sources)
         except Exception as exc:  # the engine failed: keep what streamed, say so
             log.exception("answer_question failed")
             error = exc
@@ -216,11 +227,32 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         text, citations, steps = answer.text, list(answer.citations), list(answer.steps)
         outcome = "cancelled" if run.cancelled else answer.outcome
     else:
-        text, citations, steps = "".join(run.deltas), [], []
+        # No answer came back (cancelled past the grace period, or the engine failed): keep the text that
+        # streamed and the sources the user saw above it.
+        text, citations, steps = "".join(run.deltas), list(run.sources or []), []
         outcome = "cancelled" if run.cancelled else "model_error"
         if error is not None and not text:
             text = f"The answer engine failed: {error}"
     saved = exchange.finish(convs, state.traces(), ex, text, citations, outcome, steps)
+    extra = _answer_facts(answer, state.settings)
     return AskResult(
-        conversation_id=conv_id, user_message=_message_out(ls, ex.question), answer=_message_out(ls, saved)
+        conversation_id=conv_id, user_message=_message_out(ls, ex.question), answer=_message_out(ls, saved), **extra
     ).wire()
+
+
+def _answer_facts(answer: Answer | None, settings: Settings) -> dict[str, Any]:
+    """What the result says beside the saved message: the ids the text cites, the timings, what answered, and
+    the notice when ``auto`` found no model to run (its reason names the command that installs one)."""
+    from gmprep.core.llm.factory import resolve_backend
+
+    choice = resolve_backend(settings)  # the one owner of "auto" and of its reason
+    notice = choice.reason if choice.auto and choice.backend == "extractive" else None
+    if answer is None:
+        return {"backend": choice.backend, "notice": notice}
+    return {
+        "used": list(answer.used),
+        "timings_ms": TimingsOut.model_validate(answer.timings_ms),
+        "backend": answer.backend,
+        "model": answer.model or None,
+        "notice": notice if answer.backend == "extractive" else None,
+    }

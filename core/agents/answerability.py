@@ -15,6 +15,11 @@ questions generated from the corpus (``python -m gmprep.evals.answerability_trai
 the thresholds live in ``answerability.json`` beside this file, with their manifest). Running it
 needs only numpy: the weights are plain numbers.
 
+A second stage (``AnswerabilityModel.gap``, answer vs not_in_corpus) is asked when the first answers;
+it is fitted with leave-one-out questions (an asked entry hidden from the candidates and the names,
+``CorpusIndex.without``). When the workspace restricts ``books`` and the asked entry lives only in
+books it left out, the decline says so (``decline_text``), not "add your Player Core PDF".
+
 A question naming a pre-Remaster rule that has a Remaster equivalent (``gmprep.kg.legacy``) is
 always answered, and the answer says the new name.
 """
@@ -56,6 +61,8 @@ FEATURES = (
     "semantic", "coverage", "name_coverage", "top_score", "top_via_name", "name_span", "name_span_in_hits",
     "unnamed_span", "unnamed_logdf", "unnamed_in_hit_names", "unnamed_in_hit_lead", "unknown_share",
     "n_content", "legacy",
+    # the phrase the question is *about* (see ``asked_phrase``): an entry name, or only used in bodies?
+    "asked_is_name", "asked_in_hit_names", "asked_mentions", "asked_logdf", "asked_caps", "hit_names_in_question",
 )
 
 
@@ -65,6 +72,10 @@ class Assessment(BaseModel):
     outcome: AnswerabilityOutcome
     probabilities: dict[str, float] = Field(default_factory=dict)
     rule: str = ""  # the asked phrase that no entry defines (for not_in_corpus)
+    # the asked entry lives only in books the workspace's ``books`` setting leaves out: (its name, its books)
+    excluded: str = ""
+    excluded_books: list[str] = Field(default_factory=list)
+    selected_books: list[str] = Field(default_factory=list)
     renamed: list[tuple[str, str]] = Field(default_factory=list)  # (legacy name, Remaster name)
     features: dict[str, float] = Field(default_factory=dict)
 
@@ -89,11 +100,26 @@ class AnswerabilityModel(BaseModel):
         p /= p.sum()
         return {c: float(pi) for c, pi in zip(self.classes, p, strict=True)}
 
+    # second stage, answer vs not_in_corpus on the same features, trained with leave-one-out questions:
+    # asked only when this model answers (see ``gmprep.evals.answerability_train``)
+    gap: AnswerabilityModel | None = None
+
     def decide(self, probs: dict[str, float]) -> AnswerabilityOutcome:
         best = max(probs, key=probs.__getitem__)
         if best != "answer" and probs[best] >= self.thresholds.get(best, 0.5):
             return best  # type: ignore[return-value]
         return "answer"
+
+    def assess(self, x: dict[str, float]) -> tuple[AnswerabilityOutcome, dict[str, float]]:
+        """The outcome for feature vector ``x`` and the probabilities it was decided on."""
+        probs = self.probabilities(x)
+        outcome = self.decide(probs)
+        if outcome == "answer" and self.gap is not None:
+            gap_probs = self.gap.probabilities(x)
+            probs["gap_not_in_corpus"] = gap_probs["not_in_corpus"]
+            if self.gap.decide(gap_probs) == "not_in_corpus":
+                outcome = "not_in_corpus"
+        return outcome, probs
 
 
 @lru_cache(maxsize=1)
@@ -129,29 +155,47 @@ def spans(words: list[str], longest: int = MAX_SPAN) -> list[tuple[int, str]]:
 class CorpusIndex:
     """What the features ask of the store: entry names, and how many entry bodies use a phrase."""
 
-    def __init__(self, store):
+    def __init__(self, store, hidden: frozenset[str] = frozenset()):
         self.store = store
         self._lock = threading.Lock()
         self._names: set[str] | None = None
+        self._books: dict[str, set[str]] = {}
         self._df: dict[str, int] = {}
+        self.hidden = hidden  # names treated as absent (the trainer's leave-one-out; empty at run time)
+
+    def without(self, names: set[str]) -> CorpusIndex:
+        """A view of this index in which ``names`` are no entry's name (caches shared): how the store
+        would look had the entry never been ingested."""
+        view = CorpusIndex(self.store, frozenset(names))
+        view._lock, view._names, view._df, view._books = self._lock, self.names(), self._df, self._books
+        return view
 
     def names(self) -> set[str]:
         """Every entry name and alias, lower-cased (singular and plural forms both kept)."""
         with self._lock:
             if self._names is None:
                 names: set[str] = set()
-                rows = self.store.db.execute("SELECT name, aliases FROM nodes WHERE kind = 'entry'")
-                for name, aliases in rows:
+                rows = self.store.db.execute("SELECT name, aliases, book FROM nodes WHERE kind = 'entry'")
+                for name, aliases, book in rows:
                     for n in [name, *json.loads(aliases or "[]")]:
                         low = " ".join(tokens(re.sub(r"\(.*?\)", "", n)))
                         if low:
                             names.add(low)
+                            self._books.setdefault(low, set()).add(book or "")
                 self._names = names
         return self._names
 
     def is_name(self, phrase: str) -> bool:
-        names = self.names()
-        return phrase in names or phrase.rstrip("s") in names or f"{phrase}s" in names
+        names, hidden = self.names(), self.hidden
+        return any(p in names and p not in hidden for p in (phrase, phrase.rstrip("s"), f"{phrase}s"))
+
+    def books_of(self, phrase: str) -> set[str]:
+        """The books of the entries named (or aliased) ``phrase``."""
+        self.names()
+        out: set[str] = set()
+        for p in (phrase, phrase.rstrip("s"), f"{phrase}s"):
+            out |= self._books.get(p, set())
+        return out
 
     def body_df(self, phrase: str) -> int:
         """Entries whose body holds ``phrase`` (FTS phrase match, porter-stemmed), capped at 1000."""
@@ -189,6 +233,46 @@ def _lead(hit: Hit) -> str:
     return " ".join(tokens(hit.text[:240]))
 
 
+def _capitalised(question: str, phrase: str) -> bool:
+    """``phrase`` is written with capitals in the question, not only as a sentence's first word: the
+    books capitalise rules' names (Grab, Multiple Attack Penalty), askers often copy them."""
+    rx = r"(?<![\w'])" + r"\W+".join(re.escape(w) for w in phrase.split()) + r"(?![\w'])"
+    for m in re.finditer(rx, question, flags=re.IGNORECASE):
+        text, before = m.group(0), question[: m.start()].rstrip()
+        if any(c.isupper() for c in text) and before and before[-1] not in ".!?:\"(":
+            return True
+    return False
+
+
+def _collocation(phrase: str, df: int, index: CorpusIndex) -> bool:
+    """A multi-word phrase is a term when dropping its first or last word does not make it much more
+    common: "multiple attack penalty" holds most uses of "attack penalty", "penalty apply" few of "penalty"."""
+    ws = phrase.split()
+    for part in (ws[1:], ws[:-1]):
+        if part and is_content(part[0]) and is_content(part[-1]) and df < 0.2 * index.body_df(" ".join(part)):
+            return False
+    return True
+
+
+def asked_phrase(question: str, words: list[str], index: CorpusIndex) -> tuple[str, bool, int, bool]:
+    """The phrase the question is about: among its phrases that are an entry's name or that entry bodies
+    use, the most specific one (content words, capitals, then how many bodies use it). Found from the
+    question's structure and the store's statistics only. ``(phrase, is a name, body count, capitalised)``."""
+    best: tuple[float, str, bool, int, bool] = (0.0, "", False, 0, False)
+    for n, phrase in spans(words):
+        named = index.is_name(phrase)
+        df = index.body_df(phrase)
+        if not named and df < (3 if n == 1 else 2):
+            continue
+        if not named and n > 1 and not _collocation(phrase, df, index):
+            continue  # "penalty apply": the books use it, but as words that happen to meet, not as a term
+        caps = _capitalised(question, phrase)
+        score = n + 1.0 * caps + 0.2 * math.log1p(df)
+        if score > best[0]:
+            best = (score, phrase, named, df, caps)
+    return best[1], best[2], best[3], best[4]
+
+
 def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: CorpusIndex) -> tuple[dict[str, float], str]:
     """The feature vector for ``question`` and its retrieved ``hits``, and the unnamed asked phrase."""
     top = list(hits[:TOP_N])
@@ -219,6 +303,8 @@ def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: C
     in_lead = float(bool(unnamed) and any(unnamed in _lead(h) for h in top))
     unknown = sum(index.any_df(w) == 0 for w in content) / len(content) if content else 1.0
     top_score = min(float(top[0].score), 3.0) if top else 0.0
+    asked, asked_named, asked_df, asked_caps = asked_phrase(question, words, index)
+    low_q = " ".join(words)
     x = {
         "semantic": judge.semantic(question, top) if top else 0.0,
         "coverage": judge.coverage(question, top) if top else 0.0,
@@ -234,32 +320,68 @@ def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: C
         "unknown_share": unknown,
         "n_content": min(len(content), 30) / 10,
         "legacy": float(bool(find_legacy(question))),
+        "asked_is_name": float(asked_named),
+        "asked_in_hit_names": float(bool(asked) and any(_holds(n, asked) for n in hit_names)),
+        "asked_mentions": (sum(asked in " ".join(tokens(h.text)) for h in top) / len(top)) if asked and top else 0.0,
+        "asked_logdf": math.log1p(asked_df),
+        "asked_caps": float(asked_caps),
+        "hit_names_in_question": float(any(len(n) > 3 and f" {n} " in f" {low_q} " for n in hit_names)),
     }
-    return x, unnamed
+    # the rule a not_in_corpus answer names: what was asked when no entry is named for it
+    return x, (asked if asked and not asked_named else unnamed)
+
+
+def _holds(name: str, phrase: str) -> bool:
+    return phrase in name or phrase.rstrip("s") in name
 
 
 class AnswerabilityJudge:
     """Decides answer / not_in_books / not_in_corpus for a question and its retrieved passages."""
 
-    def __init__(self, store, judge: RelevanceJudge, model: AnswerabilityModel | None = None):
+    def __init__(self, store, judge: RelevanceJudge, model: AnswerabilityModel | None = None,
+                 books: Sequence[str] = ()):
         self.store = store
         self.judge = judge
         self.index = CorpusIndex(store)
         self.model = model or load_model()
+        self.books = list(books)  # the workspace's ``books`` setting (empty: every book)
 
     def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
         """The outcome for ``question`` given the passages retrieved for it."""
         x, unnamed = features(question, hits, self.judge, self.index)
-        probs = self.model.probabilities(x)
-        outcome = self.model.decide(probs) if hits else "not_in_books"
+        outcome, probs = self.model.assess(x)
+        if not hits:
+            outcome = "not_in_books"
         renamed = [(legacy, self._name_of(target)) for legacy, target in find_legacy(question)]
         if renamed:
             outcome = "answer"  # a renamed rule is in the books under its Remaster name
         if outcome == "not_in_corpus" and not unnamed:
             outcome = "not_in_books"  # nothing the books mention was asked: not a rule they lack
+        excluded, excluded_books = self._excluded(question, hits, outcome) if self.books and not renamed else ("", [])
+        if excluded:
+            outcome = "not_in_books"  # it is in the store, in a book this workspace left out
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=unnamed if outcome == "not_in_corpus" else "", renamed=renamed,
+                          excluded=excluded, excluded_books=excluded_books, selected_books=self.books,
                           features={k: round(v, 4) for k, v in x.items()})
+
+    def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
+        """The entry the question asks about when only books outside the selection hold it: the asked
+        phrase (or, for a decline, the question's longest entry name) that no retrieved passage is named
+        for and whose entries all sit in unselected books."""
+        words = tokens(question)
+        hit_names = [" ".join(tokens(h.name)) for h in hits[:TOP_N]]
+        asked, asked_named, _, _ = asked_phrase(question, words, self.index)
+        # an answer stands when a selected book's passage uses the asked name (a GM Core summary of a
+        # Player Core condition answers it); it is overruled when none even mentions it
+        phrases = [asked] if asked_named and not any(asked in " ".join(tokens(h.text)) for h in hits[:TOP_N]) else []
+        if outcome != "answer":
+            phrases += [p for _, p in sorted(spans(words), key=lambda t: -t[0]) if self.index.is_name(p)]
+        for phrase in phrases:
+            books = self.index.books_of(phrase)
+            if books and not books & set(self.books) and not any(_holds(n, phrase) for n in hit_names):
+                return phrase, sorted(b for b in books if b)
+        return "", []
 
     def _name_of(self, node_id: str) -> str:
         node = self.store.get(node_id)
@@ -274,6 +396,18 @@ def not_in_corpus_text(rule: str, mentions: Sequence[Hit]) -> str:
     if mentions:
         text += "\n\nPassages that mention it: " + "; ".join(h.citation() for h in mentions[:3]) + "."
     return text
+
+
+def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
+    """What a declined answer says, or "" for the plain not-in-books sentence (the caller's)."""
+    if verdict.excluded:
+        where = " and ".join(verdict.excluded_books) or "another book"
+        return (f"“{verdict.excluded}” is in {where}, which is not among the books you selected for this "
+                f"workspace (the `books` setting: {', '.join(verdict.selected_books)}). The books you selected "
+                "do not answer this; add that book to `books` to get its rules.")
+    if verdict.outcome == "not_in_corpus":
+        return not_in_corpus_text(verdict.rule, mentions)
+    return ""
 
 
 def renamed_note(renamed: Sequence[tuple[str, str]]) -> str:

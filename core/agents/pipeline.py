@@ -31,11 +31,12 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
-from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
+from gmprep.core.agents.answerability import decline_text, renamed_note
 from gmprep.core.agents.needs import split_needs
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import HistorySelection, Rewrite
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
+from gmprep.core.agents.support import Passage, SupportChecker
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import LLMBackend
 from gmprep.core.llm.extractive import followup_query
@@ -44,6 +45,8 @@ from gmprep.core.sources import SourceResult
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
 
+_MARKS = re.compile(r"\[\d+(?:,\s*\d+)*\]")  # [n] markers, dropped from a retracted sentence
+_SPACE_PUNCT = re.compile(r"\s+([.!?,;])")
 PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer eval reads recall at 5)
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
 # near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
@@ -251,10 +254,11 @@ class AgentPipeline:
             if (await asyncio.to_thread(notes.retrieve, question, PASSAGES)).verdict == "found":
                 return "", result  # the GM's own notes cover it: answer from them
         if verdict.outcome == "not_in_books":
-            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=trace, question=question)
+            return Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books", steps=trace,
+                          question=question)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in result.hits if verdict.rule in h.text.lower()][:3]
-            return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+            return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question)
         return renamed_note(verdict.renamed), result
 
@@ -348,9 +352,43 @@ class AgentPipeline:
             outcome = "partial"
             used = [h.source_id for h in hits[:2]]
         else:
-            outcome = "answered" if used else "partial"  # an answer citing no passage is not grounded enough
+            text, used = self._keep_supported(text, question, hits, shown, trace, on)
+            outcome = "answered" if used and not text.startswith(NOT_FOUND) else "partial"  # an answer citing no passage is not grounded enough
         trace.append(TraceStep(name="check_citations", output={"used": used, "outcome": outcome}))
         return Answer(text=text, outcome=outcome, citations=shown, used=used, steps=trace, question=question)
+
+    @staticmethod
+    def _keep_supported(text: str, question: str, hits: list[Hit], shown: list[Citation], trace: list[TraceStep],
+                        on: AnswerProgress) -> tuple[str, list[str]]:
+        """The support check (core/agents/support.py, the same one ``eval answers --faithfulness`` uses) on
+        the finished answer: a claim its cited passages do not state (no citation, a number they do not
+        give, too few of its words) is left out of the saved answer, and the reader is told which, since it
+        was already streamed. When no supported claim is left the two closest passages are quoted instead."""
+        t0 = time.perf_counter()
+        passages = [Passage(source_id=h.source_id, name=h.name, text=h.text) for h in hits]
+        report = SupportChecker().check(text, passages)
+        bad = [s for s in report.sentences if s.claim and not s.supported]
+        trace.append(TraceStep(name="support_check", output={
+            "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad]},
+            ms=(time.perf_counter() - t0) * 1000))
+        if not bad:
+            return text, cited_ids(text, shown)
+        kept = text
+        for s in bad:
+            kept = kept.replace(s.text, "", 1)
+        kept = re.sub(r"[ \t]+\n", "\n", re.sub(r"[ \t]{2,}", " ", kept))
+        kept = re.sub(r"\n\s*[-*+]\s*(?=\n|$)", "", kept).strip()  # bullets left empty
+        # struck through: the support check reads a retracted sentence as no claim (support.is_claim)
+        note = "\n\n_Left out, because the cited passages do not state it:_\n" + "\n".join(
+            "- ~~" + _SPACE_PUNCT.sub(r"\1", _MARKS.sub("", s.text)).strip() + "~~" for s in bad)
+        if len(bad) == len(report.claims):
+            from gmprep.core.llm.extractive import render_quotes
+
+            more = note + "\n\n" + NOT_FOUND + "\n\n" + render_quotes(hits[:2], question)
+            on.delta(more)
+            return NOT_FOUND + more, [h.source_id for h in hits[:2]]
+        on.delta(note)
+        return kept + note, cited_ids(kept, shown)
 
     @staticmethod
     def _emit(answer: Answer, on: AnswerProgress) -> Answer:

@@ -172,7 +172,10 @@ def is_claim(sentence: str, cites: bool = False) -> bool:
     """Structurally a statement about the rules: not a question, not a lead-in ending in ":", and either
     citing a passage (citing is asserting: "Quickened [1]." answers a question) or at least
     ``MIN_CLAIM_WORDS`` content words."""
-    plain = clean_markdown(_strip_markers(sentence)).strip().rstrip("*_ ")
+    raw = _strip_markers(sentence).strip()
+    if raw.startswith("~~") and raw.endswith("~~"):
+        return False  # struck through: retracted, not asserted
+    plain = clean_markdown(raw).strip().rstrip("*_ ")
     if not plain or plain.endswith("?") or plain.endswith(":"):
         return False
     n = len(content_words(plain))

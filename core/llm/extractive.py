@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from gmprep.core.agents.answerability import not_in_corpus_text, renamed_note
+from gmprep.core.agents.answerability import decline_text, renamed_note
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.progress import AnswerProgress, OnDelta, OnSources
@@ -104,10 +104,11 @@ class ExtractiveAnswerer:
                                output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed"}),
                                ms=(time.perf_counter() - t0) * 1000))
         if verdict.outcome == "not_in_books":
-            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query)
+            return Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books", steps=steps,
+                          question=query)
         if verdict.outcome == "not_in_corpus":
             mentions = [h for h in hits if verdict.rule in h.text.lower()][:3]
-            return Answer(text=not_in_corpus_text(verdict.rule, mentions), outcome="not_in_corpus",
+            return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=steps, question=query)
         text = render_quotes(hits, query)
         if verdict.renamed:

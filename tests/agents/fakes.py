@@ -22,6 +22,13 @@ Reply = str | Callable[[list[ChatMessage]], str]
 _NUMBER = re.compile(r"^\[(\d+)\] ", re.M)
 
 
+def passage_sentence(messages: list[ChatMessage], n: int) -> str:
+    """The first sentence of passage ``n``'s text as shown (what a faithful model would restate)."""
+    block = re.split(r"^\[\d+\] ", messages[-1].content, flags=re.M)[n]
+    body = " ".join(block.splitlines()[1:]).strip()
+    return re.split(r"(?<=[.!?])\s", body, maxsplit=1)[0].rstrip(".!?")
+
+
 def passage_numbers(messages: list[ChatMessage]) -> list[int]:
     """The numbers of the passages shown in the last user message (what a faithful model may cite)."""
     return [int(n) for n in _NUMBER.findall(messages[-1].content)]

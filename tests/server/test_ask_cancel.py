@@ -45,7 +45,7 @@ class FakeSlowEngine:
     def __init__(self):
         self.saw_cancel = False
 
-    async def __call__(self, question, *, history, searcher, settings, on_delta=None, cancel=None):
+    async def __call__(self, question, *, history, searcher, settings, on_delta=None, on_sources=None, cancel=None):
         from gmprep.core.answer import Answer
 
         on_delta("Frightened gives a status ")

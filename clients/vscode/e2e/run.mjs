@@ -108,13 +108,17 @@ async function runCommand(page, title) {
 }
 
 async function openNote(page, name = NOTE, marker = "frightened 2") {
-  const active = page.locator(".tabs-container .tab.active", { hasText: name });
+  // The note's tab active in the active group: after a reload an entry document that could not be restored
+  // may leave an empty group focused, with the note open (but not the active editor) in the other one.
+  const active = page.locator(".editor-group-container.active .tabs-container .tab.active", { hasText: name });
+  const tab = page.locator(".tabs-container .tab", { hasText: name }).first();
   const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
   let tries = 0;
   // After a reload VS Code restores the note itself, or the side bar shows the chat instead of the explorer.
   await until(`${name} open in the editor`, async () => {
     if ((await active.count()) > 0 && (await editorText(page)).includes(marker)) return true;
-    if (await row.isVisible().catch(() => false)) await row.click();
+    if (await tab.isVisible().catch(() => false)) await tab.click();
+    else if (await row.isVisible().catch(() => false)) await row.click();
     else if (tries++ % 2 === 0) await runCommand(page, "View: Show Explorer");
     else await page.keyboard.press("Control+Shift+E");
     return false;
@@ -225,7 +229,7 @@ async function mainScenario() {
     const deltas = Number((await chat.locator('[data-testid="messages"]').getAttribute("data-deltas")) ?? "0");
     if (deltas < 1) throw new Error("the answer did not stream (no gmprep/answerDelta reached the panel)");
     const text = await answer.locator(".body").innerText();
-    const chips = await answer.locator('[data-testid="citation"]').allInnerTexts();
+    const chips = (await answer.locator('[data-testid="citation"]').allInnerTexts()).map((c) => c.replace(/\s+/g, " "));
     if (chips.length === 0) throw new Error(`the answer has no citations: ${text.slice(0, 200)}`);
     if (!chips.some((c) => /Frightened/.test(c))) throw new Error(`no Frightened citation among: ${chips.join(" | ")}`);
     title = ((await chat.locator('[data-testid="conversation-title"]').textContent()) ?? "").trim();
@@ -492,10 +496,137 @@ async function creatorsScenario() {
     await answer.waitFor({ state: "visible", timeout: 120000 });
     const text = await answer.locator(".body").innerText();
     if (!/Option 1/.test(text) || !/party: 4 PCs, level 3/.test(text)) throw new Error(`not a built encounter: ${text.slice(0, 300)}`);
-    const chips = await answer.locator('[data-testid="citation"]').allInnerTexts();
+    const chips = (await answer.locator('[data-testid="citation"]').allInnerTexts()).map((c) => c.replace(/\s+/g, " "));
     if (!chips.some((c) => /Encounter Budget|GM Core/.test(c))) throw new Error(`no GM Core citation among: ${chips.join(" | ")}`);
     console.log(`       answer: ${text.replace(/\s+/g, " ").slice(0, 140)}`);
     console.log(`       citations: ${chips.slice(0, 5).join(" | ")}`);
+  });
+
+  await context.close();
+  return pageErrors;
+}
+
+/** Point the user settings at another answer backend: VS Code reloads the file it watches and the extension
+ * hands the change to the running server (workspace/didChangeConfiguration). */
+function setLlmSettings(llm) {
+  const file = must("GMPREP_E2E_SETTINGS");
+  const settings = JSON.parse(readFileSync(file, "utf8"));
+  for (const [k, v] of Object.entries(llm)) settings[`gmprep.llm.${k}`] = v;
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+/** Sources first, then the answer (issue 13). First `gmprep.llm.backend` "auto" on a machine without a
+ * model: a quoted answer and, once per session, the notice with the command that installs the model. Then
+ * SmolLM2-135M through llama.cpp (the test model, CPU): the numbered sources appear before any answer text,
+ * the model's answer streams in beneath them, and when it is done the sources it did not cite are dimmed. */
+async function modelScenario() {
+  const smollm2 = must("GMPREP_E2E_SMOLLM2");
+  const { context, page, pageErrors } = await launch();
+  const tag = () => String(stepNo).padStart(2, "0");
+  const ask = async (chat, question) => {
+    const before = await chat.locator('[data-testid="assistant-message"]').count();
+    await chat.locator('[data-testid="question"]').fill(question);
+    await chat.locator('[data-testid="ask"]').click();
+    return before;
+  };
+
+  await step(page, "model-open", async () => {
+    await page.goto(url, { waitUntil: "domcontentloaded" });
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
+    await openNote(page);
+    console.log(`       status bar: ${(await waitForServer(page)).trim()}`);
+  });
+
+  await step(page, "auto-no-model-notice", async () => {
+    const chat = await openChat(page);
+    await until("the chat to belong to the note", async () =>
+      (await chat.locator('[data-testid="note-label"]').textContent()) === NOTE, 20000);
+    const notice = chat.locator('[data-testid="notice"]');
+    for (const [i, question] of [QUESTION, "How does Demoralize work?"].entries()) {
+      const before = await ask(chat, question);
+      await until(`answer ${i + 1}`, async () => (await chat.locator('[data-testid="assistant-message"]').count()) > before, 120000);
+      const backend = await chat.locator('[data-testid="messages"]').getAttribute("data-backend");
+      if (backend !== "extractive") throw new Error(`auto without a model answered with ${backend}`);
+      if (i === 0) {
+        await notice.waitFor({ state: "visible", timeout: 10000 });
+        const text = await notice.innerText();
+        if (!/gmprep model install/.test(text)) throw new Error(`the notice has no install command: ${text}`);
+        console.log(`       notice: ${text.replace(/\s+/g, " ").slice(0, 200)}`);
+        await page.screenshot({ path: join(artifacts, `${tag()}-auto-no-model-notice-shown.png`) });
+        await chat.locator('[data-testid="notice-dismiss"]').click();
+      } else if (await notice.isVisible()) {
+        throw new Error("the no-model notice came back on the second answer (it is shown once per session)");
+      }
+    }
+  });
+
+  await step(page, "model-settings", async () => {
+    // A window reload reads the user settings afresh: the server restarts with the model backend.
+    setLlmSettings({ backend: "llamacpp", modelPath: smollm2 });
+    await page.reload({ waitUntil: "domcontentloaded" });
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
+    await openNote(page);
+    await waitForServer(page);
+    const chat = await openChat(page);
+    await until("the chat to belong to the note after reload", async () =>
+      (await chat.locator('[data-testid="note-label"]').textContent()) === NOTE, 60000);
+  });
+
+  await step(page, "model-sources-then-stream", async () => {
+    const chat = chatFrame(page);
+    await chat.locator('[data-testid="new"]').click();
+    await until("an empty conversation", async () => (await chat.locator('[data-testid="assistant-message"]').count()) === 0, 10000);
+    await ask(chat, QUESTION);
+    const streaming = chat.locator('[data-testid="streaming-answer"]');
+    const log = chat.locator('[data-testid="messages"]');
+    // The model needs seconds to start; the sources are on screen before its first token.
+    await streaming.locator('[data-testid="sources"]').waitFor({ state: "visible", timeout: 180000 });
+    const atSources = await log.getAttribute("data-deltas-at-sources");
+    if (atSources !== "0") throw new Error(`the sources came after ${atSources} answer deltas`);
+    const sources = await streaming.locator('[data-testid="citation"]').allInnerTexts();
+    console.log(`       sources (before any answer text): ${sources.map((s) => s.replace(/\s+/g, " ")).join(" | ")}`);
+    // Catch the answer mid-stream under its sources for the screenshot (SmolLM2 on the CPU: a few seconds).
+    const mid = await until("answer text streaming under the sources", async () => {
+      const n = Number((await log.getAttribute("data-deltas")) ?? "0");
+      if (n >= 8 && (await streaming.count()) > 0) return n;
+      if ((await streaming.count()) === 0) return -1; // already finished
+      return null;
+    }, 120000, 50);
+    console.log(mid > 0 ? `       screenshot mid-stream after ${mid} deltas` : "       (the answer finished before a mid-stream screenshot)");
+  });
+
+  await step(page, "model-answer-marks-used", async () => {
+    const chat = chatFrame(page);
+    const log = chat.locator('[data-testid="messages"]');
+    await until("the finished model answer", async () => (await chat.locator('[data-testid="streaming-answer"]').count()) === 0, 180000);
+    const answer = chat.locator('[data-testid="assistant-message"]').last();
+    const backend = await log.getAttribute("data-backend");
+    if (backend !== "llamacpp") throw new Error(`answered by ${backend}, not the model`);
+    const deltas = Number((await log.getAttribute("data-deltas")) ?? "0");
+    if (deltas < 2) throw new Error(`the model answer did not stream (${deltas} deltas)`);
+    // sources above the answer text in the saved message too
+    const order = await answer.evaluate((node) => {
+      const src = node.querySelector('[data-testid="sources"]');
+      const body = node.querySelector(".body");
+      return src && body ? src.compareDocumentPosition(body) & Node.DOCUMENT_POSITION_FOLLOWING : 0;
+    });
+    if (!order) throw new Error("the sources are not above the answer text");
+    const marks = await answer.locator('[data-testid="source"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-cited")));
+    if (marks.length === 0 || marks.some((m) => m !== "true" && m !== "false")) throw new Error(`sources not marked used/unused: ${marks}`);
+    const caption = await answer.locator(".sources-title").innerText();
+    const inline = await answer.locator(".body a.cite-n").count();
+    const text = await answer.locator(".body").innerText();
+    console.log(`       ${deltas} deltas; ${caption}; ${inline} inline [n] links`);
+    console.log(`       answer: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
+    if (inline > 0) {
+      // an inline [n] opens the n-th source's entry
+      const link = answer.locator(".body a.cite-n").first();
+      const n = await link.getAttribute("data-n");
+      const name = (await answer.locator(`[data-testid="source"][data-n="${n}"] .chip-name`).innerText()).trim();
+      await link.click();
+      await page.locator(".tabs-container .tab", { hasText: name }).first().waitFor({ state: "visible", timeout: 20000 });
+      console.log(`       [${n}] opened ${name}`);
+    }
   });
 
   await context.close();
@@ -536,7 +667,8 @@ async function main() {
   const scenario = process.argv[2] ?? "main";
   if (scenario === "no-server") stepNo = 30; // its screenshots sort after the main run's
   if (scenario === "creators") stepNo = 40;
-  const scenarios = { main: mainScenario, "no-server": noServerScenario, creators: creatorsScenario };
+  if (scenario === "model") stepNo = 50;
+  const scenarios = { main: mainScenario, "no-server": noServerScenario, creators: creatorsScenario, model: modelScenario };
   if (!(scenario in scenarios)) throw new Error(`unknown scenario ${scenario}`);
   const pageErrors = await scenarios[scenario]();
   const total = Date.now() - started;

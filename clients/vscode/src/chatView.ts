@@ -36,6 +36,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private queue: HostToWebview[] = [];
   private note: NoteContext | null = null;
   private pending: PendingAsk | null = null;
+  /** The "no model, here is the command" notice is shown once per session (this provider's lifetime). */
+  private noticeShown = false;
   /** Exported conversations open as untitled markdown: they are not prep notes to chat about. */
   private readonly exports = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -48,6 +50,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   ) {
     this.disposables.push(
       vscode.window.onDidChangeActiveTextEditor((e) => this.onActiveEditor(e)),
+      client.onAnswerSources((d) => {
+        const p = this.pending;
+        if (p === null || (p.conversationId !== null && p.conversationId !== d.conversationId)) return;
+        p.conversationId = d.conversationId;
+        this.post({ type: "sources", sources: d.sources });
+      }),
       client.onAnswerDelta((d) => {
         const p = this.pending;
         if (p === null || (p.conversationId !== null && p.conversationId !== d.conversationId)) return;
@@ -247,7 +255,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const r = await this.client.request(Methods.ask, params, cts.token);
       await this.setSelected(pending.uri, r.conversationId);
       if (this.note?.uri === pending.uri) {
-        this.post({ type: "askDone", conversationId: r.conversationId, userMessage: r.userMessage, answer: r.answer });
+        this.post({
+          type: "askDone",
+          conversationId: r.conversationId,
+          userMessage: r.userMessage,
+          answer: r.answer,
+          used: r.used,
+          backend: r.backend,
+          model: r.model,
+        });
+        if (r.notice && !this.noticeShown) {
+          this.noticeShown = true;
+          this.post({ type: "notice", message: r.notice });
+        }
         await this.postConversations();
       }
     } catch (error) {

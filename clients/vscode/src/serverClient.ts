@@ -19,6 +19,7 @@ import { diagnoseLaunch, findLaunchProblem } from "./diagnose.js";
 import { readConfig, currentEnvironment } from "./settings.js";
 import {
   type AnswerDelta,
+  type AnswerSources,
   type IndexStateNotification,
   Methods,
 } from "./shared/protocol.js";
@@ -45,6 +46,7 @@ export class GmprepClient implements vscode.Disposable {
   private starting: Promise<boolean> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ClientState>();
   private readonly deltaEmitter = new vscode.EventEmitter<AnswerDelta>();
+  private readonly sourcesEmitter = new vscode.EventEmitter<AnswerSources>();
   private readonly indexEmitter = new vscode.EventEmitter<IndexStateNotification>();
   private readonly progressEmitter = new vscode.EventEmitter<WorkDoneProgressValue>();
 
@@ -52,6 +54,8 @@ export class GmprepClient implements vscode.Disposable {
   readonly onDidChangeState = this.stateEmitter.event;
   /** gmprep/answerDelta: streamed answer text. */
   readonly onAnswerDelta = this.deltaEmitter.event;
+  /** gmprep/answerSources: the numbered passages of the answer being made, before its first delta. */
+  readonly onAnswerSources = this.sourcesEmitter.event;
   /** gmprep/indexState: index build progress. */
   readonly onIndexState = this.indexEmitter.event;
   /** Server-initiated work-done `$/progress` (index builds); VS Code also shows it in the window. */
@@ -138,6 +142,7 @@ export class GmprepClient implements vscode.Disposable {
     };
     const client = new LanguageClient("gmprep", "gmprep", serverOptions, clientOptions);
     this.client = client;
+    client.onNotification(Methods.answerSources, (p: AnswerSources) => this.sourcesEmitter.fire(p));
     client.onNotification(Methods.answerDelta, (p: AnswerDelta) => this.deltaEmitter.fire(p));
     client.onNotification(Methods.indexState, (p: IndexStateNotification) => this.indexEmitter.fire(p));
     client.onDidChangeState((e) => {
@@ -224,6 +229,7 @@ export class GmprepClient implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.deltaEmitter.dispose();
+    this.sourcesEmitter.dispose();
     this.indexEmitter.dispose();
     this.progressEmitter.dispose();
     this.output.dispose();

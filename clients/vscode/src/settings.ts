@@ -16,7 +16,7 @@ export function readConfig(): GmprepConfig {
     books: c.get<string[]>("books", []),
     notesDir: c.get<string>("notesDir", ""),
     llm: {
-      backend: c.get<LlmBackend>("llm.backend", "extractive"),
+      backend: c.get<LlmBackend>("llm.backend", "auto"),
       modelPath: c.get<string>("llm.modelPath", ""),
       url: c.get<string>("llm.url", ""),
       model: c.get<string>("llm.model", ""),

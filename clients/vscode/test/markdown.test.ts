@@ -161,3 +161,32 @@ describe("renderMarkdown: formatting", () => {
     assert.equal(renderMarkdown("a\r\nb\r\n\r\nc"), "<p>a\nb</p><p>c</p>");
   });
 });
+
+describe("renderMarkdown: numbered citations of an answer's sources", () => {
+  const sources = ["pf2e:condition:frightened", "pf2e:action:demoralize"];
+
+  it("links [n] to the n-th source", () => {
+    const html = renderMarkdown("Frightened lowers checks [1].", { sources });
+    assert.match(html, /<a href="#" class="cite cite-n" data-cite="pf2e:condition:frightened" data-n="1"[^>]*>\[1\]<\/a>/);
+    assertSafe(html);
+  });
+
+  it("splits [1, 2] into one link per source", () => {
+    const html = renderMarkdown("Both apply [1, 2].", { sources });
+    assert.match(html, /data-n="1"[^>]*>\[1\]<\/a><a [^>]*data-cite="pf2e:action:demoralize" data-n="2"/);
+  });
+
+  it("leaves numbers that name no source as text, and [n] alone without sources", () => {
+    assert.equal(renderMarkdown("See [3].", { sources }), "<p>See [3].</p>");
+    assert.equal(renderMarkdown("See [1]."), "<p>See [1].</p>");
+  });
+
+  it("does not touch [n](url) links or code", () => {
+    assert.doesNotMatch(renderMarkdown("`[1]` and [1](https://x.org)", { sources }), /cite-n/);
+  });
+
+  it("leaves [n] as text when its source is not a gmprep id", () => {
+    const html = renderMarkdown("x [1]", { sources: ['a"><img src=x onerror=alert(1)>'] });
+    assert.equal(html, "<p>x [1]</p>");
+  });
+});

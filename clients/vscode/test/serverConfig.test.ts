@@ -93,8 +93,11 @@ describe("buildInitializationOptions", () => {
 });
 
 describe("configProblems", () => {
-  it("flags a local backend without a model and an openai backend without a URL", () => {
-    assert.equal(configProblems(config({}, { backend: "llamacpp" })).length, 1);
+  it("flags transformers without a model folder and an openai backend without a URL", () => {
+    assert.equal(configProblems(config({}, { backend: "transformers" })).length, 1);
+    // llamacpp without a path runs the installed default model; auto decides on the server
+    assert.deepEqual(configProblems(config({}, { backend: "llamacpp" })), []);
+    assert.deepEqual(configProblems(config({}, { backend: "auto" })), []);
     assert.equal(configProblems(config({}, { backend: "openai" })).length, 1);
     assert.deepEqual(configProblems(config()), []);
   });

@@ -7,9 +7,15 @@
  * links keep only http(s)/mailto targets, so nothing in a note or a model's output can run script.
  *
  * Supported: ATX headings, paragraphs, hard breaks, emphasis, strong, strikethrough, code spans, fenced
- * code, block quotes, nested lists, GFM pipe tables, thematic breaks, links and gmprep citation ids
- * written as `[pf2e:condition:frightened]` (rendered as clickable citation links).
+ * code, block quotes, nested lists, GFM pipe tables, thematic breaks, links, gmprep citation ids
+ * written as `[pf2e:condition:frightened]` and, given the answer's numbered sources, inline citations
+ * `[1]`, `[2, 3]` (both rendered as clickable citation links).
  */
+
+/** How to render one text: `sources[n - 1]` is the source id an inline `[n]` cites (empty: `[n]` stays text). */
+export interface RenderOptions {
+  sources?: readonly string[];
+}
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -35,8 +41,11 @@ const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
 /** gmprep source ids as the server cites them: `pf2e:condition:frightened`, `notes:house-rules#x`. */
 const CITE_ID = /^[a-z0-9][\w-]*(?::[\w.\-/#]+)+$/i;
 
+/** `[1]`, `[1, 2]`, `[1][2]`: numbered citations of an answer's sources. */
+const NUMBERED_CITE = /\[(\d{1,2}(?:\s*,\s*\d{1,2})*)\](?!\()/g; // as gmprep.core.progress reads them
+
 /** Render inline markdown (one paragraph's text) to safe HTML. */
-export function renderInline(source: string): string {
+export function renderInline(source: string, opts: RenderOptions = {}): string {
   const frags: string[] = [];
   const hold = (html: string): string => `${PH_OPEN}${frags.push(html) - 1}${PH_CLOSE}`;
   let text = source.replace(/[\u0000\u0001]/g, "");
@@ -63,6 +72,21 @@ export function renderInline(source: string): string {
     if (!CITE_ID.test(id)) return m;
     return hold(`<a href="#" class="cite" data-cite="${id}" title="Open ${id}">${id}</a>`);
   });
+
+  // Numbered citations: each number of the answer's sources links to its entry; out-of-range numbers stay text.
+  const sources = opts.sources ?? [];
+  if (sources.length > 0) {
+    text = text.replace(NUMBERED_CITE, (m, list: string) => {
+      const ns = list.split(",").map((x) => Number(x.trim()));
+      if (!ns.every((n) => n >= 1 && n <= sources.length && CITE_ID.test(sources[n - 1] ?? ""))) return m;
+      return ns
+        .map((n) => {
+          const id = sources[n - 1] ?? ""; // a CITE_ID: nothing to escape
+          return hold(`<a href="#" class="cite cite-n" data-cite="${id}" data-n="${n}" title="Source ${n}: open ${id}">[${n}]</a>`);
+        })
+        .join("");
+    });
+  }
 
   // Hard line breaks: two trailing spaces or a backslash before the newline.
   text = text.replace(/(?: {2,}|\\)\n/g, () => hold("<br>"));
@@ -135,7 +159,7 @@ interface ListParse {
   next: number;
 }
 
-function parseList(lines: string[], start: number): ListParse {
+function parseList(lines: string[], start: number, opts: RenderOptions): ListParse {
   const first = LIST_ITEM.exec(lines[start] ?? "");
   if (!first) return { html: "", next: start + 1 };
   const ordered = /\d/.test(first[2] ?? "");
@@ -189,7 +213,7 @@ function parseList(lines: string[], start: number): ListParse {
   }
   const tag = ordered ? "ol" : "ul";
   const startAttr = ordered && startNum !== 1 ? ` start="${startNum}"` : "";
-  const body = items.map((item) => `<li>${renderBlocks(trimTrailingBlanks(item), !loose)}</li>`).join("");
+  const body = items.map((item) => `<li>${renderBlocks(trimTrailingBlanks(item), !loose, opts)}</li>`).join("");
   return { html: `<${tag}${startAttr}>${body}</${tag}>`, next: i };
 }
 
@@ -199,7 +223,7 @@ function trimTrailingBlanks(lines: string[]): string[] {
   return lines.slice(0, end);
 }
 
-function renderBlocks(lines: string[], tight: boolean): string {
+function renderBlocks(lines: string[], tight: boolean, opts: RenderOptions): string {
   const out: string[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -231,7 +255,7 @@ function renderBlocks(lines: string[], tight: boolean): string {
     const heading = HEADING.exec(line);
     if (heading) {
       const level = (heading[1] ?? "#").length;
-      out.push(`<h${level}>${renderInline(heading[2] ?? "")}</h${level}>`);
+      out.push(`<h${level}>${renderInline(heading[2] ?? "", opts)}</h${level}>`);
       i++;
       continue;
     }
@@ -249,11 +273,11 @@ function renderBlocks(lines: string[], tight: boolean): string {
         else break;
         i++;
       }
-      out.push(`<blockquote>${renderBlocks(inner, false)}</blockquote>`);
+      out.push(`<blockquote>${renderBlocks(inner, false, opts)}</blockquote>`);
       continue;
     }
     if (LIST_ITEM.test(line)) {
-      const list = parseList(lines, i);
+      const list = parseList(lines, i, opts);
       out.push(list.html);
       i = list.next;
       continue;
@@ -268,9 +292,9 @@ function renderBlocks(lines: string[], tight: boolean): string {
         rows.push(splitRow(lines[i] ?? ""));
         i++;
       }
-      const th = header.map((c, k) => `<th${aligns[k] ?? ""}>${renderInline(c)}</th>`).join("");
+      const th = header.map((c, k) => `<th${aligns[k] ?? ""}>${renderInline(c, opts)}</th>`).join("");
       const trs = rows
-        .map((r) => `<tr>${header.map((_h, k) => `<td${aligns[k] ?? ""}>${renderInline(r[k] ?? "")}</td>`).join("")}</tr>`)
+        .map((r) => `<tr>${header.map((_h, k) => `<td${aligns[k] ?? ""}>${renderInline(r[k] ?? "", opts)}</td>`).join("")}</tr>`)
         .join("");
       out.push(`<table><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`);
       continue;
@@ -281,14 +305,14 @@ function renderBlocks(lines: string[], tight: boolean): string {
       para.push((lines[i] ?? "").replace(/^[ \t]+/, ""));
       i++;
     }
-    const html = renderInline(para.join("\n"));
+    const html = renderInline(para.join("\n"), opts);
     out.push(tight ? html : `<p>${html}</p>`);
   }
   return out.join(tight ? "\n" : "");
 }
 
 /** Render a markdown document (rule text, an answer, a trace value) to safe HTML. */
-export function renderMarkdown(source: string): string {
+export function renderMarkdown(source: string, opts: RenderOptions = {}): string {
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
-  return renderBlocks(lines, false);
+  return renderBlocks(lines, false, opts);
 }

@@ -103,10 +103,23 @@ export interface Message {
   replyTo: string | null;
 }
 
+/** Milliseconds from the question to the sources, to the first answer token, to the whole answer (null when that point was not reached, e.g. a declined question streams no model token). */
+export interface Timings {
+  sources: number | null;
+  firstToken: number | null;
+  total: number | null;
+}
+
+/** `used`: the source ids the answer text cites (of `answer.citations`); `backend` and `model`: what answered; `notice`: one line when the answer came without a model that could have run (why, and the command that turns it on), else null. */
 export interface AskResult {
   conversationId: string;
   userMessage: Message;
   answer: Message;
+  used: string[];
+  timingsMs: Timings;
+  backend: string;
+  model: string | null;
+  notice: string | null;
 }
 
 /** A conversation of one prep file; `path` is workspace-relative, `title` the first question unless one was given. */
@@ -161,6 +174,26 @@ export interface StartedResult {
   started: boolean;
 }
 
+/** A passage an answer draws on: `n` is its number in the answer text (`[n]` cites it); `where` is "Book, p. N" and `label` "Name (Book, p. N) [id]", written by the server as every other source. */
+export interface Source {
+  sourceId: string;
+  name: string;
+  type: string;
+  book: string | null;
+  page: string | null;
+  path: string[];
+  n: number;
+  where: string;
+  label: string;
+}
+
+/** The numbered passages an answer draws on, sent once per `gmprep/ask` before its first `gmprep/answerDelta`; the answer text cites them as `[n]`. */
+export interface AnswerSources {
+  conversationId: string;
+  requestId: number | string | null;
+  sources: Source[];
+}
+
 /** Answer text streamed while `gmprep/ask` runs; `requestId` is the JSON-RPC id of the ask. */
 export interface AnswerDelta {
   conversationId: string;
@@ -196,6 +229,7 @@ export const Methods = {
   conversationExport: "gmprep/conversation/export",
   trace: "gmprep/trace",
   rebuild: "gmprep/index/rebuild",
+  answerSources: "gmprep/answerSources",
   answerDelta: "gmprep/answerDelta",
   indexState: "gmprep/indexState",
 } as const;

@@ -4,7 +4,7 @@
  */
 import * as path from "node:path";
 
-export type LlmBackend = "extractive" | "llamacpp" | "transformers" | "openai";
+export type LlmBackend = "auto" | "extractive" | "llamacpp" | "transformers" | "openai";
 
 /** The `gmprep.*` settings, as VS Code hands them over. */
 export interface GmprepConfig {
@@ -108,7 +108,8 @@ export function buildInitializationOptions(cfg: GmprepConfig, env: Environment):
 export function configProblems(cfg: GmprepConfig): string[] {
   const problems: string[] = [];
   const { backend, modelPath, url } = cfg.llm;
-  if ((backend === "llamacpp" || backend === "transformers") && modelPath.trim() === "") {
+  // llamacpp without a path runs the installed default model (`gmprep model install`); transformers needs a folder.
+  if (backend === "transformers" && modelPath.trim() === "") {
     problems.push(`gmprep.llm.backend is "${backend}" but gmprep.llm.modelPath is empty.`);
   }
   if (backend === "openai" && url.trim() === "") {

@@ -6,7 +6,7 @@
 import { citationLabel } from "../shared/citations.js";
 import { renderMarkdown } from "../shared/markdown.js";
 import type { HostToWebview, NoteContext, WebviewToHost } from "../shared/messages.js";
-import type { Citation, ConversationSummary, Message, TraceStep } from "../shared/protocol.js";
+import type { Citation, ConversationSummary, Message, Source, TraceStep } from "../shared/protocol.js";
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -28,7 +28,11 @@ const ui = {
   conversations: [] as ConversationSummary[],
   current: null as ConversationSummary | null,
   messages: [] as Message[],
-  streaming: null as { question: string; text: string } | null,
+  // The answer being made: its numbered sources arrive first (null until then), then its text.
+  streaming: null as { question: string; text: string; sources: Source[] | null } | null,
+  // Which sources each answer of this session cited (from the ask result; saved messages do not keep it).
+  used: new Map<string, Set<string>>(),
+  notice: null as string | null,
   historyOpen: saved.historyOpen ?? false,
   traces: new Map<string, TraceStep[] | "loading">(),
   openTraces: new Set<string>(),
@@ -70,6 +74,7 @@ const toolbar = el(
   el("div", { class: "actions-row" }, convTitle, btnNew, btnHistory, btnExport, btnDelete),
 );
 const statusLine = el("div", { class: "status", "data-testid": "status", hidden: "" });
+const noticeLine = el("div", { class: "notice", role: "note", "data-testid": "notice", hidden: "" });
 const historyPanel = el("section", { class: "history", "data-testid": "history-list", "aria-label": "Conversations" });
 const log = el("section", { class: "messages", "data-testid": "messages", "aria-label": "Conversation" });
 const errorLine = el("div", { class: "error", role: "alert", "data-testid": "error", hidden: "" });
@@ -83,7 +88,7 @@ const input = el("textarea", {
 const btnAsk = el("button", { class: "primary", type: "submit", "data-testid": "ask" }, "Ask");
 const btnStop = el("button", { class: "secondary", type: "button", "data-testid": "stop", hidden: "" }, "Stop");
 const composer = el("form", { class: "composer" }, input, el("div", { class: "composer-buttons" }, btnStop, btnAsk));
-app.append(toolbar, statusLine, historyPanel, log, errorLine, composer);
+app.append(toolbar, statusLine, noticeLine, historyPanel, log, errorLine, composer);
 input.value = saved.draft ?? "";
 
 // ---- rendering -----------------------------------------------------------------------------------
@@ -123,18 +128,44 @@ function renderHistory(): void {
   historyPanel.append(list);
 }
 
-function chip(c: Citation): HTMLElement {
-  const where = [c.type, c.book ? `${c.book}${c.page ? ` p. ${c.page}` : ""}` : ""].filter((x) => x).join(" · ");
+function chip(c: Citation | Source, n?: number, cited?: boolean): HTMLElement {
+  const place = "where" in c && c.where ? c.where : c.book ? `${c.book}${c.page ? ` p. ${c.page}` : ""}` : "";
+  const where = [c.type, place].filter((x) => x).join(" · ");
+  const note = cited === undefined ? "" : cited ? "\nCited in the answer" : "\nNot cited in the answer";
   const open = el(
     "button",
-    { class: "chip-open", title: `${citationLabel(c)}\nOpen the full entry (${c.sourceId})`, "data-testid": "citation" },
+    { class: "chip-open", title: `${citationLabel(c)}${note}\nOpen the full entry (${c.sourceId})`, "data-testid": "citation" },
+    n !== undefined ? el("span", { class: "chip-n" }, String(n)) : "",
     el("span", { class: "chip-name" }, c.name),
     where ? el("span", { class: "chip-where" }, where) : "",
   );
   open.addEventListener("click", () => send({ type: "openEntry", sourceId: c.sourceId }));
   const insert = el("button", { class: "chip-insert", title: "Insert the rule text into the note at the cursor", "data-testid": "citation-insert" }, "Insert");
   insert.addEventListener("click", () => send({ type: "insertEntry", sourceId: c.sourceId }));
-  return el("span", { class: "chip" }, open, insert);
+  const attrs: Record<string, string> = { class: `chip${cited === false ? " unused" : ""}`, "data-testid": "source" };
+  if (n !== undefined) attrs["data-n"] = String(n);
+  if (cited !== undefined) attrs["data-cited"] = String(cited);
+  return el("span", attrs, open, insert);
+}
+
+/**
+ * The numbered sources above an answer: `[n]` in the answer text is the n-th. Once the answer is done and
+ * `used` is known, the sources it did not cite are dimmed.
+ */
+function sourcesBlock(sources: (Citation | Source)[], used: Set<string> | undefined): HTMLElement {
+  const cited = used === undefined ? 0 : sources.filter((c) => used.has(c.sourceId)).length;
+  const caption =
+    used === undefined ? `Sources (${sources.length})` : `Sources: the answer cites ${cited} of ${sources.length}`;
+  return el(
+    "div",
+    { class: "sources", "data-testid": "sources" },
+    el("div", { class: "sources-title muted" }, caption),
+    el(
+      "div",
+      { class: "citations", "data-testid": "citations" },
+      ...sources.map((c, i) => chip(c, "n" in c ? c.n : i + 1, used === undefined ? undefined : used.has(c.sourceId))),
+    ),
+  );
 }
 
 function traceView(messageId: string): HTMLElement {
@@ -186,15 +217,16 @@ function messageView(m: Message): HTMLElement {
     return el("div", { class: "msg user", "data-testid": "user-message" }, el("div", { class: "body" }, m.text));
   }
   const body = el("div", { class: "body markdown" });
-  body.innerHTML = renderMarkdown(m.text); // escape-first renderer: safe by construction (see markdown.ts)
+  // escape-first renderer: safe by construction (see markdown.ts); [n] links to the n-th source
+  body.innerHTML = renderMarkdown(m.text, { sources: m.citations.map((c) => c.sourceId) });
   if (m.text.trim() === "" && m.outcome === "cancelled") body.append(el("p", { class: "muted" }, "Stopped before any answer text."));
-  const node = el("div", { class: "msg assistant", "data-testid": "assistant-message" }, body);
+  const node = el("div", { class: "msg assistant", "data-testid": "assistant-message" });
   if (m.outcome && m.outcome !== "answered" && m.outcome !== "ok") {
-    node.prepend(el("div", { class: `outcome outcome-${m.outcome.replace(/[^\w-]/g, "")}` }, m.outcome));
+    node.append(el("div", { class: `outcome outcome-${m.outcome.replace(/[^\w-]/g, "")}` }, m.outcome));
   }
-  if (m.citations.length > 0) {
-    node.append(el("div", { class: "citations", "data-testid": "citations" }, ...m.citations.map(chip)));
-  }
+  // Sources first, the answer beneath them: the order the user saw them arrive in.
+  if (m.citations.length > 0) node.append(sourcesBlock(m.citations, ui.used.get(m.id)));
+  node.append(body);
   if (m.traceId) {
     const open = ui.openTraces.has(m.id);
     const toggle = el("button", { class: "link-button", "aria-expanded": String(open), "data-testid": "trace-toggle" }, open ? "Hide how I found this" : "How I found this");
@@ -222,10 +254,13 @@ function renderMessages(): void {
   const nodes: HTMLElement[] = ui.messages.map(messageView);
   if (ui.streaming !== null) {
     nodes.push(el("div", { class: "msg user", "data-testid": "user-message" }, el("div", { class: "body" }, ui.streaming.question)));
+    const { text, sources } = ui.streaming;
     const body = el("div", { class: "body markdown" });
-    body.innerHTML = ui.streaming.text === "" ? "" : renderMarkdown(ui.streaming.text);
-    const node = el("div", { class: "msg assistant streaming", "data-testid": "streaming-answer" }, body);
-    if (ui.streaming.text === "") node.append(el("span", { class: "muted" }, "Searching the rules…"));
+    body.innerHTML = text === "" ? "" : renderMarkdown(text, { sources: (sources ?? []).map((c) => c.sourceId) });
+    const node = el("div", { class: "msg assistant streaming", "data-testid": "streaming-answer" });
+    if (sources !== null && sources.length > 0) node.append(sourcesBlock(sources, undefined));
+    node.append(body);
+    if (text === "") node.append(el("span", { class: "muted" }, sources === null ? "Searching the rules…" : "Writing the answer…"));
     nodes.push(node);
   }
   if (nodes.length === 0) {
@@ -247,6 +282,20 @@ function setBusy(busy: boolean): void {
   btnAsk.hidden = busy;
   btnStop.hidden = !busy;
   input.disabled = false;
+}
+
+/** The once-per-session notice (no model installed: the command that installs one), until dismissed. */
+function renderNotice(): void {
+  noticeLine.hidden = ui.notice === null;
+  if (ui.notice === null) return;
+  const close = el("button", { class: "icon", title: "Dismiss", "aria-label": "Dismiss", "data-testid": "notice-dismiss" }, "✕");
+  close.addEventListener("click", () => {
+    ui.notice = null;
+    renderNotice();
+  });
+  const body = el("div", { class: "notice-text markdown" });
+  body.innerHTML = renderMarkdown(ui.notice); // the command is a code span
+  noticeLine.replaceChildren(body, close);
 }
 
 function showError(message: string): void {
@@ -306,12 +355,21 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
       renderAll();
       break;
     case "askStarted":
-      ui.streaming = { question: m.question, text: "" };
-      // How many deltas the last answer streamed in: shown to nobody, read by the end-to-end test.
+      ui.streaming = { question: m.question, text: "", sources: null };
+      // How many deltas the last answer streamed in, and how many had come when its sources did: shown to
+      // nobody, read by the end-to-end test.
       log.dataset["deltas"] = "0";
+      delete log.dataset["deltasAtSources"];
       showError("");
       setBusy(true);
       renderMessages();
+      break;
+    case "sources":
+      if (ui.streaming !== null) {
+        ui.streaming.sources = m.sources;
+        log.dataset["deltasAtSources"] = log.dataset["deltas"] ?? "0";
+        renderMessages(); // at once: the sources are what the user reads while the model starts
+      }
       break;
     case "delta":
       if (ui.streaming !== null) {
@@ -336,7 +394,9 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
           messageCount: 0,
         };
       }
+      ui.used.set(m.answer.id, new Set(m.used));
       ui.messages = [...ui.messages, m.userMessage, m.answer];
+      log.dataset["backend"] = m.backend;
       renderAll();
       break;
     case "askFailed":
@@ -368,6 +428,10 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
       break;
     case "error":
       showError(m.message);
+      break;
+    case "notice":
+      ui.notice = m.message;
+      renderNotice();
       break;
   }
 });
