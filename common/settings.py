@@ -53,6 +53,10 @@ class SearchSettings(BaseModel):
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
     expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)
+    # The question index (kg.question_index): situations each rules entry answers, as a third fused list.
+    question_index: bool = True
+    question_k: int = 20  # entries taken from it
+    question_weight: float = Field(1.0, ge=0.0, le=2.0)  # its share in the fusion, relative to BM25/dense
 
 
 class LLMSettings(BaseModel):

@@ -79,6 +79,7 @@ class Candidate:
     prior: float = 0.0  # from the fused rank: 1 for the first, 0.5 for the fifth, ...
     bm25_rank: int | None = None
     dense_rank: int | None = None
+    question_rank: int | None = None
     named: str | None = None  # how the query names it: exact, hint, verb, character
     rerank: float | None = None  # reranker probability
     graph: float = 0.0  # score inherited along edges
@@ -324,6 +325,14 @@ class Searcher:
         if embedder is not None:
             qvec = embedder.encode_query(query)
             lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
+            if self.settings.question_index and "entry" in kinds:
+                from gmprep.kg.question_index import question_index_for
+
+                qindex = question_index_for(self.store)
+                if qindex is not None:
+                    # what the entry is asked about (or the situations that link to it), as one more
+                    # ranked list: it adds candidates and fused score, the plain lists keep theirs
+                    lists.append(("question", [nid for nid, _ in qindex.search(qvec, self.settings.question_k)]))
         ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
         nodes = self.store.get_many(ids)
         for name, ranked in lists:
@@ -332,7 +341,8 @@ class Searcher:
                 if node is None or not passes(node, filters):
                     continue
                 c = pool.get(nid) or pool.setdefault(nid, Candidate(node=node))
-                c.rrf += 1.0 / (RRF_K + rank + 1)
+                weight = self.settings.question_weight if name == "question" else 1.0
+                c.rrf += weight / (RRF_K + rank + 1)
                 setattr(c, f"{name}_rank", rank)
                 c.sources.append(name)
         return qvec
