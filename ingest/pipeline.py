@@ -115,6 +115,7 @@ def build_index(
         )
         if embed:
             report.nodes_embedded = embed_pending(store, settings, progress_fn)
+            _question_index(store, settings, report)
             store.set_meta(build_state="complete")
         else:
             store.set_meta(build_state="graph-only")
@@ -123,6 +124,16 @@ def build_index(
     for msg in report.messages:
         log.warning(msg)
     return report
+
+
+def _question_index(store: Store, settings: Settings, report: BuildReport) -> None:
+    """The question index beside the store (kg/question_index.py): rebuilt when the rules were re-ingested
+    or it is missing; a notes sync leaves it alone (it indexes rules entries only). One owner for the CLI's
+    `index build` and the server's build."""
+    from gmprep.kg.question_index import SIDECAR, build_question_index, default_data_paths
+
+    if report.corpus_reingested or not (Path(store.root) / SIDECAR).exists():
+        log.info(build_question_index(store, default_data_paths(), device=settings.device))
 
 
 def sync_notes(store: Store, root: Path, report: BuildReport) -> None:

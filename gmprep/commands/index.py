@@ -32,12 +32,6 @@ def run_build(args: argparse.Namespace) -> int:
     if args.notes is not None and not args.notes.is_dir():
         raise GmprepError(f"notes folder {args.notes} does not exist")
     report = build_index(settings, notes_dir=args.notes, progress=not args.json, embed=not args.no_embed)
-    if not args.no_embed:
-        from gmprep.kg.question_index import build_question_index, default_data_paths
-        from gmprep.kg.store import Store
-
-        with Store.open(settings.store_dir, create=False) as store:
-            report.messages.append(build_question_index(store, default_data_paths(), device=settings.device))
     if print_report(report, as_json=args.json):
         return 0
     print(
