@@ -47,6 +47,7 @@ from gmprep.kg.models import Citation, Hit
 
 _MARKS = re.compile(r"\[\d+(?:,\s*\d+)*\]")  # [n] markers, dropped from a retracted sentence
 _SPACE_PUNCT = re.compile(r"\s+([.!?,;])")
+WHOLE_KEPT = 3  # the whole question's best passages a needs split never displaces
 PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer eval reads recall at 5)
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
 # near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
@@ -103,17 +104,18 @@ def render_history(history: list[ChatTurn], numbered: bool) -> str:
     return "\n".join(lines)
 
 
-def merge_ranked(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
-    """Round-robin over ranked hit lists (the whole question first, then each need), without repeats:
-    every need's best passage gets a place among the first ``k``."""
-    out: dict[str, Hit] = {}
+def merge_ranked(lists: Sequence[Sequence[Hit]], k: int, keep: int = WHOLE_KEPT) -> list[Hit]:
+    """The whole question's first ``keep`` passages (``lists[0]``: what the quoting answer shows first),
+    then round-robin over the needs' and the rest of the whole question's, without repeats: every need's
+    best passage still gets a place among the first ``k``."""
+    out: dict[str, Hit] = {h.source_id: h for h in list(lists[0])[:keep]} if lists else {}
     for rank in range(max((len(x) for x in lists), default=0)):
         for hits in lists:
-            if rank < len(hits) and hits[rank].source_id not in out:
-                out[hits[rank].source_id] = hits[rank]
             if len(out) >= k:
                 return list(out.values())
-    return list(out.values())
+            if rank < len(hits) and hits[rank].source_id not in out:
+                out[hits[rank].source_id] = hits[rank]
+    return list(out.values())[:k]
 
 
 async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
@@ -384,9 +386,9 @@ class AgentPipeline:
         if len(bad) == len(report.claims):
             from gmprep.core.llm.extractive import render_quotes
 
-            more = note + "\n\n" + NOT_FOUND + "\n\n" + render_quotes(hits[:2], question)
-            on.delta(more)
-            return NOT_FOUND + more, [h.source_id for h in hits[:2]]
+            quotes = "\n\n" + render_quotes(hits[:2], question)
+            on.delta(note + "\n\n" + NOT_FOUND + quotes)
+            return NOT_FOUND + note + quotes, [h.source_id for h in hits[:2]]
         on.delta(note)
         return kept + note, cited_ids(kept, shown)
 
