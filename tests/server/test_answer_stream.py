@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import CAPS, SERVER_CMD, call, copy_store, make_client, smollm2_gguf, wait_status
+from lsp_helpers import CAPS, SERVER_CMD, call, copy_store, make_client, wait_status
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
+from smollm import smollm2_gguf
 
 SMOLLM2 = smollm2_gguf()
 QUESTION = "What does the frightened condition do?"
