@@ -76,6 +76,7 @@ class Candidate:
 
     node: Node
     rrf: float = 0.0
+    plain_rrf: float = 0.0  # from the BM25 and dense lists only (without the question index)
     prior: float = 0.0  # from the fused rank: 1 for the first, 0.5 for the fifth, ...
     bm25_rank: int | None = None
     dense_rank: int | None = None
@@ -282,6 +283,10 @@ class Searcher:
         reranker = self.reranker if use_rerank else None
         if reranker is not None:
             chosen = ranked[: s.rerank_top]
+            # the plain query's own best candidates are always reranked: the question index may add
+            # candidates to the window, never push the plain lists' out of it
+            plain = sorted((c for c in pool.values() if c.plain_rrf > 0), key=lambda c: (-c.plain_rrf, c.node.node_id))
+            chosen += [c for c in plain[: s.rerank_top] if c not in chosen]
             chosen = [c for c in chosen if c.named != "exact"]  # a name that is the whole query is decided
             chosen += [c for c in pool.values() if c.named in ("hint", "verb") and c not in chosen]
             probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
@@ -343,6 +348,8 @@ class Searcher:
                 c = pool.get(nid) or pool.setdefault(nid, Candidate(node=node))
                 weight = self.settings.question_weight if name == "question" else 1.0
                 c.rrf += weight / (RRF_K + rank + 1)
+                if name != "question":
+                    c.plain_rrf += 1.0 / (RRF_K + rank + 1)
                 setattr(c, f"{name}_rank", rank)
                 c.sources.append(name)
         return qvec
