@@ -57,12 +57,10 @@ def test_question_index_loads_and_ranks_entries_by_their_best_text(qstore):
     assert "pf2e:condition:prone" in top, top
 
 
-# Known gap (measured 22:12 UTC): with a conditions-only index, "how much does a player heal when the
-# cleric patches them up" put Wounded/Dying above Treat Wounds (plain #1 -> fused #5). RRF fusion plus
-# the reranker does not guarantee the plain top hit; a fix (e.g. pinning the plain #1 into the top 3)
-# is not done yet. strict=False: the other queries pass and show in the report.
+# With a conditions-only index, "how much does a player heal when the cleric patches them up" once put
+# Wounded/Dying above Treat Wounds (plain #1 -> fused #5): the question list pushed the plain candidates out
+# of the rerank window. The plain lists' best candidates are now always reranked (kg/search.py).
 @pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.xfail(reason="fusion does not yet guarantee the plain top hit (see comment)", strict=False)
 def test_fusion_keeps_the_plain_querys_top_hit(qstore, query):
     plain = Searcher(qstore, settings=SearchSettings(question_index=False)).search(query, k=10)
     fused = Searcher(qstore, settings=SearchSettings(question_index=True)).search(query, k=10)
