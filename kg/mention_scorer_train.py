@@ -439,6 +439,27 @@ def _note_groups(labels: Path) -> dict[str, str]:
     return {}
 
 
+
+def labelled_notes(labels: Path, notes_dir: Path) -> list[tuple[str, str, list[dict]]]:
+    """``(doc, note text, label rows)`` per labelled note, by doc name; a missing note or a label whose text
+    drifted from the note is a one-line error."""
+    gold: dict[str, list[dict]] = {}
+    for line in labels.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            gold.setdefault(row["doc"], []).append(row)
+    out = []
+    for doc, rows in sorted(gold.items()):
+        path = notes_dir / f"{doc}.md"
+        if not path.exists():
+            raise GmprepError(f"note text missing: {path} (run the labels' fetch script)")
+        text = path.read_text(encoding="utf-8")
+        for row in rows:
+            if text[row["start"]:row["end"]] != row.get("text", text[row["start"]:row["end"]]):
+                raise GmprepError(f"{doc}:{row['start']}: labelled text drifted from the note")
+        out.append((doc, text, rows))
+    return out
+
 def real_note_examples(labels: Path, notes_dir: Path, nodes: list, tables: dict) -> RealExamples:
     """Every span the note scanner (the hover path) proposes in the labelled notes and a label
     covers, with the features the scorer reads there (``tables``: zipf, rule_logodds, link_rate of
@@ -464,21 +485,9 @@ def real_note_examples(labels: Path, notes_dir: Path, nodes: list, tables: dict)
 
     rec = _Recorder({"features": [], "weights": [], "bias": 0.0, "thresholds": {"normal": 0.0}} | tables)
     names = NameIndex.build([n for n in nodes if n.kind == "entry"])
-    gold: dict[str, list[dict]] = {}
-    for line in labels.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            gold.setdefault(row["doc"], []).append(row)
     groups = _note_groups(labels)
     out = RealExamples(str(labels), [], [], [])
-    for doc, rows in sorted(gold.items()):
-        path = notes_dir / f"{doc}.md"
-        if not path.exists():
-            raise GmprepError(f"note text missing: {path} (run the labels' fetch script)")
-        text = path.read_text(encoding="utf-8")
-        for row in rows:
-            if text[row["start"]:row["end"]] != row.get("text", text[row["start"]:row["end"]]):
-                raise GmprepError(f"{doc}:{row['start']}: labelled text drifted from the note")
+    for doc, text, rows in labelled_notes(labels, notes_dir):
         recorded.clear()
         scanner = NoteScanner(names, scorer=rec)  # a fresh chunk cache: every candidate is scored here
         scanner.threshold = 0.0
@@ -727,20 +736,8 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
     names = NameIndex.build([n for n in nodes if n.kind == "entry"])
     scanner = NoteScanner(names, scorer=scorer)
     scanner.threshold = 0.0
-    gold: dict[str, list[dict]] = {}
-    for line in labels.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            gold.setdefault(row["doc"], []).append(row)
     out: list[LabelledSpan] = []
-    for doc, rows in gold.items():
-        path = notes_dir / f"{doc}.md"
-        if not path.exists():
-            raise GmprepError(f"note text missing: {path} (run the labels' fetch script)")
-        text = path.read_text(encoding="utf-8")
-        for row in rows:
-            if text[row["start"]:row["end"]] != row.get("text", text[row["start"]:row["end"]]):
-                raise GmprepError(f"{doc}:{row['start']}: labelled text drifted from the note")
+    for doc, text, rows in labelled_notes(labels, notes_dir):
         for m in scanner.scan(text).mentions:
             hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
             if hit is None:
