@@ -382,7 +382,7 @@ class AgentPipeline:
         kept = re.sub(r"\n\s*[-*+]\s*(?=\n|$)", "", kept).strip()  # bullets left empty
         # struck through: the support check reads a retracted sentence as no claim (support.is_claim)
         note = "\n\n_Left out, because the cited passages do not state it:_\n" + "\n".join(
-            "- ~~" + _SPACE_PUNCT.sub(r"\1", _MARKS.sub("", s.text)).strip() + "~~" for s in bad)
+            "- ~~" + " ".join(_SPACE_PUNCT.sub(r"\1", _MARKS.sub("", s.text)).split()) + "~~" for s in bad)
         if len(bad) == len(report.claims):
             from gmprep.core.llm.extractive import render_quotes
 
