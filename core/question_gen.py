@@ -10,7 +10,6 @@ sha256, the prompt, the seed and what the run cost.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import re
 import threading
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from gmprep.common.jsonlines import json_objects, open_text
 from gmprep.core.llm.base import ChatMessage, LLMBackend
 from gmprep.kg.models import Node
 
@@ -104,14 +104,12 @@ def read_done(path: Path) -> dict[str, GeneratedQuestions]:
     done: dict[str, GeneratedQuestions] = {}
     if not path.exists():
         return done
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            try:
-                row = GeneratedQuestions.model_validate_json(line)
-            except ValueError:
-                continue
-            done[row.node_id] = row
+    for obj in json_objects(path):
+        try:
+            row = GeneratedQuestions.model_validate(obj)
+        except ValueError:
+            continue
+        done[row.node_id] = row
     return done
 
 
@@ -161,8 +159,7 @@ def generate(
         with lock:
             # gzip members concatenate: appending one small member per line keeps the file valid
             # after a kill between entries.
-            opener = gzip.open if out.suffix == ".gz" else open
-            with opener(out, "at", encoding="utf-8") as f:
+            with open_text(out, "at") as f:
                 f.write(row.model_dump_json() + "\n")
             done[row.node_id] = row
             run["entries"] += 1

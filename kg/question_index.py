@@ -15,8 +15,6 @@ They say in the corpus's own words in which situations the rule comes up.
 
 from __future__ import annotations
 
-import gzip
-import json
 import logging
 import re
 import threading
@@ -25,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from gmprep.common.jsonlines import json_objects
 
 if TYPE_CHECKING:
     from gmprep.kg.store import Store
@@ -49,16 +49,10 @@ def read_texts(paths: Sequence[Path]) -> list[tuple[str, str]]:
     """``(node_id, text)`` pairs from question data files (JSON lines with ``node_id`` and ``questions``)."""
     out: list[tuple[str, str]] = []
     for path in paths:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    continue  # a torn last line of an interrupted generation run
-                for q in row.get("questions", []):
-                    if isinstance(q, str) and q.strip():
-                        out.append((row["node_id"], q.strip()))
+        for row in json_objects(path):  # a torn last line of an interrupted run is skipped
+            for q in row.get("questions", []):
+                if isinstance(q, str) and q.strip():
+                    out.append((row["node_id"], q.strip()))
     return list(dict.fromkeys(out))
 
 
