@@ -47,12 +47,12 @@ from gmprep.kg.models import Citation, Hit
 
 _MARKS = re.compile(r"\[\d+(?:,\s*\d+)*\]")  # [n] markers, dropped from a retracted sentence
 _SPACE_PUNCT = re.compile(r"\s+([.!?,;])")
-WHOLE_KEPT = 3  # the whole question's best passages a needs split never displaces
-PASSAGES = 5  # passages numbered for the answer (the sources shown; the answer eval reads recall at 5)
+PASSAGES = 5  # the whole question's passages, numbered first: the ones the quoting answer shows
+NEED_EXTRA = 2  # a multi-need question's extra passages: each need's best one not already shown
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
 # near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
 # to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
-PASSAGE_CHARS = (440, 300, 220, 140, 120)
+PASSAGE_CHARS = (440, 300, 220, 140, 120, 120, 120)
 NOT_FOUND = "The passages do not answer this."
 # A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
 # then the same sentence again until max_tokens); the prompt asks for two to four sentences
@@ -89,7 +89,7 @@ _ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|
 def render_passages(hits: Sequence[Hit], query: str) -> str:
     """Passages for the answer step: ``[n] Name (type)`` then the part of the text about ``query``."""
     blocks = []
-    for i, (h, chars) in enumerate(zip(hits[:PASSAGES], PASSAGE_CHARS, strict=False), 1):
+    for i, (h, chars) in enumerate(zip(hits[:PASSAGES + NEED_EXTRA], PASSAGE_CHARS, strict=False), 1):
         body = focused_excerpt(h.text, query, chars)
         blocks.append(f"[{i}] {h.name} ({h.type})\n{body}")
     return "\n".join(blocks)
@@ -104,18 +104,18 @@ def render_history(history: list[ChatTurn], numbered: bool) -> str:
     return "\n".join(lines)
 
 
-def merge_ranked(lists: Sequence[Sequence[Hit]], k: int, keep: int = WHOLE_KEPT) -> list[Hit]:
-    """The whole question's first ``keep`` passages (``lists[0]``: what the quoting answer shows first),
-    then round-robin over the needs' and the rest of the whole question's, without repeats: every need's
-    best passage still gets a place among the first ``k``."""
-    out: dict[str, Hit] = {h.source_id: h for h in list(lists[0])[:keep]} if lists else {}
-    for rank in range(max((len(x) for x in lists), default=0)):
-        for hits in lists:
-            if len(out) >= k:
-                return list(out.values())
-            if rank < len(hits) and hits[rank].source_id not in out:
-                out[hits[rank].source_id] = hits[rank]
-    return list(out.values())[:k]
+def merge_ranked(lists: Sequence[Sequence[Hit]], k: int, extra: int = NEED_EXTRA) -> list[Hit]:
+    """The whole question's first ``k`` passages (``lists[0]``: exactly what the quoting answer shows, so
+    both answers show the same five sources), then each need's best passage not already among them, at
+    most ``extra`` of them: a need the whole question's search missed still reaches the model."""
+    out: dict[str, Hit] = {h.source_id: h for h in list(lists[0])[:k]} if lists else {}
+    added = 0
+    for hits in lists[1:]:
+        best = next((h for h in hits if h.source_id not in out), None)
+        if best is not None and added < extra:
+            out[best.source_id] = best
+            added += 1
+    return list(out.values())
 
 
 async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
@@ -288,7 +288,7 @@ class AgentPipeline:
             merged = merge_ranked([whole.hits, *(p.hits for p in parts)], PASSAGES)
             results.append(whole.model_copy(update={"hits": merged}))
         best = max(results, key=lambda r: (r.verdict == "found", r.relevance), default=None)
-        hits = best.hits[:PASSAGES] if best else []
+        hits = best.hits[:PASSAGES + NEED_EXTRA] if best else []
         trace.append(TraceStep(name="retrieve", input={"query": standalone, "needs": needs, "alternates": alternates},
                                output={"source": best.source if best else None,
                                        "relevance": {r.source: round(r.relevance, 4) for r in results},
