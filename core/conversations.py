@@ -20,6 +20,7 @@ import json
 import sqlite3
 import threading
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -53,11 +54,14 @@ CREATE TABLE IF NOT EXISTS messages(
   citations TEXT NOT NULL DEFAULT '[]',
   outcome TEXT,
   created_at TEXT NOT NULL,
-  reply_to TEXT
+  reply_to TEXT,
+  used TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_conversation ON messages(conversation_id, seq);
 """
-_MIGRATIONS = {"reply_to": "ALTER TABLE messages ADD COLUMN reply_to TEXT"}  # column -> how to add it
+# column -> how to add it (``used``: the JSON list of source ids an answer's text cites; NULL before it)
+_MIGRATIONS = {"reply_to": "ALTER TABLE messages ADD COLUMN reply_to TEXT",
+               "used": "ALTER TABLE messages ADD COLUMN used TEXT"}
 
 
 class ConversationSummary(BaseModel):
@@ -82,6 +86,7 @@ class StoredMessage(BaseModel):
     outcome: str | None = None
     created_at: str
     reply_to: str | None = None  # an answer: the id of the question it answers
+    used: list[str] | None = None  # an answer: the source ids its text cites (None: not recorded)
 
 
 def _now() -> str:
@@ -223,7 +228,7 @@ class ConversationStore:
         """A conversation's messages in reading order: each question followed by its answer(s), even
         when answers were saved after a later question (two windows asking at once)."""
         rows = self._query(
-            f"SELECT id, conversation_id, role, text, citations, outcome, created_at{self._reply_col()}"
+            f"SELECT id, conversation_id, role, text, citations, outcome, created_at{self._later_cols()}"
             " FROM messages WHERE conversation_id = ? ORDER BY seq",
             (conv_id,),
         )
@@ -231,18 +236,18 @@ class ConversationStore:
             StoredMessage(
                 id=mid, conversation_id=cid, role=role, text=text,
                 citations=[Citation.model_validate(c) for c in json.loads(cits)], outcome=outcome,
-                created_at=created, reply_to=reply_to,
+                created_at=created, reply_to=reply_to, used=json.loads(used) if used else None,
             )
-            for mid, cid, role, text, cits, outcome, created, reply_to in rows
+            for mid, cid, role, text, cits, outcome, created, reply_to, used in rows
         ]
         return _threaded(saved)
 
-    def _reply_col(self) -> str:
-        # a read-only database from before reply_to cannot be migrated: read it without the column
+    def _later_cols(self) -> str:
+        # a read-only database from before a migration cannot be migrated: read it without the column
         if not self.read_only:
-            return ", reply_to"
+            return "".join(f", {c}" for c in _MIGRATIONS)
         have = {row[1] for row in self._query("PRAGMA table_info(messages)")}
-        return ", reply_to" if "reply_to" in have else ", NULL"
+        return "".join(f", {c}" if c in have else ", NULL" for c in _MIGRATIONS)
 
     def add_message(
         self,
@@ -252,6 +257,7 @@ class ConversationStore:
         citations=(),
         outcome: str | None = None,
         reply_to: str | None = None,
+        used: Sequence[str] | None = None,
     ) -> StoredMessage:
         """Append a message; it is committed (durably) before this returns. The first user
         message titles a conversation that has no title yet. An answer names the question it
@@ -262,7 +268,7 @@ class ConversationStore:
         now = _now()
         msg = StoredMessage(
             id=uuid.uuid4().hex, conversation_id=conv_id, role=role, text=text, citations=cits,
-            outcome=outcome, created_at=now, reply_to=reply_to,
+            outcome=outcome, created_at=now, reply_to=reply_to, used=list(used) if used is not None else None,
         )
         with self._tx() as db:
             row = db.execute("SELECT title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
@@ -272,9 +278,10 @@ class ConversationStore:
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?", (conv_id,)
             ).fetchone()[0]
             db.execute(
-                "INSERT INTO messages(id, conversation_id, seq, role, text, citations, outcome, created_at, reply_to)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                (msg.id, conv_id, seq, role, text, json.dumps([c.model_dump() for c in cits]), outcome, now, reply_to),
+                "INSERT INTO messages(id, conversation_id, seq, role, text, citations, outcome, created_at, reply_to,"
+                " used) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (msg.id, conv_id, seq, role, text, json.dumps([c.model_dump() for c in cits]), outcome, now, reply_to,
+                 json.dumps(msg.used) if msg.used is not None else None),
             )
             title = row[0]
             if role == "user" and title == DEFAULT_TITLE and text.strip():

@@ -76,11 +76,14 @@ def finish(
     citations: Sequence[Citation],
     outcome: str,
     steps: Sequence[TraceStep] = (),
+    used: Sequence[str] | None = None,
 ) -> StoredMessage:
-    """Save the answer to ``exchange.question`` and its trace (a trace that cannot be saved is
-    logged: the answer itself is already safe)."""
+    """Save the answer to ``exchange.question`` (with the source ids its text cites, ``used``, so a
+    reopened conversation shows them as the live one did) and its trace (a trace that cannot be saved
+    is logged: the answer itself is already safe)."""
     saved = convs.add_message(
-        exchange.conversation.id, "assistant", text, list(citations), outcome, reply_to=exchange.question.id
+        exchange.conversation.id, "assistant", text, list(citations), outcome, reply_to=exchange.question.id,
+        used=used,
     )
     if traces is not None:
         try:

@@ -113,7 +113,8 @@ class HitOut(CitationOut):
 
 class MessageOut(Wire):
     """A saved chat message; `traceId` is set (to the message id) when a trace was recorded; `replyTo` is,
-    on an answer, the id of the question it answers."""
+    on an answer, the id of the question it answers; `used`, on an answer, the source ids its text cites
+    (null when it was saved before they were kept)."""
 
     model_config = ConfigDict(title="Message")
 
@@ -125,12 +126,14 @@ class MessageOut(Wire):
     created_at: str
     trace_id: str | None = None
     reply_to: str | None = None  # an answer: the id of the question it answers
+    used: list[str] | None = None  # an answer: the source ids its text cites (null: saved before it was kept)
 
     @classmethod
     def of(cls, m: StoredMessage, has_trace: bool = False) -> MessageOut:
         return cls(
             id=m.id, role=m.role, text=m.text, citations=[CitationOut.of(c) for c in m.citations],
             outcome=m.outcome, created_at=m.created_at, trace_id=m.id if has_trace else None, reply_to=m.reply_to,
+            used=m.used,
         )
 
 

@@ -233,7 +233,8 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
         outcome = "cancelled" if run.cancelled else "model_error"
         if error is not None and not text:
             text = f"The answer engine failed: {error}"
-    saved = exchange.finish(convs, state.traces(), ex, text, citations, outcome, steps)
+    used = list(answer.used) if answer is not None else None
+    saved = exchange.finish(convs, state.traces(), ex, text, citations, outcome, steps, used)
     extra = _answer_facts(answer, state.settings)
     return AskResult(
         conversation_id=conv_id, user_message=_message_out(ls, ex.question), answer=_message_out(ls, saved), **extra

@@ -195,7 +195,8 @@ def run_ask(args: argparse.Namespace) -> int:
     saved_note = ""
     if ex is not None and convs is not None:
         traces = TraceStore(convs.db_path)
-        msg = exchange.finish(convs, traces, ex, answer.text, answer.citations, answer.outcome, answer.steps)
+        msg = exchange.finish(convs, traces, ex, answer.text, answer.citations, answer.outcome, answer.steps,
+                              answer.used)
         traces.close()
         saved_note = f" · conversation {ex.conversation.id} · message {msg.id}"
     if convs is not None:

@@ -137,3 +137,35 @@ def test_acknowledged_messages_survive_kill_9(tmp_path):
     saved = {m.id for m in reopened.messages(conv_id)}
     assert set(acked) <= saved
     reopened.close()
+
+
+def test_used_sources_are_kept_and_an_older_database_gains_the_column(tmp_path):
+    import sqlite3
+
+    db_path = tmp_path / "old.db"
+    old = sqlite3.connect(db_path)  # a database from before ``used``
+    old.executescript(
+        "CREATE TABLE conversations(id TEXT PRIMARY KEY, path TEXT NOT NULL, title TEXT NOT NULL,"
+        " created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        "CREATE TABLE messages(id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+        " role TEXT NOT NULL, text TEXT NOT NULL, citations TEXT NOT NULL DEFAULT '[]', outcome TEXT,"
+        " created_at TEXT NOT NULL, reply_to TEXT);"
+        "INSERT INTO conversations VALUES('c0', 'a.md', 'Old', '2026-01-01', '2026-01-01');"
+        "INSERT INTO messages VALUES('m0', 'c0', 1, 'assistant', 'Old answer.', '[]', 'answered', '2026-01-01', NULL);"
+    )
+    old.commit()
+    old.close()
+    convs = ConversationStore(db_path)
+    try:
+        assert convs.messages("c0")[0].used is None  # not recorded then: the panel dims nothing
+        q = convs.add_message("c0", "user", "What does prone do?")
+        a = convs.add_message("c0", "assistant", "You lie down [2].", [], "answered", reply_to=q.id,
+                              used=["pf2e:condition:prone"])
+        assert a.used == ["pf2e:condition:prone"]
+        again = ConversationStore(db_path)
+        try:
+            assert [m.used for m in again.messages("c0")] == [None, None, ["pf2e:condition:prone"]]
+        finally:
+            again.close()
+    finally:
+        convs.close()

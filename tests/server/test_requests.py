@@ -56,6 +56,8 @@ async def test_conversation_lifecycle_with_a_streamed_cited_answer(client, works
     full = await call(client, "gmprep/conversation", {"id": conv["id"]})
     assert [m["role"] for m in full["messages"]] == ["user", "assistant"]
     assert full["conversation"]["messageCount"] == 2
+    # the reopened answer says which sources its text cites, as the live result did
+    assert full["messages"][1]["used"] == result["used"] and result["used"]
     if full["messages"][1]["traceId"]:
         steps = (await call(client, "gmprep/trace", {"messageId": full["messages"][1]["traceId"]}))["steps"]
         assert steps and all("name" in s and "ms" in s for s in steps)

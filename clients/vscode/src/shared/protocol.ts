@@ -91,7 +91,7 @@ export interface EntryResult {
   citation: Citation;
 }
 
-/** A saved chat message; `traceId` is set (to the message id) when a trace was recorded; `replyTo` is, on an answer, the id of the question it answers. */
+/** A saved chat message; `traceId` is set (to the message id) when a trace was recorded; `replyTo` is, on an answer, the id of the question it answers; `used`, on an answer, the source ids its text cites (null when it was saved before they were kept). */
 export interface Message {
   id: string;
   role: "user" | "assistant";
@@ -101,6 +101,7 @@ export interface Message {
   createdAt: string;
   traceId: string | null;
   replyTo: string | null;
+  used: string[] | null;
 }
 
 /** Milliseconds from the question to the sources, to the first answer token, to the whole answer (null when that point was not reached, e.g. a declined question streams no model token). */

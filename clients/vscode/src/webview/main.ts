@@ -347,6 +347,8 @@ window.addEventListener("message", (event: MessageEvent<HostToWebview>) => {
     case "conversation":
       ui.current = m.conversation;
       ui.messages = m.messages;
+      // a reopened answer dims the sources its text did not cite, as it did when it streamed
+      for (const msg of m.messages) if (msg.used) ui.used.set(msg.id, new Set(msg.used));
       renderAll();
       break;
     case "cleared":
