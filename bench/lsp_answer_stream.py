@@ -12,6 +12,10 @@ questions twice each:
 - cancelled right after the first delta: ms from ``$/cancelRequest`` to the response, and how many deltas
   arrived after the cancel (0 means the model stopped before its next token reached the client).
 
+The server process's memory is read from ``/proc`` (Linux): resident set once the name index is ready
+(the baseline: no search model, no LLM loaded yet), after the warm-up answer (search models + the LLM),
+after all questions, and its peak (``VmHWM``).
+
 Prints p50/max per figure (and the per-question rows with ``--json``). Timings on a shared CPU are noisy:
 compare only within one run.
 """
@@ -70,6 +74,21 @@ class Recorder:
             self.events.setdefault(str(params.requestId), []).append(("delta", time.perf_counter()))
 
 
+def server_memory_mb(client: LanguageClient) -> dict[str, float | None]:
+    """The server process's resident set and its peak so far, MB (None off Linux)."""
+    proc = getattr(client, "_server", None)
+    out: dict[str, float | None] = {"rss": None, "peak": None}
+    try:
+        for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():  # type: ignore[union-attr]
+            if line.startswith("VmRSS:"):
+                out["rss"] = round(int(line.split()[1]) / 1024, 1)
+            elif line.startswith("VmHWM:"):
+                out["peak"] = round(int(line.split()[1]) / 1024, 1)
+    except (AttributeError, OSError, ValueError):
+        pass
+    return out
+
+
 async def ask(client: LanguageClient, rec: Recorder, question: str, uri: str, msg_id: str, cancel: bool) -> dict:
     t0 = time.perf_counter()
     pending = asyncio.ensure_future(
@@ -124,11 +143,14 @@ async def bench(args) -> dict:
     client.initialized(lsp.InitializedParams())
     while not getattr(await client.protocol.send_request_async("gmprep/status", {}), "namesReady", False):
         await asyncio.sleep(0.1)
+    memory = {"names_ready": server_memory_mb(client)}
     warm = await ask(client, rec, "What is the dying condition?", uri, "warm", cancel=False)
+    memory["after_warm_up"] = server_memory_mb(client)
     full, cancelled = [], []
     for i, q in enumerate(QUESTIONS[: args.n]):
         full.append(await ask(client, rec, q, uri, f"full-{i}", cancel=False))
         cancelled.append(await ask(client, rec, q, uri, f"cancel-{i}", cancel=True))
+    memory["after_questions"] = server_memory_mb(client)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -138,6 +160,7 @@ async def bench(args) -> dict:
     return {
         "model": Path(model).name,
         "questions": len(full),
+        "server_memory_mb": memory,
         "warm_up": warm,
         "uncancelled": {
             "sources_ms": summary([r["sources_ms"] for r in full if r["sources_ms"] is not None]),

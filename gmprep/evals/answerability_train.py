@@ -211,7 +211,16 @@ def synthetic(store, rng: random.Random, n_answer: int, n_gap: int, n_foreign: i
     return out
 
 
-def fit_gap(dev_rows: list[tuple[dict, str, bool]], seed: int, C: float, max_false: float = 0.01) -> tuple[AnswerabilityModel, dict]:
+# the second stage reads only what is known about the phrase the question asks about: whether other rules
+# the question names were found (``hit_names_in_question``, ``top_via_name``) says nothing about whether
+# the asked one is defined, and with those features a forum question naming Shove beside the multiple
+# attack penalty was always "answer"
+ASKED_FEATURES = ("asked_is_name", "asked_in_hit_names", "asked_mentions", "asked_logdf", "asked_caps",
+                  "unnamed_span", "unnamed_logdf", "unnamed_in_hit_names", "unnamed_in_hit_lead", "unknown_share")
+
+
+def fit_gap(dev_rows: list[tuple[dict, str, bool]], seed: int, C: float, max_false: float = 0.01,
+            feats: tuple[str, ...] = FEATURES) -> tuple[AnswerabilityModel, dict]:
     """The second stage, answer vs not_in_corpus, fitted on the answerable dev questions (answer) and the
     same questions with their named gold entry hidden (not_in_corpus). Its threshold is the lowest that
     keeps false not_in_corpus at or under ``max_false`` of the answerable questions in 5-fold
@@ -221,7 +230,7 @@ def fit_gap(dev_rows: list[tuple[dict, str, bool]], seed: int, C: float, max_fal
     from sklearn.preprocessing import StandardScaler
 
     use = [(r, w) for r, w, guarded in dev_rows if w in ("answer", "not_in_corpus") and not guarded]
-    X = np.array([[r["x"][f] for f in FEATURES] for r, _ in use])
+    X = np.array([[r["x"][f] for f in feats] for r, _ in use])
     y = np.array([w for _, w in use])
     ok = np.array([bool(r["rule"]) and not r["x"]["legacy"] for r, _ in use])  # the run-time overrides
     qs = sorted({r["q"] for r, _ in use})
@@ -247,11 +256,12 @@ def fit_gap(dev_rows: list[tuple[dict, str, bool]], seed: int, C: float, max_fal
             break
     sc = StandardScaler().fit(X)
     clf = LogisticRegression(C=C, class_weight="balanced", max_iter=4000).fit(sc.transform(X), y)
-    model = AnswerabilityModel(features=list(FEATURES), classes=[str(c) for c in clf.classes_],
-                               mean=sc.mean_.tolist(), scale=sc.scale_.tolist(), coef=[[0.0] * len(FEATURES), clf.coef_[0].tolist()],
+    model = AnswerabilityModel(features=list(feats), classes=[str(c) for c in clf.classes_],
+                               mean=sc.mean_.tolist(), scale=sc.scale_.tolist(), coef=[[0.0] * len(feats), clf.coef_[0].tolist()],
                                intercept=[0.0, float(clf.intercept_[0])],
                                thresholds={"not_in_corpus": chosen})
-    return model, {"gap_threshold": chosen, "gap_answer_rows": n_ans, "gap_not_in_corpus_rows": n_gap, **rates}
+    return model, {"gap_threshold": chosen, "gap_answer_rows": n_ans, "gap_not_in_corpus_rows": n_gap,
+                   "gap_features": list(feats), **rates}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -265,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", help="features cache (.json): reuse the searched features, refit only")
     p.add_argument("--loo", type=int, default=200, help="leave-one-out situation questions (each gives two examples)")
     p.add_argument("--gap-only", action="store_true", help="keep the first stage in --out, refit the second (gap) stage")
+    p.add_argument("--gap-features", choices=("all", "asked"), default="all",
+                   help="the second stage's features: all, or only those about the asked phrase")
     p.add_argument("--rerank", action="store_true", help="search the synthetic questions with the reranker too")
     p.add_argument("--C", type=float, default=1.0, help="inverse regularisation strength")
     p.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "core" / "agents" / "answerability.json"))
@@ -340,9 +352,11 @@ def main(argv: list[str] | None = None) -> int:
     dev_rows = dev_features()
     if args.gap_only:  # keep the shipped first stage, refit the second
         model = AnswerabilityModel.model_validate(json.loads(Path(args.out).read_text(encoding="utf-8")))
-        model.gap, gap_rates = fit_gap(dev_rows, args.seed, args.C)
+        feats = ASKED_FEATURES if args.gap_features == "asked" else FEATURES
+        model.gap, gap_rates = fit_gap(dev_rows, args.seed, args.C, feats=feats)
         model.manifest["gap"] = {"command": f"python -m gmprep.evals.answerability_train --store STORE --gap-only "
-                                            f"--seed {args.seed} --C {args.C}", **gap_rates}
+                                            f"--seed {args.seed} --C {args.C} --gap-features {args.gap_features}",
+                                 **gap_rates}
         Path(args.out).write_text(json.dumps(model.model_dump(), indent=1) + "\n", encoding="utf-8")
         print(json.dumps(model.manifest, indent=2))
         return 0
