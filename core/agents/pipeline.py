@@ -60,6 +60,11 @@ MAX_SENTENCES = 4
 _SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
 
 
+def _unmarked(sentence: str) -> str:
+    """``sentence`` without its ``[n]`` markers, single-spaced."""
+    return " ".join(_SPACE_PUNCT.sub(r"\1", _MARKS.sub("", sentence)).split())
+
+
 class SentenceCap:
     """Says when a streamed answer should stop: ``MAX_SENTENCES`` sentences, or a sentence repeated."""
 
@@ -368,29 +373,45 @@ class AgentPipeline:
         was already streamed. When no supported claim is left the two closest passages are quoted instead."""
         t0 = time.perf_counter()
         passages = [Passage(source_id=h.source_id, name=h.name, text=h.text) for h in hits]
-        report = SupportChecker().check(text, passages)
+        checker = SupportChecker()
+        report = checker.check(text, passages)
         bad = [s for s in report.sentences if s.claim and not s.supported]
         trace.append(TraceStep(name="support_check", output={
             "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad]},
             ms=(time.perf_counter() - t0) * 1000))
         if not bad:
             return text, cited_ids(text, shown)
-        kept = text
+        # a claim that another shown passage states is kept, citing that passage instead; the reader, who
+        # saw it streamed with the first citation, is told which
+        kept, recited = text, []
+        for s in list(bad):
+            fixed = checker.recite(s.text, passages)
+            if fixed is not None and s.text in kept:
+                kept = kept.replace(s.text, fixed, 1)
+                recited.append(fixed)
+                bad.remove(s)
+        trace[-1].output["recited"] = recited
+        # each line starts with its new marker: the support check reads it as a source line, not a claim
+        fixes = ("\n\n_Cited again, to the passage that states it:_\n" + "\n".join(
+            f"- {_MARKS.findall(r)[-1]} {_unmarked(r)}" for r in recited) if recited else "")
+        if not bad:
+            on.delta(fixes)
+            return kept + fixes, cited_ids(kept, shown)
         for s in bad:
             kept = kept.replace(s.text, "", 1)
         kept = re.sub(r"[ \t]+\n", "\n", re.sub(r"[ \t]{2,}", " ", kept))
         kept = re.sub(r"\n\s*[-*+]\s*(?=\n|$)", "", kept).strip()  # bullets left empty
         # struck through: the support check reads a retracted sentence as no claim (support.is_claim)
         note = "\n\n_Left out, because the cited passages do not state it:_\n" + "\n".join(
-            "- ~~" + " ".join(_SPACE_PUNCT.sub(r"\1", _MARKS.sub("", s.text)).split()) + "~~" for s in bad)
+            "- ~~" + _unmarked(s.text) + "~~" for s in bad)
         if len(bad) == len(report.claims):
             from gmprep.core.llm.extractive import render_quotes
 
             quotes = "\n\n" + render_quotes(hits[:2], question)
             on.delta(note + "\n\n" + NOT_FOUND + quotes)
             return NOT_FOUND + note + quotes, [h.source_id for h in hits[:2]]
-        on.delta(note)
-        return kept + note, cited_ids(kept, shown)
+        on.delta(fixes + note)
+        return kept + fixes + note, cited_ids(kept, shown)
 
     @staticmethod
     def _emit(answer: Answer, on: AnswerProgress) -> Answer:

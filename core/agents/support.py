@@ -320,6 +320,21 @@ class SupportChecker:
             feats["cosine"] = float((vecs[1:] @ vecs[0]).max())
         return feats
 
+    def recite(self, sentence: str, passages: Sequence[Passage]) -> str | None:
+        """``sentence`` citing the one passage that states it, when its own citations do not: the same
+        claim with its markers replaced by ``[m]`` for the first passage ``m`` the check finds it supported
+        by (a small model often states a passage's fact and cites its neighbour). None when no passage does."""
+        plain = _strip_markers(sentence).rstrip()
+        stop = len(plain) - len(plain.rstrip(".!?"))
+        body, end = (plain[:-stop], plain[-stop:]) if stop else (plain, "")
+        body = " ".join(body.split())
+        for m in range(1, len(passages) + 1):
+            candidate = f"{body} [{m}]{end}"
+            verdicts = [v for v in self.check(candidate, passages).sentences if v.claim]
+            if len(verdicts) == 1 and verdicts[0].supported:
+                return candidate
+        return None
+
     def check(self, text: str, passages: Sequence[Passage]) -> SupportReport:
         """The verdict on every sentence of ``text`` given the numbered ``passages``."""
         by_id = {p.source_id: p for p in passages}

@@ -81,6 +81,26 @@ async def test_a_claim_its_passage_does_not_state_is_struck_from_the_answer(ctx,
     assert "".join(events).endswith(note)  # the note reaches a streaming reader too
 
 
+async def test_a_claim_citing_the_wrong_passage_is_cited_again_to_the_one_that_states_it(ctx, settings):
+    """A small model often restates one passage and cites its neighbour: the support check finds the passage
+    that does state it, the saved answer cites that one (and says so), nothing is struck."""
+    def wrong_number(messages) -> str:
+        first, second = passage_numbers(messages)[:2]
+        return f"{passage_sentence(messages, second)} [{first}]."
+
+    events: list[str] = []
+    ans = await answer_question("What does the frightened condition do?", history=[], searcher=ctx.searcher,
+                                settings=settings, context=ctx, llm=fake(cited_answer=[wrong_number]),
+                                on_delta=events.append)
+    check = next(s for s in ans.steps if s.name == "support_check")
+    assert len(check.output["recited"]) == 1 and check.output["recited"][0].endswith("[2].")
+    assert ans.outcome == "answered" and ans.used == [ans.citations[1].source_id]
+    assert "_Cited again, to the passage that states it:_\n- [2] " in ans.text
+    assert "Left out" not in ans.text
+    # the reader saw the first citation streamed, then the note that corrects it
+    assert "".join(events).endswith(ans.text[ans.text.index("\n\n_Cited again"):])
+
+
 async def test_multi_need_question_searches_each_need_and_still_generates_once(ctx):
     llm = fake()
     q = "My fighter is frightened 2. What does that do to his attacks, and how does he get rid of it?"
@@ -99,12 +119,18 @@ async def test_not_found_line_is_partial_with_the_closest_passages_quoted(ctx):
 
 
 async def test_answer_citing_nothing_is_partial(ctx):
-    """An answer with no cited claim is not grounded: it is struck and the closest passages are quoted."""
-    llm = fake(cited_answer=["Prone means you lie on the ground."])
+    """An answer with no cited claim that any passage states is not grounded: it is struck and the closest
+    passages are quoted. An uncited claim a passage does state gets that passage's citation instead."""
+    llm = fake(cited_answer=["Prone makes you immune to dragons for 40 rounds."])
     ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
     assert ans.outcome == "partial" and ans.text.startswith(NOT_FOUND)
-    assert "~~Prone means you lie on the ground.~~" in ans.text
+    assert "~~Prone makes you immune to dragons for 40 rounds.~~" in ans.text
     assert ans.used == [c.source_id for c in ans.citations[:2]]
+
+    llm = fake(cited_answer=["Prone means you lie on the ground."])
+    ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
+    assert ans.outcome == "answered" and "pf2e:condition:prone" in ans.used
+    assert "_Cited again, to the passage that states it:_" in ans.text
 
 
 async def test_backend_error_quotes_the_passages(ctx):
