@@ -183,7 +183,8 @@ def train_contextual(
     t0 = time.time()
     examples, _records, _idx = collect_examples(corpus, seed, limit_entries)
     kept = sample_examples(examples, per_kind, seed)
-    entries = sorted({ex.entry for ex in kept})
+    # validation: 20% of the real entries; transplanted names ("synthetic") always train
+    entries = sorted({ex.entry for ex in kept if ex.entry != "synthetic"})
     random.Random(seed).shuffle(entries)
     val_entries = set(entries[: max(1, len(entries) // 5)])
     train = [ex for ex in kept if ex.entry not in val_entries]
