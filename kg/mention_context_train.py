@@ -47,8 +47,8 @@ def sample_examples(examples: list[Example], per_kind: int, seed: int, max_per_n
     # positives and negatives the same in total; within each, kinds share equally
     for kinds in (neg_kinds, pos_kinds):
         share = per_kind * max(1, len(neg_kinds)) // max(1, len(kinds))
-        for k in kinds:
-            out.extend(by_kind[k][:share])
+        for kind in kinds:
+            out.extend(by_kind[kind][:share])
     rng.shuffle(out)
     return out
 
