@@ -31,6 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--dev-notes", type=Path, default=None,
                    help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
     t.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    t.add_argument("--contextual", type=Path, default=None, metavar="DIR",
+                   help="instead: fine-tune the contextual (MiniLM) scorer into DIR and measure it against the "
+                        "logistic one leaving one GM out on --real-labels/--real-notes (a TUNING split)")
+    t.add_argument("--layers", type=int, default=2, help="contextual: MiniLM layers kept (default 2)")
+    t.add_argument("--epochs", type=int, default=2, help="contextual: epochs (default 2)")
+    t.add_argument("--per-kind", type=int, default=300, help="contextual: examples per label kind (default 300)")
     t.set_defaults(func=run_train)
     c = hsub.add_parser(
         "calibrate", help="set the hover thresholds from labelled TUNING notes (never a held-out split)"
@@ -69,6 +75,15 @@ def run_train(args: argparse.Namespace) -> int:
     if (args.real_labels is None) != (args.real_notes is None):
         raise GmprepError("--real-labels and --real-notes go together")
     real = (args.real_labels, args.real_notes) if args.real_labels is not None else None
+    if args.contextual is not None:
+        from gmprep.kg.mention_context_train import train_contextual
+
+        report = train_contextual(
+            corpus_text(), args.contextual, args.real_labels, args.real_notes, seed=args.seed, per_kind=args.per_kind,
+            layers=args.layers, epochs=args.epochs, limit_entries=args.limit_entries or 2000, command=command.strip(),
+        )
+        print(json.dumps(report, indent=2))
+        return 0
     manifest = train_scorer(
         corpus_text(), out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
         command=command.strip(), real=real, real_weight=args.real_weight, dev_notes=args.dev_notes,
