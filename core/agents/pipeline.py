@@ -374,7 +374,7 @@ class AgentPipeline:
         t0 = time.perf_counter()
         passages = [Passage(source_id=h.source_id, name=h.name, text=h.text) for h in hits]
         checker = SupportChecker()
-        report = checker.check(text, passages)
+        report = checker.check(text, passages, given=question)
         bad = [s for s in report.sentences if s.claim and not s.supported]
         trace.append(TraceStep(name="support_check", output={
             "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad]},
@@ -385,7 +385,7 @@ class AgentPipeline:
         # saw it streamed with the first citation, is told which
         kept, recited = text, []
         for s in list(bad):
-            fixed = checker.recite(s.text, passages)
+            fixed = checker.recite(s.text, passages, given=question)
             if fixed is not None and s.text in kept:
                 kept = kept.replace(s.text, fixed, 1)
                 recited.append(fixed)

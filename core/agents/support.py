@@ -304,12 +304,15 @@ class SupportChecker:
             self._reranker = shared_reranker(device=self._device)
         return self._reranker
 
-    def features(self, sentence: str, texts: Sequence[str], names: Sequence[str] | None = None) -> dict[str, float]:
+    def features(self, sentence: str, texts: Sequence[str], names: Sequence[str] | None = None,
+                 given: str = "") -> dict[str, float]:
         """The agreement features of ``sentence`` against the union of the cited passages ``texts``: the
         lexical ones always, the model ones (``cross_encoder``, ``cosine``) when in ``names`` (None: all).
-        A model feature is the best over the passage windows: a sentence restates one part of an entry."""
+        A model feature is the best over the passage windows: a sentence restates one part of an entry.
+        ``given``: the question; a number it states ("frightened 2") is the asker's, not a claim the
+        passages must print (they state the rule for any value)."""
         joined = "\n".join(texts)
-        num_any, num_anchored = number_features(sentence, joined)
+        num_any, num_anchored = number_features(sentence, f"{joined}\n{given}" if given else joined)
         feats = {"coverage": coverage(sentence, joined), "numbers_any": num_any, "numbers_anchored": num_anchored}
         plain = clean_markdown(_strip_markers(sentence))
         wins = [w for t in texts for w in windows(t)] or [""]
@@ -320,7 +323,7 @@ class SupportChecker:
             feats["cosine"] = float((vecs[1:] @ vecs[0]).max())
         return feats
 
-    def recite(self, sentence: str, passages: Sequence[Passage]) -> str | None:
+    def recite(self, sentence: str, passages: Sequence[Passage], given: str = "") -> str | None:
         """``sentence`` citing the one passage that states it, when its own citations do not: the same
         claim with its markers replaced by ``[m]`` for the first passage ``m`` the check finds it supported
         by (a small model often states a passage's fact and cites its neighbour). None when no passage does."""
@@ -330,13 +333,14 @@ class SupportChecker:
         body = " ".join(body.split())
         for m in range(1, len(passages) + 1):
             candidate = f"{body} [{m}]{end}"
-            verdicts = [v for v in self.check(candidate, passages).sentences if v.claim]
+            verdicts = [v for v in self.check(candidate, passages, given).sentences if v.claim]
             if len(verdicts) == 1 and verdicts[0].supported:
                 return candidate
         return None
 
-    def check(self, text: str, passages: Sequence[Passage]) -> SupportReport:
-        """The verdict on every sentence of ``text`` given the numbered ``passages``."""
+    def check(self, text: str, passages: Sequence[Passage], given: str = "") -> SupportReport:
+        """The verdict on every sentence of ``text`` given the numbered ``passages`` (and the question,
+        ``given``, whose own numbers a sentence may repeat)."""
         by_id = {p.source_id: p for p in passages}
         out: list[SentenceSupport] = []
         for i, sent in enumerate(split_sentences(text)):
@@ -349,7 +353,7 @@ class SupportChecker:
                 out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, claim=True, supported=False,
                                            reason="no citation"))
                 continue
-            feats = self.features(sent.text, [by_id[c].text for c in cited], self.model.features)
+            feats = self.features(sent.text, [by_id[c].text for c in cited], self.model.features, given)
             if feats["numbers_any"] < 1.0:
                 out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
                                            supported=False, reason="number not in passage", features=feats))

@@ -153,7 +153,7 @@ def check_support(results: list[QuestionResult], checker) -> None:
 
     for r in results:
         if scored(r.model_dump(include={"outcome", "text"})):
-            r.support = support_summary(checker.check(r.text, r.passages))
+            r.support = support_summary(checker.check(r.text, r.passages, given=r.standalone))
 
 
 def summarize(results: list[QuestionResult], backend: str) -> dict:

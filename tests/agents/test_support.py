@@ -106,3 +106,16 @@ def test_logistic_fit_learns_a_separating_feature():
     w, b = _fit_logistic(x, y)
     assert w[0] > 0 and all((b + w[0] * r[0] + w[1] * r[1] >= 0) == bool(t) for r, t in zip(x, y, strict=True))
     assert _cv_accuracy(x, y) >= 0.9
+
+
+def test_a_number_the_question_gave_is_not_one_the_passage_must_print(passages, checker):
+    """"My fighter is frightened 2": the answer may repeat the asker's 2; the passage states the rule for any
+    value. A number neither the question nor the passage gives is still unsupported."""
+    frightened = [passages["pf2e:condition:frightened"]]
+    sentence = "At frightened 2 you take a status penalty equal to the value (2) to all your checks and DCs [1]."
+    assert checker.check(sentence, frightened).sentences[0].reason == "number not in passage"
+    given = checker.check(sentence, frightened, given="My fighter is frightened 2. What does that do?")
+    assert given.sentences[0].supported is True
+    invented = checker.check("At frightened 2 the penalty is 7 [1].", frightened,
+                             given="My fighter is frightened 2. What does that do?").sentences[0]
+    assert invented.supported is False and invented.reason == "number not in passage"
