@@ -245,15 +245,31 @@ def fit_gap(dev_rows: list[tuple[dict, str, bool]], seed: int, C: float, max_fal
         p_cv[~tr] = clf.predict_proba(sc.transform(X[~tr]))[:, list(clf.classes_).index("not_in_corpus")]
     p_cv = np.where(ok, p_cv, 0.0)
     n_ans, n_gap = int((y == "answer").sum()), int((y == "not_in_corpus").sum())
+    src = np.array([r.get("src", "dev") for r, _ in use])
+
+    def by_source(th: float) -> dict:
+        """Cross-validated rates per source of rows (dev, its leave-one-out twins, --tune files, synthetic)."""
+        out = {}
+        for s_ in sorted(set(src)):
+            m = src == s_
+            a, g = m & (y == "answer"), m & (y == "not_in_corpus")
+            if a.any():
+                out[f"{s_}_cv_false_not_in_corpus"] = f"{int(((p_cv >= th) & a).sum())}/{int(a.sum())}"
+            if g.any():
+                out[f"{s_}_cv_not_in_corpus"] = f"{int(((p_cv >= th) & g).sum())}/{int(g.sum())}"
+        return out
+
     chosen, rates = 0.95, {}
     for th in [round(0.5 + 0.025 * i, 3) for i in range(19)]:
         false = int(((p_cv >= th) & (y == "answer")).sum())
         r = {"dev_cv_false_not_in_corpus": f"{false}/{n_ans}",
-             "dev_cv_leave_one_out_not_in_corpus": round(float(((p_cv >= th) & (y == "not_in_corpus")).sum()) / max(1, n_gap), 4)}
+             "dev_cv_leave_one_out_not_in_corpus": round(float(((p_cv >= th) & (y == "not_in_corpus")).sum()) / max(1, n_gap), 4),
+             **by_source(th)}
         print(f"gap threshold {th}: {r}", file=sys.stderr)
         if false <= max_false * n_ans:
             chosen, rates = th, r
             break
+        chosen, rates = th, r  # none keeps the false rate: the strictest tried
     sc = StandardScaler().fit(X)
     clf = LogisticRegression(C=C, class_weight="balanced", max_iter=4000).fit(sc.transform(X), y)
     model = AnswerabilityModel(features=list(feats), classes=[str(c) for c in clf.classes_],
@@ -268,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store", required=True)
     p.add_argument("--dev", default="/work/shared/eval/questions-dev.jsonl", help="dev questions (thresholds only)")
+    p.add_argument("--tune", nargs="*", default=[],
+                   help="more tuning questions (JSONL; kind not_in_corpus, else answerable), e.g. real forum posts")
+    p.add_argument("--gap-synthetic", type=int, default=0,
+                   help="second stage: also fit on N template questions about rule phrases no entry is named for")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--answer", type=int, default=140)
     p.add_argument("--gap", type=int, default=70)
@@ -322,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                     Path(args.cache).write_text(json.dumps(cache), encoding="utf-8")
         hits = drop_hidden([Hit.model_validate(h) for h in cache[key]], hidden)[:5]
         x, rule = features(q, hits, judge, index.without(set(hidden[0])) if hidden else index)
-        return {"x": x, "rule": rule, "hits": bool(hits), "q": q}
+        return {"x": x, "rule": rule, "hits": bool(hits), "q": q, "src": "dev"}
 
     # synthetic questions are searched without the cross-encoder unless --rerank (it costs ~4 s a question
     # on two busy cores); the dev questions, which set the thresholds, are searched as at run time
@@ -344,7 +364,18 @@ def main(argv: list[str] | None = None) -> int:
             if answerable and len(gold) == 1 and named:
                 hidden = (frozenset(" ".join(tokens(re.sub(r"\(.*?\)", "", a))) for a in [named[0].name, *named[0].aliases]),
                           frozenset({named[0].node_id}))
-                dev_rows.append((vec(query, hidden), "not_in_corpus", guarded))
+                dev_rows.append(({**vec(query, hidden), "src": "dev_loo"}, "not_in_corpus", guarded))
+        for path in args.tune:  # real forum questions: not_in_corpus as labelled, the rest answerable
+            for line in Path(path).read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    t = json.loads(line)
+                    want = "not_in_corpus" if t["kind"] == "not_in_corpus" else "answer"
+                    dev_rows.append(({**vec(t["question"]), "src": Path(path).stem}, want,
+                                     guard.retrieve(t["question"]).verdict == "not_in_books"))
+        # rule phrases the books use and no entry is named for, asked in question templates (see synthetic())
+        for ph in gap_phrases(store, index.names(), random.Random(args.seed), args.gap_synthetic):
+            q = random.Random(ph).choice(GAP_TEMPLATES).format(x=ph)
+            dev_rows.append(({**vec(q), "src": "synthetic_gap"}, "not_in_corpus", False))
         if args.cache:
             Path(args.cache).write_text(json.dumps(cache), encoding="utf-8")
         return dev_rows
@@ -355,7 +386,9 @@ def main(argv: list[str] | None = None) -> int:
         feats = ASKED_FEATURES if args.gap_features == "asked" else FEATURES
         model.gap, gap_rates = fit_gap(dev_rows, args.seed, args.C, feats=feats)
         model.manifest["gap"] = {"command": f"python -m gmprep.evals.answerability_train --store STORE --gap-only "
-                                            f"--seed {args.seed} --C {args.C} --gap-features {args.gap_features}",
+                                            f"--seed {args.seed} --C {args.C} --gap-features {args.gap_features}"
+                                            + (f" --gap-synthetic {args.gap_synthetic}" if args.gap_synthetic else "")
+                                            + (" --tune " + " ".join(Path(t).name for t in args.tune) if args.tune else ""),
                                  **gap_rates}
         Path(args.out).write_text(json.dumps(model.model_dump(), indent=1) + "\n", encoding="utf-8")
         print(json.dumps(model.manifest, indent=2))
