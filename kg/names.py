@@ -34,7 +34,7 @@ from gmprep.kg.models import Node
 TYPE_PRIORITY = {
     "condition": 0, "action": 1, "rule": 2, "spell": 3, "class": 4, "ancestry": 5, "heritage": 6,
     "creature": 7, "hazard": 8, "equipment": 9, "feat": 10, "archetype": 11, "background": 12,
-    "class-feature": 13, "trait": 14,
+    "class-feature": 13, "trait": 14, "skill": 15,
 }
 # A word right after a name that says which kind of entry is meant ("the flourish trait").
 CONTEXT_TYPES = {
@@ -406,9 +406,8 @@ class NameIndex:
                         adj = stem + suf
                         if adj != word and adj in vocab and (adj,) not in self._keys:
                             self._add(adj, node.node_id, variant=4, form="adjective")
-        # Skills (Stealth, Perception) have no entry of their own in the corpus; the skill-actions
-        # table is not what a GM hovering "Stealth" wants (judged a wrong entry on real notes), so
-        # skills are left unhovered until the corpus has them.
+        # Skills (Stealth, Perception) hover their own index entry (type "skill", ingest/skills.py), not
+        # the skill-actions table (judged a wrong entry on real notes).
 
     # ---- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
