@@ -130,6 +130,9 @@ _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
 # Lowercase words inside a longer proper name (English grammar, not a list of names).
 _CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
 _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
+# Words after a skill's name that say the skill is meant ("Stealth DC", "stealth checks", "Crafting
+# skill"): the rules' own vocabulary for a statistic, not a list of names.
+_SKILL_CONTEXT = frozenset("check checks dc dcs skill skills modifier modifiers proficiency roll rolls".split())
 
 
 class Mention(BaseModel):
@@ -515,12 +518,26 @@ class NameIndex:
                     j_end = j + 2
             elif trait and len(nxt.norm) == 1 and text[nxt.start].isupper() and nxt.norm in "bps":
                 want, j_end = "trait", j + 1
+        skill = next((c for c in cands if c.type == "skill"), None)
+        if skill is not None and want is None and nxt is not None and nxt.norm in _SKILL_CONTEXT \
+                and text[end:nxt.start].strip() == "":
+            want = "skill"
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
+        if chosen.type == "skill" and want != "skill":
+            # a skill's name that is also an action's -ing form ("Crafting an item", "crafting items")
+            # is the activity unless the skill's own words follow or "trained in" precedes it
+            prev = tokens[i - 1].norm if i > 0 else ""
+            verb = next((c for c in cands if c.type == "action" and c.form == "inflected"), None)
+            if verb is not None and prev != "in":
+                chosen = verb
         stop = tokens[j_end].end
         if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
             stop += 1
         veto = chosen.node_id in self._class_traits and want != "trait"
+        # the books always capitalise a skill: in lowercase the word is its English sense ("lore and
+        # RP", "the survival systems", "an encouraging performance") unless a skill word follows
+        veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
         return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
 
