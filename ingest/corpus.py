@@ -26,7 +26,7 @@ CHAPTER_TITLES = {
     "action": "Actions", "ancestry": "Ancestries", "archetype": "Archetypes", "background": "Backgrounds",
     "class": "Classes", "class-feature": "Class Features", "condition": "Conditions", "creature": "Creatures",
     "equipment": "Equipment", "feat": "Feats", "hazard": "Hazards", "heritage": "Heritages", "rule": "Rules",
-    "spell": "Spells", "trait": "Traits",
+    "spell": "Spells", "trait": "Traits", "skill": "Skills",
 }
 NO_BOOK = "GM Screen (index pages)"
 # A trait slug with a value ("deadly-d10", "thrown-20", "versatile-p") points at its base trait entry.

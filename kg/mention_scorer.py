@@ -57,6 +57,8 @@ TYPE_WORDS = {
     "creatures": "creature", "hazard": "hazard", "heritage": "heritage", "ancestry": "ancestry",
     "class": "class", "archetype": "archetype", "background": "background", "item": "equipment",
     "items": "equipment", "rune": "equipment", "runes": "equipment",
+    # "Stealth DC", "the enemy's Perception DC": the DC names a statistic, it is not part of a proper name
+    "dc": "skill", "dcs": "skill",
 }
 ENTRY_TYPES = (
     "condition", "action", "spell", "trait", "equipment", "creature", "feat", "rule", "class-feature",

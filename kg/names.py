@@ -34,7 +34,7 @@ from gmprep.kg.models import Node
 TYPE_PRIORITY = {
     "condition": 0, "action": 1, "rule": 2, "spell": 3, "class": 4, "ancestry": 5, "heritage": 6,
     "creature": 7, "hazard": 8, "equipment": 9, "feat": 10, "archetype": 11, "background": 12,
-    "class-feature": 13, "trait": 14,
+    "class-feature": 13, "trait": 14, "skill": 15,
 }
 # A word right after a name that says which kind of entry is meant ("the flourish trait").
 CONTEXT_TYPES = {
@@ -130,6 +130,9 @@ _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
 # Lowercase words inside a longer proper name (English grammar, not a list of names).
 _CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
 _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
+# Words after a skill's name that say the skill is meant ("Stealth DC", "stealth checks", "Crafting
+# skill"): the rules' own vocabulary for a statistic, not a list of names.
+_SKILL_CONTEXT = frozenset("check checks dc dcs skill skills modifier modifiers proficiency roll rolls".split())
 
 
 class Mention(BaseModel):
@@ -406,9 +409,8 @@ class NameIndex:
                         adj = stem + suf
                         if adj != word and adj in vocab and (adj,) not in self._keys:
                             self._add(adj, node.node_id, variant=4, form="adjective")
-        # Skills (Stealth, Perception) have no entry of their own in the corpus; the skill-actions
-        # table is not what a GM hovering "Stealth" wants (judged a wrong entry on real notes), so
-        # skills are left unhovered until the corpus has them.
+        # Skills (Stealth, Perception) hover their own index entry (type "skill", ingest/skills.py), not
+        # the skill-actions table (judged a wrong entry on real notes).
 
     # ---- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
@@ -516,12 +518,26 @@ class NameIndex:
                     j_end = j + 2
             elif trait and len(nxt.norm) == 1 and text[nxt.start].isupper() and nxt.norm in "bps":
                 want, j_end = "trait", j + 1
+        skill = next((c for c in cands if c.type == "skill"), None)
+        if skill is not None and want is None and nxt is not None and nxt.norm in _SKILL_CONTEXT \
+                and text[end:nxt.start].strip() == "":
+            want = "skill"
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
+        if chosen.type == "skill" and want != "skill":
+            # a skill's name that is also an action's -ing form ("Crafting an item", "crafting items")
+            # is the activity unless the skill's own words follow or "trained in" precedes it
+            prev = tokens[i - 1].norm if i > 0 else ""
+            verb = next((c for c in cands if c.type == "action" and c.form == "inflected"), None)
+            if verb is not None and prev != "in":
+                chosen = verb
         stop = tokens[j_end].end
         if chosen.name.endswith(")") and stop < len(text) and text[stop] == ")" and j_end == j:
             stop += 1
         veto = chosen.node_id in self._class_traits and want != "trait"
+        # the books always capitalise a skill: in lowercase the word is its English sense ("lore and
+        # RP", "the survival systems", "an encouraging performance") unless a skill word follows
+        veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
         return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
 

@@ -68,6 +68,10 @@ FUSE_RRF_K = 10  # small: the first few places of each list dominate
 # A link to a condition is what an action, spell, item or monster ability leaves its target with: the
 # usual second half of a two-step question. Links to anything else inherit less.
 EFFECT_TYPES = frozenset({"condition"})
+# Index entries (a skill's list of the actions and feats that use it, ingest/skills.py) are where an entry
+# is listed, not what its text points to: the skill named in "Attempt an Athletics check" would otherwise
+# pull the index into the neighbourhood of every action that rolls it.
+INDEX_TYPES = frozenset({"skill"})
 OTHER_LINK_FACTOR = 0.7  # share a non-condition link target keeps
 
 @dataclass
@@ -403,7 +407,7 @@ class Searcher:
         focus: dict[str, float] = {}
         for (_words, mentioned), overlap in zip(paragraphs, overlaps, strict=True):
             for nid in mentioned:
-                if nid == own or nid in trait_ids:
+                if nid == own or nid in trait_ids or self._types.get(nid) in INDEX_TYPES:
                     continue
                 f = overlap / best if best else 0.0
                 focus[nid] = max(focus.get(nid, 0.0), f)

@@ -1,4 +1,5 @@
-"""``gmprep corpus build --from DIR``: rebuild the rules corpus from a checkout of the Foundry pf2e packs."""
+"""``gmprep corpus build --from DIR``: rebuild the rules corpus from a checkout of the Foundry pf2e packs;
+``gmprep corpus skills``: re-derive its skill index entries (``ingest/skills.py``)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="extra Foundry language file for @Localize keys (static/lang/*.json are read anyway)")
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.set_defaults(func=run_build)
+    k = csub.add_parser("skills", help="re-derive the skill index entries (skills.jsonl) of a corpus folder")
+    k.add_argument("--corpus", type=Path, help="corpus folder (default: the bundled corpus)")
+    k.add_argument("--out", type=Path, help="where to write (default: in place)")
+    k.set_defaults(func=run_skills)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -42,4 +47,20 @@ def run_build(args: argparse.Namespace) -> int:
     print(f"read {sum(report.packs.values())} documents from {len(report.packs)} packs at {report.source_commit}; "
           f"kept {kept}; {report.replaced} replaced, {report.added} added, Speed added to {report.speed_added} "
           f"creatures; {report.total} entries written to {report.out}")
+    return 0
+
+
+def run_skills(args: argparse.Namespace) -> int:
+    """Derive the skill entries from the corpus's actions, Skill Actions table and feats; write the corpus."""
+    from gmprep.common.errors import GmprepError
+    from gmprep.ingest.corpus import corpus_dir
+    from gmprep.ingest.skills import rederive
+
+    folder = args.corpus or corpus_dir()
+    if not folder.is_dir():
+        raise GmprepError(f"--corpus {folder}: not a folder")
+    count, errors = rederive(folder, args.out)
+    for msg in errors:
+        print(msg)
+    print(f"{count} skill entries written to {args.out or folder}")
     return 0

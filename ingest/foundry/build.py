@@ -23,6 +23,7 @@ from gmprep.common.errors import GmprepError
 from gmprep.ingest.corpus import iter_records, slug
 from gmprep.ingest.foundry.convert import Converter, entry_slug
 from gmprep.ingest.foundry.enrich import looks_like_id
+from gmprep.ingest.skills import add_skills
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ FILES = {
     "action": "actions", "ancestry": "ancestries", "archetype": "archetypes", "background": "backgrounds",
     "class": "classes", "class-feature": "class-features", "condition": "conditions", "creature": "creatures",
     "equipment": "equipment", "feat": "feats", "hazard": "hazards", "heritage": "heritages", "rule": "rules",
-    "spell": "spells", "trait": "traits",
+    "spell": "spells", "trait": "traits", "skill": "skills",
 }
 LANG_FILES = ("static/lang/en.json", "static/lang/re-en.json")
 
@@ -182,6 +183,8 @@ def build(
     for entry_id in sorted(new):
         merged.append(new[entry_id])
         report.added += 1
+    # the skill index entries list actions and feats: derived again from what this build holds
+    merged = add_skills(merged)
     report.total = len(merged)
     write_corpus(merged, out, _manifest(base, report))
     report.out = str(out)
@@ -238,9 +241,11 @@ def write_corpus(entries: list[dict], out: Path, manifest: dict) -> None:
     stats: dict = {"total": len(entries), "unresolved_link_mentions": 0, "by_type_book": {}, "files": {}}
     for name, rows in sorted(by_file.items()):
         data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows).encode()
+        stats["files"][f"{name}.jsonl"] = {"entries": len(rows), "bytes": len(data)}
+        if _same_content(out / f"{name}.jsonl.gz", data):
+            continue  # keep the file as it is: gzip headers differ across Python versions (OS byte)
         with open(out / f"{name}.jsonl.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz:
             gz.write(data)
-        stats["files"][f"{name}.jsonl"] = {"entries": len(rows), "bytes": len(data)}
     for e in entries:
         key = f"{e['type']}|{e.get('book')}"
         stats["by_type_book"][key] = stats["by_type_book"].get(key, 0) + 1
@@ -248,3 +253,12 @@ def write_corpus(entries: list[dict], out: Path, manifest: dict) -> None:
     stats["by_type_book"] = dict(sorted(stats["by_type_book"].items()))
     (out / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def _same_content(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a gzip file that decompresses to ``data``."""
+    try:
+        with gzip.open(path, "rb") as fh:
+            return fh.read() == data
+    except (OSError, EOFError):
+        return False

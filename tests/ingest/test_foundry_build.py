@@ -124,6 +124,9 @@ def test_build_merges_into_the_bundled_corpus_keeping_every_id(tmp_path):
     assert sword["fields"]["usage"] == "held-in-one-hand" and sword["fields"]["damage_die"] == "d8"
     sources = json.loads((tmp_path / "out" / "manifest.json").read_text())["sources"]
     assert sources[0]["repo"] == "bobrien87/pathfinder-2e" and sources[-1]["commit"] == "c0ffee"
+    # the skill index entries are derived again from what the build holds: the same as the bundled ones
+    assert [got[x] for x in sorted(got) if x.startswith("pf2e:skill:")] == sorted(
+        (r for r in iter_records(corpus_dir(), []) if r["type"] == "skill"), key=lambda r: r["id"])
 
 
 def test_cli_rejects_a_missing_folder_in_one_line(capsys, tmp_path):

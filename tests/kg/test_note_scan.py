@@ -123,3 +123,23 @@ def test_more_forms_gms_write(names):
     assert got["Elite template"] == "pf2e:rule:gm-screen--monster-adjustments"
     # search queries keep to names: the open compound is a note form only
     assert [m.node_id for m in names.find_mentions("has Dark Vision")] == []
+
+
+def test_skills_hover_their_index_entry(names):
+    from gmprep.kg.note_scan import load_scorer
+
+    note = (
+        "The rogue rolls Stealth to get past; a good Perception spots the trapdoor.\n\n"
+        "The cliff needs an Athletics check. The watcher rolls against the ambusher's Stealth DC.\n\n"
+        "- Crafting an item takes a week; the party passes their stealth checks.\n"
+        "- The table likes lore and RP, and the survival systems too.\n"
+    )
+    scan = NoteScanner(names, scorer=load_scorer()).scan(note)
+    got = [(m.text, m.node_id) for m in scan.mentions]
+    assert ("Stealth", "pf2e:skill:stealth") in got and ("Perception", "pf2e:skill:perception") in got
+    assert ("Athletics", "pf2e:skill:athletics") in got
+    assert sum(x == ("Stealth", "pf2e:skill:stealth") for x in got) == 2  # "Stealth DC" is the skill's DC
+    assert ("stealth", "pf2e:skill:stealth") in got  # lowercase, but "checks" follows
+    # the -ing form of Craft with an object is the activity; lowercase everyday senses are not skills
+    assert ("Crafting", "pf2e:action:craft") in got
+    assert not any(t.lower() in ("lore", "survival") for t, _ in got)
