@@ -120,6 +120,7 @@ class OtherSystemTerm(BaseModel):
     system: str = ""
     note: str = ""
     case_sensitive: bool = False
+    kind: Literal["rule", "name"] = "rule"  # "name": a system, book or class named, not a rule of it
 
 
 def load_other_system_terms() -> list[OtherSystemTerm]:
@@ -150,6 +151,7 @@ class OtherSystemsSource(KnowledgeSource):
         self._all = terms if terms is not None else load_other_system_terms()
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
         self._classes: list[tuple[str, re.Pattern]] | None = None
+        self._names: tuple | None = None  # (kg.names.NameIndex, node id -> type), built when first needed
         self._lock = threading.Lock()
 
     def terms(self) -> list[OtherSystemTerm]:
@@ -173,7 +175,7 @@ class OtherSystemsSource(KnowledgeSource):
         found = [t for t, rx in self._terms or [] if rx.search(text)]
         found += [
             OtherSystemTerm(term=name, system="a class from a Pathfinder 2e book gmprep does not hold",
-                            note="the trait glossary names the class, but its rules are not in these books")
+                            note="the trait glossary names the class, but its rules are not in these books", kind="name")
             for name, rx in self._classes or [] if rx.search(text)
         ]
         unique = {t.term.lower(): t for t in found}
@@ -185,7 +187,35 @@ class OtherSystemsSource(KnowledgeSource):
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant")
         t = found[0]
         note = f"“{t.term}” is {t.system} terminology" + (f" ({t.note})" if t.note else "")
+        named = self.rules_named_besides(query) if all(f.kind == "name" for f in found) else []
+        if named:
+            # "new to PF2e from 5e and trying to understand Bulk": the other system is the asker's background
+            # (only names of systems, books or classes were found, no rule of theirs) and the question names a
+            # rule these books hold, so it is answered from them
+            return SourceResult(source=self.name, query=query, verdict="nothing_relevant",
+                                note=f"{note}; the question also names {named[0]}, which the books hold")
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note)
+
+    def rules_named_besides(self, text: str) -> list[str]:
+        """Rules the books hold that ``text`` names by their capitalised name ("Cat Fall", "Bulk"; not a trait,
+        not inside another system's term): the hover matcher's accepted mentions (``kg.names``)."""
+        spans = [m.span() for _, rx in [*(self._terms or []), *(self._classes or [])] for m in rx.finditer(text)]
+        index, types = self._name_index()
+        out = []
+        for m in index.find_mentions(text):
+            inside = any(a < m.end and m.start < b for a, b in spans)
+            if not inside and m.text[:1].isupper() and types.get(m.node_id) != "trait":
+                out.append(m.text)
+        return out
+
+    def _name_index(self):
+        with self._lock:
+            if self._names is None:
+                from gmprep.kg.names import NameIndex
+
+                nodes = list(self.store.iter_nodes(("entry",)))
+                self._names = (NameIndex.build(nodes), {n.node_id: n.type for n in nodes})
+        return self._names
 
 
 _CLASS_TRAIT = re.compile(r"abilities from the ([A-Za-z][A-Za-z -]{1,30}?) class", re.IGNORECASE)

@@ -96,3 +96,23 @@ def test_classes_the_trait_glossary_names_without_rules_are_other_books(searcher
     assert [t.term for t in source.match("Which spells suit a 2nd-level magus?")] == ["magus"]
     assert source.match("What does the magus trait mean?") == []  # the trait entry itself is in the books
     assert source.match("Can my wizard cast two spells in a turn?") == []
+
+
+async def test_another_system_named_in_passing_does_not_decline_a_rule_the_books_hold(searcher, extractive):
+    source = OtherSystemsSource(searcher.store)
+    # the asker's background is another system; the question names a rule these books hold
+    passing = "New to PF2e from 5e and trying to understand Bulk. How much can a Medium character carry?"
+    result = source.retrieve(passing)
+    assert result.verdict == "nothing_relevant" and "Bulk" in result.note and "5th Edition" in result.note
+    ans = await answer_question(passing, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "answered" and ans.citations
+    # the other system's rule asked about, with only lowercase everyday words beside it: still declined
+    asked = "How do advantage and disadvantage work when my rogue attacks a prone target?"
+    assert source.retrieve(asked).verdict == "not_in_books"
+    assert source.rules_named_besides(asked) == []
+    # a rule of the other system asked about beside a rule the books hold still declines
+    assert source.retrieve("Can I Stride as a bonus action in 5e?").verdict == "not_in_books"
+    # a class from a book gmprep does not hold, as the asker's character, beside rules it does hold
+    kineticist = "I'm a flying kineticist with Cat Fall. If I'm knocked prone 50 feet up, do I take damage?"
+    assert source.retrieve(kineticist).verdict == "nothing_relevant"
+    assert source.retrieve("Which impulses can a 1st-level kineticist pick?").verdict == "not_in_books"
