@@ -115,3 +115,27 @@ async def test_a_rule_in_a_book_the_workspace_left_out_says_so(searcher, store_d
     assert ans.declined
     assert "not among the books you selected" in ans.text and "Pathfinder Player Core" in ans.text
     assert "Player Core PDF" not in ans.text
+
+
+def test_gap_stage_reports_cross_validated_rates_per_source():
+    """``fit_gap`` (the second stage's trainer) on rows from several sources: one threshold, rates per source."""
+    import random as _random
+
+    from gmprep.core.agents.answerability import FEATURES
+    from gmprep.evals.answerability_train import fit_gap
+
+    rng = _random.Random(3)
+    rows = []
+    for i in range(60):
+        gap = i % 3 == 0
+        x = {f: rng.random() for f in FEATURES}
+        x["legacy"] = 0.0
+        x["asked_is_name"] = 0.0 if gap else 1.0  # separable: the rule asked is no entry's name
+        src = "dev" if i < 40 else "forum-tune"
+        rows.append(({"x": x, "rule": "flanking", "q": f"q{i}", "src": src}, "not_in_corpus" if gap else "answer", False))
+    model, rates = fit_gap(rows, seed=13, C=1.0)
+    assert model.thresholds["not_in_corpus"] == rates["gap_threshold"]
+    assert {"dev_cv_false_not_in_corpus", "dev_cv_not_in_corpus", "forum-tune_cv_false_not_in_corpus",
+            "forum-tune_cv_not_in_corpus"} <= set(rates)
+    found, total = map(int, rates["forum-tune_cv_not_in_corpus"].split("/"))
+    assert total == 6 and found >= 5  # 20 forum rows (40-59), every third a gap; separable by one feature
