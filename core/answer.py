@@ -87,7 +87,7 @@ class AnswerContext:
             judge = RelevanceJudge(store, searcher.embedder)
         self.judge = judge
         self._answerability: AnswerabilityJudge | None = None
-        self.other_systems = OtherSystemsSource(store)
+        self.other_systems = OtherSystemsSource(store, names=lambda: searcher.names)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 

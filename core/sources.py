@@ -15,7 +15,7 @@ import logging
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -28,6 +28,7 @@ from gmprep.kg.models import Hit, SearchFilters
 
 if TYPE_CHECKING:
     from gmprep.kg.embedder import Embedder
+    from gmprep.kg.names import NameIndex
     from gmprep.kg.store import Store
 
 log = logging.getLogger(__name__)
@@ -146,12 +147,14 @@ class OtherSystemsSource(KnowledgeSource):
     name = "other-systems"
     description = "terms from other game systems (D&D 5e, Pathfinder 1e) and books gmprep does not hold"
 
-    def __init__(self, store, terms: list[OtherSystemTerm] | None = None):
+    def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None):
+        """``names``: the searcher's name index (``Searcher.names``), shared rather than built again."""
         self.store = store
+        self._names_of = names
         self._all = terms if terms is not None else load_other_system_terms()
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
         self._classes: list[tuple[str, re.Pattern]] | None = None
-        self._names: tuple | None = None  # (kg.names.NameIndex, node id -> type), built when first needed
+        self._names: NameIndex | None = None  # built when first needed, when no searcher's index was given
         self._lock = threading.Lock()
 
     def terms(self) -> list[OtherSystemTerm]:
@@ -200,21 +203,23 @@ class OtherSystemsSource(KnowledgeSource):
         """Rules the books hold that ``text`` names by their capitalised name ("Cat Fall", "Bulk"; not a trait,
         not inside another system's term): the hover matcher's accepted mentions (``kg.names``)."""
         spans = [m.span() for _, rx in [*(self._terms or []), *(self._classes or [])] for m in rx.finditer(text)]
-        index, types = self._name_index()
         out = []
-        for m in index.find_mentions(text):
-            inside = any(a < m.end and m.start < b for a, b in spans)
-            if not inside and m.text[:1].isupper() and types.get(m.node_id) != "trait":
+        for m in self._name_index().find_mentions(text):
+            if any(a < m.end and m.start < b for a, b in spans) or not m.text[:1].isupper():
+                continue
+            node = self.store.get(m.node_id)
+            if node is not None and node.type != "trait":
                 out.append(m.text)
         return out
 
-    def _name_index(self):
+    def _name_index(self) -> NameIndex:
+        if self._names_of is not None:
+            return self._names_of()
         with self._lock:
             if self._names is None:
                 from gmprep.kg.names import NameIndex
 
-                nodes = list(self.store.iter_nodes(("entry",)))
-                self._names = (NameIndex.build(nodes), {n.node_id: n.type for n in nodes})
+                self._names = NameIndex.build(self.store.iter_nodes(("entry",)))
         return self._names
 
 
