@@ -97,6 +97,7 @@ class OutlineCoverage:
         self._lock = threading.Lock()
         self._held: dict[str, bool] | None = None
         self._vectors: np.ndarray | None = None
+        self._stems = {s.id: title_stems(s.title) for s in self.outline.sections}
 
     def held(self) -> dict[str, bool]:
         """Section id -> whether an entry of the store states it (decided once, from entry names)."""
@@ -135,7 +136,7 @@ class OutlineCoverage:
     def candidates(self, question: str) -> list[OutlineSection]:
         """Unheld sections whose title the question names (all its content words, stemmed)."""
         q = {stem(w) for w in _words(question)}
-        return [s for s in self.unheld() if (ts := title_stems(s.title)) and ts <= q]
+        return [s for s in self.unheld() if (ts := self._stems[s.id]) and ts <= q]
 
     def about(self, question: str, passage_cosine: float, hit_names: Sequence[str] = (),
               q_vec: np.ndarray | None = None, min_cosine: float = MIN_COSINE,
@@ -154,7 +155,7 @@ class OutlineCoverage:
         for cos, s in sorted(((float(vecs[pos[s.id]] @ q_vec), s) for s in cands), key=lambda t: -t[0]):
             if cos < min_cosine or passage_cosine - cos > max_behind:
                 break  # sorted: no later candidate passes either
-            if any(ns <= title_stems(s.title) for ns in name_stems):
+            if any(ns <= self._stems[s.id] for ns in name_stems):
                 continue  # a retrieved entry is named for part of it: the passages state it
             return SectionMatch(section=s, cosine=round(cos, 4), passages=round(passage_cosine, 4))
         return None
