@@ -40,6 +40,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
+from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
@@ -77,6 +78,8 @@ class Assessment(BaseModel):
     excluded_books: list[str] = Field(default_factory=list)
     selected_books: list[str] = Field(default_factory=list)
     renamed: list[tuple[str, str]] = Field(default_factory=list)  # (legacy name, Remaster name)
+    # the core-book rules section (``coverage.py``'s outline) the question asks about that no entry states
+    section: OutlineSection | None = None
     features: dict[str, float] = Field(default_factory=dict)
 
 
@@ -345,6 +348,8 @@ class AnswerabilityJudge:
         self.index = CorpusIndex(store)
         self.model = model or load_model()
         self.books = list(books)  # the workspace's ``books`` setting (empty: every book)
+        # the books' rules outline and which sections the store holds (decided once, on first use)
+        self.coverage = OutlineCoverage(store, judge.embedder)
 
     def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
         """The outcome for ``question`` given the passages retrieved for it."""
@@ -360,9 +365,18 @@ class AnswerabilityJudge:
         excluded, excluded_books = self._excluded(question, hits, outcome) if self.books and not renamed else ("", [])
         if excluded:
             outcome = "not_in_books"  # it is in the store, in a book this workspace left out
+        section = None
+        if outcome != "not_in_books" and not renamed:
+            # the question names a rules section of the core books that no entry states: the passages
+            # only mention it, whatever the retrieval statistics say
+            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]])
+            if match is not None:
+                outcome, section = "not_in_corpus", match.section
+                probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
-                          rule=unnamed if outcome == "not_in_corpus" else "", renamed=renamed,
-                          excluded=excluded, excluded_books=excluded_books, selected_books=self.books,
+                          rule=(section.title if section else unnamed) if outcome == "not_in_corpus" else "",
+                          renamed=renamed, excluded=excluded, excluded_books=excluded_books,
+                          selected_books=self.books, section=section,
                           features={k: round(v, 4) for k, v in x.items()})
 
     def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
@@ -398,6 +412,18 @@ def not_in_corpus_text(rule: str, mentions: Sequence[Hit]) -> str:
     return text
 
 
+def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
+    """The not_in_corpus sentence for a core-book section the store does not hold: name it, its book
+    and page, and how to add the book."""
+    book = section.book.removeprefix("Pathfinder ")
+    text = (f"{section.title} ({section.where()}) is not in the rules gmprep holds: the passages it found "
+            f"only mention it, none of them states the rule. Add your {book} PDF with `gmprep books add` "
+            "to get it.")
+    if mentions:
+        text += "\n\nPassages that mention it: " + "; ".join(h.citation() for h in mentions[:3]) + "."
+    return text
+
+
 def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
     """What a declined answer says, or "" for the plain not-in-books sentence (the caller's)."""
     if verdict.excluded:
@@ -405,6 +431,8 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
         return (f"“{verdict.excluded}” is in {where}, which is not among the books you selected for this "
                 f"workspace (the `books` setting: {', '.join(verdict.selected_books)}). The books you selected "
                 "do not answer this; add that book to `books` to get its rules.")
+    if verdict.outcome == "not_in_corpus" and verdict.section is not None:
+        return section_text(verdict.section, mentions)
     if verdict.outcome == "not_in_corpus":
         return not_in_corpus_text(verdict.rule, mentions)
     return ""

@@ -1,0 +1,162 @@
+"""Which rules sections of the core books the store holds, from the books' own outline.
+
+``ingest/data/pf2e/rules-outline.json`` lists the sections of the Remaster core books' rules chapters
+(Player Core's Playing the Game, the rules parts of its Spells and Equipment chapters, GM Core's rules
+chapters) with their book, chapter, parent sections, printed page where a source gave one, and a one-line
+scope. The bundled corpus holds only some of them as prose (the GM-screen pages, conditions, actions);
+a user's book added with ``gmprep books add`` adds its sections.
+
+A section is *held* when an entry states it: an entry (any origin: the corpus, a GM-screen rule page, a
+user's book section) is named for the section's title, or a rule page or book section's name contains
+the title ("Terrain and Cover" holds Cover). Decided once per store, from the entry names only.
+
+``OutlineCoverage.about`` says which unheld section a question asks about, if any: the question must
+name the section (its title's words, stemmed, all in the question), be about it (MiniLM cosine to the
+section's "title: scope" at least ``MIN_COSINE``) at least as much as about the best retrieved passage
+(less ``MAX_BEHIND``), and no retrieved passage may be named for part of the title (an "Invested" trait
+entry states what "Investing Magic Items" asks). The thresholds are measured on the tuning sets
+(docs/answerability.md), not guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from gmprep.common.text import STOP_WORDS, stem
+
+OUTLINE_FILE = "rules-outline.json"
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
+# entry types whose name can hold a section inside a longer title ("Terrain and Cover")
+_PROSE_TYPES = ("rule", "book-section", "sidebar")
+
+# measured on the tuning sets (docs/answerability.md, "Coverage from the books' outline")
+MIN_COSINE = 0.40  # the question is about the section at least this much
+MAX_BEHIND = 0.02  # ... and the best retrieved passage is at most this much closer to the question
+
+
+class OutlineSection(BaseModel):
+    """One rules section of a core book."""
+
+    id: str
+    book: str
+    chapter: str
+    path: list[str] = Field(default_factory=list)  # parent sections inside the chapter, outermost first
+    title: str
+    page: str | None = None
+    scope: str
+    source_url: str | None = None
+
+    def where(self) -> str:
+        """"Player Core p. 402" or "Player Core, Chapter 8: Playing the Game"."""
+        book = self.book.removeprefix("Pathfinder ")
+        return f"{book} p. {self.page}" if self.page else f"{book}, {self.chapter}"
+
+
+class RulesOutline(BaseModel):
+    manifest: dict = Field(default_factory=dict)
+    sections: list[OutlineSection]
+
+
+@lru_cache(maxsize=1)
+def load_outline() -> RulesOutline:
+    """The bundled outline (``ingest/data/pf2e/rules-outline.json``)."""
+    text = resources.files("gmprep.ingest").joinpath("data", "pf2e", OUTLINE_FILE).read_text(encoding="utf-8")
+    return RulesOutline.model_validate(json.loads(text))
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip("'-") for w in _WORD.findall(text.lower().replace("\u2019", "'")) if w.strip("'-")]
+
+
+def title_stems(title: str) -> frozenset[str]:
+    """The stems of a title's content words ("Heightened Spells" -> {heigh, spell})."""
+    return frozenset(stem(w) for w in _words(title) if w not in STOP_WORDS and not w.isdigit())
+
+
+class SectionMatch(BaseModel):
+    section: OutlineSection
+    cosine: float  # question vs "title: scope"
+    passages: float  # question vs the best retrieved passage
+
+
+class OutlineCoverage:
+    """The outline, which sections the store holds, and which unheld one a question is about."""
+
+    def __init__(self, store, embedder, outline: RulesOutline | None = None):
+        self.store = store
+        self.embedder = embedder
+        self.outline = outline or load_outline()
+        self._lock = threading.Lock()
+        self._held: dict[str, bool] | None = None
+        self._vectors: np.ndarray | None = None
+        self._stems = {s.id: title_stems(s.title) for s in self.outline.sections}
+
+    def held(self) -> dict[str, bool]:
+        """Section id -> whether an entry of the store states it (decided once, from entry names)."""
+        with self._lock:
+            if self._held is None:
+                self._held = self._compute_held()
+        return self._held
+
+    def _compute_held(self) -> dict[str, bool]:
+        names: set[str] = set()
+        prose: list[str] = []
+        for name, aliases, typ in self.store.db.execute("SELECT name, aliases, type FROM nodes WHERE kind = 'entry'"):
+            for n in [name, *json.loads(aliases or "[]")]:
+                low = " ".join(_words(re.sub(r"\(.*?\)", "", n)))
+                names.add(low)
+                if typ in _PROSE_TYPES:
+                    prose.append(f" {low} ")
+        out = {}
+        for s in self.outline.sections:
+            t = " ".join(_words(s.title))
+            forms = {t, t.rstrip("s"), f"{t}s"}
+            out[s.id] = bool(forms & names) or any(f" {f} " in p for f in forms for p in prose)
+        return out
+
+    def unheld(self) -> list[OutlineSection]:
+        held = self.held()
+        return [s for s in self.outline.sections if not held[s.id]]
+
+    def _section_vectors(self) -> np.ndarray:
+        with self._lock:
+            if self._vectors is None:
+                texts = [f"{s.title}: {s.scope}" for s in self.outline.sections]
+                self._vectors = np.asarray(self.embedder.encode(texts), dtype=np.float32)
+        return self._vectors
+
+    def candidates(self, question: str) -> list[OutlineSection]:
+        """Unheld sections whose title the question names (all its content words, stemmed)."""
+        q = {stem(w) for w in _words(question)}
+        return [s for s in self.unheld() if (ts := self._stems[s.id]) and ts <= q]
+
+    def about(self, question: str, passage_cosine: float, hit_names: Sequence[str] = (),
+              q_vec: np.ndarray | None = None, min_cosine: float = MIN_COSINE,
+              max_behind: float = MAX_BEHIND) -> SectionMatch | None:
+        """The unheld section the question asks about, or None. ``passage_cosine`` is the question's best
+        MiniLM cosine to the retrieved passages (the relevance judge's ``semantic``), ``hit_names`` the
+        names of those passages."""
+        cands = self.candidates(question)
+        if not cands or self.embedder is None:
+            return None
+        if q_vec is None:
+            q_vec = np.asarray(self.embedder.encode_query(question), dtype=np.float32)
+        vecs = self._section_vectors()
+        pos = {s.id: i for i, s in enumerate(self.outline.sections)}
+        name_stems = [ns for n in hit_names if (ns := title_stems(n))]
+        for cos, s in sorted(((float(vecs[pos[s.id]] @ q_vec), s) for s in cands), key=lambda t: -t[0]):
+            if cos < min_cosine or passage_cosine - cos > max_behind:
+                break  # sorted: no later candidate passes either
+            if any(ns <= self._stems[s.id] for ns in name_stems):
+                continue  # a retrieved entry is named for part of it: the passages state it
+            return SectionMatch(section=s, cosine=round(cos, 4), passages=round(passage_cosine, 4))
+        return None
+

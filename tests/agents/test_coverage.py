@@ -1,0 +1,83 @@
+"""The coverage map from the books' own outline (``core/agents/coverage.py``) on the real session store:
+an unheld core-book section asked about is declined as not_in_corpus naming the section, book and page;
+a rule the store holds is answered; a user's book with a section of that title makes it held."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gmprep.common.settings import LLMSettings, Settings
+from gmprep.core.agents.coverage import OutlineCoverage, load_outline, title_stems
+from gmprep.core.answer import answer_question
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def extractive(store_dir) -> Settings:
+    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
+
+
+def _verdict(ans) -> dict:
+    return next(s for s in ans.steps if s.name == "answerability").output
+
+
+def test_outline_loads_typed_with_sources():
+    outline = load_outline()
+    assert outline.manifest["sources"]
+    ids = [s.id for s in outline.sections]
+    assert len(ids) == len(set(ids)) > 100
+    books = {s.book for s in outline.sections}
+    assert books == {"Pathfinder Player Core", "Pathfinder GM Core"}
+    mapp = next(s for s in outline.sections if s.title == "Multiple Attack Penalty")
+    assert mapp.page == "402" and mapp.path == ["Checks", "Attack Rolls"] and mapp.where() == "Player Core p. 402"
+    assert title_stems("Heightened Spells") == title_stems("heightening a spell")
+
+
+def test_held_sections_follow_the_store(searcher):
+    held = OutlineCoverage(searcher.store, None).held()
+    # GM-screen rule pages and glossary entries state these
+    assert held["player-core:counteracting"] and held["player-core:bulk"] and held["player-core:cover"]
+    # only mentioned by spells, feats and items
+    assert not held["player-core:heightened-spells"] and not held["player-core:flanking"]
+    assert not held["gm-core:transferring-runes"]
+
+
+async def test_an_unheld_section_is_not_in_corpus_naming_section_book_and_page(searcher, extractive):
+    q = ("A few questions on transferring runes: can I move a property rune from my old axe onto a runestone, "
+         "and what does transferring runes cost?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_corpus" and ans.declined, _verdict(ans)
+    assert "Transferring Runes (GM Core p. 225) is not in the rules gmprep holds" in ans.text
+    assert "Add your GM Core PDF with `gmprep books add`" in ans.text
+    assert _verdict(ans)["section"]["id"] == "gm-core:transferring-runes"
+    if ans.citations:  # the passages that mention it are still cited
+        assert "Passages that mention it:" in ans.text
+
+
+async def test_a_held_rule_is_answered(searcher, extractive):
+    for q, gold in (("How does counteracting work when the counteract rank is lower?",
+                     "pf2e:rule:gm-screen--counteracting"),
+                    ("What does the frightened condition do to my checks?", "pf2e:condition:frightened"),
+                    ("How does the Seek action work?", "pf2e:action:seek")):
+        ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+        assert ans.outcome == "answered", (q, _verdict(ans))
+        assert gold in [c.source_id for c in ans.citations]
+
+
+def test_a_book_with_the_section_makes_it_held(store_dir, tmp_path):
+    from gmprep.ingest.books.store import add_book
+    from gmprep.kg.store import Store
+
+    target = tmp_path / "store"
+    shutil.copytree(store_dir, target)
+    md = tmp_path / "player-core.md"
+    md.write_text("# Pathfinder Player Core\n\n## Spells\n\n### Heightened Spells\n\n"
+                  "Both prepared and spontaneous spellcasters can cast a spell at a higher rank.\n", encoding="utf-8")
+    add_book(Settings(store_dir=target), md, embed=False, progress=False)
+    with Store.open(target, create=False) as store:
+        held = OutlineCoverage(store, None).held()
+    assert held["player-core:heightened-spells"]
+    assert not held["player-core:flanking"]
