@@ -49,6 +49,10 @@ class QueryAnalysis(BaseModel):
     """What the query says before any retrieval."""
 
     text: str  # the query with legacy names replaced by their Remaster names
+    # ``text`` with the words that name a character ("the wizard", "my goblin") replaced by "someone":
+    # what seeds and the reranker read, so a participant's class or ancestry does not become the topic
+    # (the class entry itself stays a demoted ``character`` lead)
+    situation: str | None = None
     named: dict[str, str] = Field(default_factory=dict)  # node_id -> exact | hint | verb | character
     types: list[str] = Field(default_factory=list)  # entry types the question asks for
     rank: int | None = None  # spell rank the question names
@@ -93,6 +97,7 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
     leftover = [w for w in _WORD.findall(rest.lower()) if w not in _FRAME]
     exact = len(mentions) == 1 and not leftover
     named: dict[str, str] = {}
+    characters: list[tuple[int, int]] = []
     for m in mentions:
         how = "exact" if exact else "hint"
         if not exact and node_types.get(m.node_id) in _CHARACTER_TYPES and _CHARACTER_LEAD.search(query[: m.start]):
@@ -100,6 +105,8 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
             possessive = m.text.lower().endswith(("'s", "\u2019s")) or nxt.startswith(("'s", "\u2019s"))
             if not possessive and not nxt.startswith(("class", "ancestry", "heritage", "background", "archetype")):
                 how = "character"
+                if not m.legacy_name:
+                    characters.append((m.start, m.end))
         if named.get(m.node_id) not in ("exact", "hint"):
             named[m.node_id] = how
     covered = [(m.start, m.end) for m in mentions]
@@ -118,4 +125,9 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
     r = _RANK.search(query)
     if r and "spell" in types:
         rank = int(r.group(1) or r.group(2))
-    return QueryAnalysis(text=rewritten, named=named, types=types, rank=rank)
+    situation = None
+    if characters and not any(m.legacy_name for m in mentions):
+        situation = query
+        for a, b in sorted(characters, reverse=True):
+            situation = situation[:a] + "someone" + situation[b:]
+    return QueryAnalysis(text=rewritten, named=named, types=types, rank=rank, situation=situation)

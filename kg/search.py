@@ -275,7 +275,7 @@ class Searcher:
         s = self.settings
         use_rerank = s.rerank if rerank is None else rerank
         qa = self.analyze(query)
-        rewritten = qa.text
+        rewritten = (qa.situation or qa.text) if self.settings.mask_characters else qa.text
         pool: dict[str, Candidate] = {}
         qvec = self._seed(rewritten, pool, filters)
         self._add_named(qa.named, pool, filters)

@@ -70,11 +70,22 @@ def test_query_reading_finds_verbs_characters_and_asked_types(searcher):
     assert qa.named["pf2e:action:trip"] == "hint"
     assert qa.named["pf2e:action:demoralize"] == "verb"
     assert qa.named["pf2e:class:fighter"] == "character"  # "my fighter" is a PC, not the class entry
+    # seeds and the reranker read the situation without the participants' classes
+    assert qa.situation == "If my someone Trips the ogre, does the someone Demoralizing it help?"
+    assert searcher.analyze("What does Trip do?").situation is None
     assert searcher.analyze("What's a barbarian's key attribute?").named["pf2e:class:barbarian"] == "hint"
     asked = searcher.analyze("Which 2nd-rank spell makes an ally unseen?")
     assert asked.types == ["spell"] and asked.rank == 2
     assert searcher.analyze("Is there a general feat for initiative?").types == ["feat"]
     assert searcher.analyze("Bless").named == {"pf2e:spell:bless": "exact"}
+
+
+def test_a_participant_named_by_class_does_not_become_the_topic(searcher):
+    question = "A monster's gaze turned my fighter to stone. What can he still do?"  # situation-dev
+    assert ids(searcher.search(question, k=5))[0] == "pf2e:condition:petrified"
+    plain = Searcher(searcher.store, embedder=searcher.embedder, reranker=searcher.reranker, names=searcher.names,
+                     settings=searcher.settings.model_copy(update={"mask_characters": False}))
+    assert ids(plain.search(question, k=5))[0] != "pf2e:condition:petrified"  # what the masking changed
 
 
 def test_hits_are_citable(searcher):
