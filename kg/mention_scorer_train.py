@@ -772,6 +772,45 @@ def calibrate(spans: list[LabelledSpan]) -> dict[str, float]:
     return out
 
 
+def auc(spans: list[LabelledSpan]) -> float | None:
+    """Area under the ROC curve of the spans' scores (ties count half); None without both labels."""
+    pos = sorted(x.score for x in spans if x.label)
+    neg = sorted(x.score for x in spans if not x.label)
+    if not pos or not neg:
+        return None
+    import bisect
+
+    wins = sum(bisect.bisect_left(neg, p) + 0.5 * (bisect.bisect_right(neg, p) - bisect.bisect_left(neg, p)) for p in pos)
+    return wins / (len(pos) * len(neg))
+
+
+def leave_one_gm_out(spans: list[LabelledSpan], groups: dict[str, str]) -> dict[str, dict]:
+    """How the calibration carries to a GM it never saw: for each GM (``groups``: doc -> GM), the
+    thresholds are chosen on the other GMs' spans and applied to this GM's; with the AUC of the
+    scores on this GM's spans. The question the next GM's notes ask, answered on the tuning split."""
+    gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
+    out: dict[str, dict] = {}
+    for gm in sorted(set(gm_of.values())):
+        held = [x for x in spans if gm_of[x.doc] == gm]
+        rest = [x for x in spans if gm_of[x.doc] != gm]
+        if not rest or len({x.label for x in rest}) < 2:
+            continue
+        t = calibrate(rest)
+        a = auc(held)
+        out[gm] = {"spans": len(held), "rule_spans": sum(x.label for x in held),
+                   "auc": None if a is None else round(a, 4), "thresholds": t} | {
+            k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(held, v), strict=True)) for k, v in t.items()}
+    return out
+
+
+def pooled(report: dict[str, dict], strictness: str = "normal") -> tuple[float, float]:
+    """Precision and recall over all GMs of a ``leave_one_gm_out`` report, each at its out-of-GM threshold."""
+    tp = sum(r[strictness]["tp"] for r in report.values())
+    fp = sum(r[strictness]["fp"] for r in report.values())
+    fn = sum(r[strictness]["fn"] for r in report.values())
+    return (tp / (tp + fp) if tp + fp else 1.0), (tp / (tp + fn) if tp + fn else 1.0)
+
+
 def _fbeta(p: float, r: float, beta: float) -> float:
     b2 = beta * beta
     return (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0

@@ -102,7 +102,15 @@ def run_train(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     """Score the labelled spans, choose thresholds per strictness, write them into the model."""
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, MentionScorer, _load
-    from gmprep.kg.mention_scorer_train import calibrate, dev_ceiling, pr_at, score_labelled_spans
+    from gmprep.kg.mention_scorer_train import (
+        _note_groups,
+        calibrate,
+        dev_ceiling,
+        leave_one_gm_out,
+        pooled,
+        pr_at,
+        score_labelled_spans,
+    )
 
     model_dir = args.model or MODEL_DIR
     scorer = MentionScorer.load(model_dir)
@@ -125,6 +133,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     report = {
         "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
         "thresholds": thresholds, "at": at,
+        # thresholds chosen without each GM, applied to that GM: what a new GM's notes can expect
+        "leave_one_gm_out": (logo := leave_one_gm_out(spans, _note_groups(args.labels))),
     } | dev
     if not args.dry_run:
         path = model_dir / MODEL_FILE
@@ -144,4 +154,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
             a = at[k]
             print(f"{k:6} threshold {t:.4f}: precision {a['precision']:.3f} recall {a['recall']:.3f} "
                   f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']}) on {len(spans)} tuning spans")
+        for gm, r in logo.items():
+            n = r["normal"]
+            print(f"leaving out {gm}: AUC {r['auc']}, normal {r['thresholds']['normal']:.4f} chosen on the others: "
+                  f"precision {n['precision']:.3f} recall {n['recall']:.3f} (tp {n['tp']}, fp {n['fp']})")
+        if logo:
+            p, r = pooled(logo)
+            print(f"leave one GM out, pooled at normal: precision {p:.3f} recall {r:.3f}")
     return 0

@@ -239,6 +239,26 @@ def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
     assert main(["hover", "calibrate", "--labels", str(heldout), "--notes", str(notes), "--model", str(model)]) == 1
 
 
+def test_calibration_left_one_gm_out():
+    """Thresholds chosen without a GM are applied to that GM: a GM whose scores sit where the others'
+    noise sits gets that threshold's precision, not its own best."""
+    from gmprep.kg.mention_scorer_train import LabelledSpan, auc, leave_one_gm_out, pooled
+
+    def spans(doc, pairs):
+        return [LabelledSpan(doc, i, i + 1, lab, "", sc) for i, (lab, sc) in enumerate(pairs)]
+
+    a = spans("a-1", [(1, 0.9), (1, 0.8), (0, 0.3), (0, 0.2)])  # separable at 0.5
+    b = spans("b-1", [(1, 0.7), (1, 0.2), (0, 0.6), (0, 0.1)])
+    assert auc(a) == 1.0 and auc(b) == 0.75 and auc(a[:2]) is None
+    rep = leave_one_gm_out(a + b, {"a-1": "A", "b-1": "B"})
+    assert set(rep) == {"A", "B"} and rep["A"]["auc"] == 1.0
+    # B's threshold comes from A alone (the lowest score that separates A: 0.5 of the grid)
+    assert rep["B"]["thresholds"]["normal"] == 0.5
+    assert (rep["B"]["normal"]["tp"], rep["B"]["normal"]["fp"]) == (1, 1)
+    p, r = pooled(rep)
+    assert 0.0 < p < 1.0 and 0.0 < r <= 1.0
+
+
 def test_train_with_real_notes_leaves_one_gm_out_and_refuses_heldout(tmp_path):
     pytest.importorskip("sklearn")
     pytest.importorskip("wordfreq")
