@@ -658,7 +658,8 @@ def train_scorer(
             ceiling = dev_ceiling(dev_notes, corpus.nodes, model, dev_recall)
             real_report["dev_notes"] = {"folder": str(dev_notes), "recall": dev_recall, "ceiling": ceiling}
             thresholds["normal"] = min(thresholds["normal"], ceiling)
-            thresholds["loose"] = min(thresholds["loose"], thresholds["normal"])
+            thresholds["loose"] = min(thresholds["loose"], thresholds["normal"],
+                                      dev_ceiling(dev_notes, corpus.nodes, model, 1.0, rescued_only=True))
             real_report["at"] = {
                 k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(oof_spans, t), strict=True))
                 for k, t in thresholds.items()
@@ -678,15 +679,17 @@ def train_scorer(
     return manifest
 
 
-def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float) -> float:
+def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_only: bool = False) -> float:
     """The highest threshold at which ``recall`` of the labelled mentions of the notes in ``folder``
-    (``X.md.json``: line, character, gold id) still hover with ``model``."""
+    (``X.md.json``: line, character, gold id) still hover with ``model`` (its note stage included).
+    ``rescued_only``: count only the mentions the rules of thumb accept, which the "loose" threshold
+    still shows below "normal" (so ``recall=1.0`` gives the highest "loose" that keeps them all)."""
     from gmprep.kg.mention_scorer import MentionScorer
-    from gmprep.kg.note_scan import NoteScanner
+    from gmprep.kg.note_scan import NoteScanner, section_means
     from gmprep.kg.prose import line_starts
 
-    scanner = NoteScanner(NameIndex.build([n for n in nodes if n.kind == "entry"]), scorer=MentionScorer(model))
-    scanner.threshold = 0.0
+    scorer = MentionScorer(model)
+    scanner = NoteScanner(NameIndex.build([n for n in nodes if n.kind == "entry"]), scorer=scorer)
     scores: list[float] = []
     for note in sorted(folder.glob("*.md")):
         labels = note.with_name(note.name + ".json")
@@ -694,17 +697,26 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float) -> float:
             continue
         text = note.read_text(encoding="utf-8")
         starts = line_starts(text)
-        found = scanner.scan(text).mentions
+        cands = scanner.candidates(text)
+        means = section_means(cands)
         for g in json.loads(labels.read_text(encoding="utf-8")).get("mentions", []):
             if not g.get("gold"):
                 continue
             off = starts[g["line"]] + g["character"]
-            m = next((m for m in found if m.start <= off < m.end and m.node_id == g["gold"]), None)
-            if m is None:
-                scores.append(0.0)  # not found at all: no threshold brings it back
-            elif m.value is None:
-                scores.append(m.confidence)
+            i = next((i for i, sc in enumerate(cands)
+                      if sc.mention.start <= off < sc.mention.end and sc.mention.node_id == g["gold"]), None)
+            if i is None:
+                if not rescued_only:
+                    scores.append(0.0)  # not found at all: no threshold brings it back
+                continue
+            m = cands[i].mention
+            if m.value is not None or (rescued_only and not cands[i].heuristic):
+                continue  # a value shows it at any score; the rescue only reads accepted matches
+            stage = scorer.note_stage
+            scores.append(stage.adjust(m.confidence, means[i]) if stage is not None else m.confidence)
     if not scores:
+        if rescued_only:
+            return 1.0
         raise GmprepError(f"no labelled mentions in {folder}")
     scores.sort()
     k = int(len(scores) * (1.0 - recall))  # this many may fall below
@@ -744,6 +756,103 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
             out.append(LabelledSpan(doc, m.start, m.end, int(right), hit.get("reason") or "", m.confidence))
+    return out
+
+
+@dataclass
+class StageSpan:
+    """A judged candidate as the note stage reads it: the scorer's own logit and its section's mean."""
+
+    doc: str
+    start: int
+    end: int
+    label: int
+    z: float
+    section_mean: float
+
+
+def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer) -> list[StageSpan]:
+    """Every candidate of the labelled notes that a label covers, with the scorer's logit and the mean
+    logit of all candidates (judged or not) under the same headings, as ``NoteScanner._shown`` reads
+    them. ``scorer`` must be the model without its note stage. Refuses a held-out split."""
+    from gmprep.kg.mention_scorer import logit
+    from gmprep.kg.note_scan import NoteScanner, section_means
+
+    if "heldout" in labels.name:
+        raise GmprepError("refusing to fit on a held-out split: pass the tuning labels")
+    scanner = NoteScanner(NameIndex.build([n for n in nodes if n.kind == "entry"]), scorer=scorer)
+    out: list[StageSpan] = []
+    for doc, text, rows in labelled_notes(labels, notes_dir):
+        cands = scanner.candidates(text)
+        for sc, mean in zip(cands, section_means(cands), strict=True):
+            m = sc.mention
+            hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
+            if hit is None:
+                continue
+            right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
+            out.append(StageSpan(doc, m.start, m.end, int(right), logit(m.confidence), mean))
+    return out
+
+
+def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2):
+    """The note stage's three numbers: a logistic regression of the label on (own logit, section mean
+    logit), fitted by Newton steps with a small ridge (three numbers need no library)."""
+    import numpy as np
+
+    from gmprep.kg.mention_scorer import NoteStage
+
+    X = np.array([[x.z, x.section_mean, 1.0] for x in spans], dtype=float)
+    y = np.array([x.label for x in spans], dtype=float)
+    w = np.zeros(3)
+    reg = np.diag([ridge, ridge, 0.0])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(X @ w, -30, 30)))
+        g = X.T @ (p - y) + reg @ w
+        h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(3)
+        step = np.linalg.solve(h, g)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[2]), 5))
+
+
+def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str]) -> list[LabelledSpan]:
+    """Each GM's spans scored by a note stage fitted without that GM (leave one GM out)."""
+    gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
+    out: list[LabelledSpan] = []
+    for gm in sorted(set(gm_of.values())):
+        rest = [x for x in spans if gm_of[x.doc] != gm]
+        if len({x.label for x in rest}) < 2:
+            continue
+        stage = fit_note_stage(rest)
+        for x in spans:
+            if gm_of[x.doc] == gm:
+                score = stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean)
+                out.append(LabelledSpan(x.doc, x.start, x.end, x.label, "", round(score, 4)))
+    return out
+
+
+def note_stage_leave_one_gm_out(spans: list[StageSpan], groups: dict[str, str]) -> dict[str, dict]:
+    """``leave_one_gm_out`` for the note stage, strictly: for each GM, the stage is fitted and the
+    thresholds chosen on the other GMs' spans alone, then both are applied to this GM's."""
+    gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
+    out: dict[str, dict] = {}
+    for gm in sorted(set(gm_of.values())):
+        rest = [x for x in spans if gm_of[x.doc] != gm]
+        if len({x.label for x in rest}) < 2:
+            continue
+        stage = fit_note_stage(rest)
+
+        def scored(xs: list[StageSpan], stage=stage) -> list[LabelledSpan]:
+            return [LabelledSpan(x.doc, x.start, x.end, x.label, "",
+                                 round(stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean), 4)) for x in xs]
+
+        held = scored([x for x in spans if gm_of[x.doc] == gm])
+        t = calibrate(scored(rest))
+        a = auc(held)
+        out[gm] = {"spans": len(held), "rule_spans": sum(x.label for x in held), "stage": [stage.self_weight, stage.section_weight, stage.bias],
+                   "auc": None if a is None else round(a, 4), "thresholds": t} | {
+            k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(held, v), strict=True)) for k, v in t.items()}
     return out
 
 
