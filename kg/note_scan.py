@@ -91,7 +91,9 @@ class NoteScanner:
         self.settings = settings or HoverSettings()
         self.scorer = scorer
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
-        self.floor = scorer.threshold_for("loose") if scorer is not None else 0.0
+        # below the threshold, the rules of thumb's matches show from "rescue" on (models calibrated
+        # before it had that threshold: "loose")
+        self.floor = (scorer.thresholds.get("rescue", scorer.threshold_for("loose")) if scorer is not None else 0.0)
         self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
         self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
         self._lock = threading.Lock()

@@ -116,6 +116,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         note_stage_out_of_gm,
         pooled,
         pr_at,
+        pr_shown,
         score_labelled_spans,
         stage_spans,
     )
@@ -135,33 +136,38 @@ def run_calibrate(args: argparse.Namespace) -> int:
         stage = fit_note_stage(sspans)
         model["note_stage"] = {"self_weight": stage.self_weight, "section_weight": stage.section_weight,
                                "bias": stage.bias}
+    dev: dict = {}
+    normal_cap = rescue_cap = 1.0
+    if args.dev_notes is not None:
+        # the labelled dev notes keep 0.98 of their mentions at "normal", and every one the rules of
+        # thumb accept at "rescue" (below "normal", those show from "rescue" on)
+        normal_cap = dev_ceiling(args.dev_notes, nodes, model, 0.98)
+        rescue_cap = dev_ceiling(args.dev_notes, nodes, model, 1.0, rescued_only=True)
+        dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": normal_cap,
+                             "rescue_ceiling": rescue_cap}}
+    if args.note_stage:
         # thresholds are chosen on scores from stages that never saw the GM scored (as train-scorer does)
         spans = note_stage_out_of_gm(sspans, groups)
         stage_report = {"note_stage": model["note_stage"] | {
-            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(sspans, groups))}}
+            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(sspans, groups, normal_cap, rescue_cap))}}
     else:
         spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
-    thresholds = calibrate(spans)
-    dev: dict = {}
-    if args.dev_notes is not None:  # the labelled dev notes keep 0.98 of their mentions at "normal"
-        ceiling = dev_ceiling(args.dev_notes, nodes, model, 0.98)
-        dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": ceiling}}
-        thresholds["normal"] = min(thresholds["normal"], ceiling)
-        # below "normal", the rules of thumb's matches show from "loose" on: keep every such dev mention
-        loose_ceiling = dev_ceiling(args.dev_notes, nodes, model, 1.0, rescued_only=True)
-        dev["dev_notes"]["loose_ceiling"] = loose_ceiling
-        thresholds["loose"] = min(thresholds["loose"], thresholds["normal"], loose_ceiling)
+    thresholds = calibrate(spans, normal_cap, rescue_cap)
+    thresholds["loose"] = min(thresholds["loose"], rescue_cap)
     at: dict[str, dict[str, float]] = {
         k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
-        for k, t in thresholds.items()
-    }
+        for k, t in thresholds.items() if k != "rescue"
+    } | {"shown": dict(zip(("precision", "recall", "tp", "fp", "fn"),
+                           pr_shown(spans, thresholds["normal"], thresholds.get("rescue", thresholds["loose"])),
+                           strict=True))}
     report = {
         "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
         "thresholds": thresholds, "at": at,
         # thresholds chosen without each GM, applied to that GM: what a new GM's notes can expect
-        "leave_one_gm_out": (logo := stage_logo if args.note_stage else leave_one_gm_out(spans, groups)),
+        "leave_one_gm_out": (logo := stage_logo if args.note_stage
+                             else leave_one_gm_out(spans, groups, normal_cap, rescue_cap)),
     } | dev | stage_report
     if not args.dry_run:
         path = model_dir / MODEL_FILE
@@ -180,14 +186,21 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         for k, t in thresholds.items():
-            a = at[k]
+            a = at.get(k)
+            if a is None:
+                print(f"{k:6} threshold {t:.4f}: for the matches the rules of thumb accept, below normal")
+                continue
             print(f"{k:6} threshold {t:.4f}: precision {a['precision']:.3f} recall {a['recall']:.3f} "
                   f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']}) on {len(spans)} tuning spans")
+        a = at["shown"]
+        print(f"shown at normal (with the rules of thumb's matches from {thresholds.get('rescue', thresholds['loose']):.4f}"
+              f" and values at any score): precision {a['precision']:.3f} recall {a['recall']:.3f} "
+              f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']})")
         for gm, r in logo.items():
-            n = r["normal"]
-            print(f"leaving out {gm}: AUC {r['auc']}, normal {r['thresholds']['normal']:.4f} chosen on the others: "
-                  f"precision {n['precision']:.3f} recall {n['recall']:.3f} (tp {n['tp']}, fp {n['fp']})")
+            n = r["shown"]
+            print(f"leaving out {gm}: AUC {r['auc']}, normal {r['thresholds']['normal']:.4f} chosen on the others, "
+                  f"shown: precision {n['precision']:.3f} recall {n['recall']:.3f} (tp {n['tp']}, fp {n['fp']})")
         if logo:
             p, r = pooled(logo)
-            print(f"leave one GM out, pooled at normal: precision {p:.3f} recall {r:.3f}")
+            print(f"leave one GM out, pooled, shown: precision {p:.3f} recall {r:.3f}")
     return 0

@@ -395,3 +395,31 @@ def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
     heldout.write_text(labels.read_text())
     assert main(["hover", "calibrate", "--labels", str(heldout), "--notes", str(notes), "--model", str(model),
                  "--note-stage"]) == 1
+
+
+def test_rules_of_thumb_matches_get_their_own_lower_bar():
+    """Matches the rules of thumb accept and ones they turn down are calibrated apart: here the accepted
+    ones are right even at low scores, the others wrong up to 0.6, so "rescue" sits below "normal"."""
+    from gmprep.kg.mention_scorer_train import LabelledSpan, calibrate, pr_shown
+
+    def sp(label, score, group):
+        return LabelledSpan("a-1", 0, 1, label, "", score, group)
+
+    spans = [sp(1, 0.9, "plain"), sp(1, 0.8, "plain"), sp(0, 0.6, "plain"), sp(0, 0.5, "plain"),
+             sp(0, 0.3, "plain"), sp(1, 0.35, "rescue"), sp(1, 0.3, "rescue"), sp(0, 0.1, "rescue"),
+             sp(1, 0.05, "value"), sp(0, 0.02, "value")]
+    t = calibrate(spans)
+    assert t["normal"] == 0.8 and t["rescue"] == 0.3 and t["loose"] <= t["normal"] <= t["strict"]
+    assert pr_shown(spans, t["normal"], t["rescue"])[2:] == (5, 1, 0)  # the value span shows at any score
+    capped = calibrate(spans, normal_cap=0.7, rescue_cap=0.2)
+    assert capped["normal"] <= 0.7 and capped["rescue"] <= 0.2
+    # without groups (an old labels reader): no rescue threshold, "loose" stays the floor
+    assert "rescue" not in calibrate([sp(x.label, x.score, "plain") for x in spans])
+
+
+def test_scanner_floor_is_the_rescue_threshold(index):
+    from gmprep.kg.note_scan import NoteScanner
+
+    scorer = MentionScorer.load()
+    sc = NoteScanner(index, scorer=scorer)
+    assert sc.floor == scorer.thresholds.get("rescue", scorer.threshold_for("loose"))
