@@ -711,7 +711,7 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_o
                 continue
             off = starts[g["line"]] + g["character"]
             i = next((i for i, sc in enumerate(cands)
-                      if sc.mention.start <= off < sc.mention.end and sc.mention.node_id == g["gold"]), None)
+                      if sc.start <= off < sc.end and sc.mention.node_id == g["gold"]), None)
             if i is None:
                 if not rescued_only:
                     scores.append(0.0)  # not found at all: no threshold brings it back
@@ -772,12 +772,12 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
         means = section_means(cands) if stage is not None else [0.0] * len(cands)
         for sc, mean in zip(cands, means, strict=True):
             m = sc.mention
-            hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
+            hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
             score = round(stage.adjust(m.confidence, mean), 4) if stage is not None else m.confidence
-            out.append(LabelledSpan(doc, m.start, m.end, int(right), hit.get("reason") or "", score, _group(sc)))
+            out.append(LabelledSpan(doc, sc.start, sc.end, int(right), hit.get("reason") or "", score, _group(sc)))
     return out
 
 
@@ -809,11 +809,11 @@ def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer) -> list[Stag
         cands = scanner.candidates(text)
         for sc, mean in zip(cands, section_means(cands), strict=True):
             m = sc.mention
-            hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
+            hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
-            out.append(StageSpan(doc, m.start, m.end, int(right), logit(m.confidence), mean, _group(sc)))
+            out.append(StageSpan(doc, sc.start, sc.end, int(right), logit(m.confidence), mean, _group(sc)))
     return out
 
 

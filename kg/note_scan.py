@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 MAX_SCAN_CHARS = 2_000_000  # larger documents are not scanned (a pasted log gets no hovers, quickly)
 CHUNK_CACHE = 20_000  # chunks remembered across edits and files
 WINDOW = 4096  # characters of masked prose matched at once
+SHOWN_MEMO = 50_000  # shown mentions remembered across scans (cleared when full)
 
 
 @dataclass(slots=True)
@@ -56,9 +57,38 @@ class Scored:
     """A candidate the scorer read: its mention (the scorer's own confidence), whether the rules of
     thumb accept it, and the headings it sits under (its section, for the note's second look)."""
 
-    mention: Mention
+    mention: Mention  # offsets in its chunk: the chunk's decisions are cached and shared
     heuristic: bool
     section: tuple[str, ...]
+    offset: int = 0  # where its chunk starts in the document
+
+    @property
+    def start(self) -> int:
+        return self.mention.start + self.offset
+
+    @property
+    def end(self) -> int:
+        return self.mention.end + self.offset
+
+    def shown(self, confidence: float, memo: dict | None = None) -> Mention:
+        """The mention at its document offsets with ``confidence`` (one copy; none when nothing changes).
+        ``memo`` keeps the copies across scans: after an edit most mentions keep their offset and
+        confidence, and a copy costs more than the rest of the decision."""
+        m = self.mention
+        if self.offset == 0 and confidence == m.confidence:
+            return m
+        key = (id(m), self.offset, confidence)
+        if memo is not None:
+            hit = memo.get(key)
+            if hit is not None and hit[0] is m:  # the original is held by the entry: its id is not reused
+                return hit[1]
+        out = m.model_copy(update={"start": m.start + self.offset, "end": m.end + self.offset,
+                                   "confidence": confidence})
+        if memo is not None:
+            if len(memo) >= SHOWN_MEMO:
+                memo.clear()
+            memo[key] = (m, out)
+        return out
 
 
 @dataclass(slots=True)
@@ -96,6 +126,7 @@ class NoteScanner:
         self.floor = (scorer.thresholds.get("rescue", scorer.threshold_for("loose")) if scorer is not None else 0.0)
         self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
         self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
+        self._memo: dict = {}  # (mention id, offset, confidence) -> (mention, its copy as shown)
         self._lock = threading.Lock()
 
     # ---- the one function -----------------------------------------------------------------
@@ -148,10 +179,7 @@ class NoteScanner:
                     nl = text.find("\n", a + off)
                     if nl >= 0:
                         ignore_lines.append(nl + 1)
-            for sc in decided:
-                m = sc.mention
-                out.append(sc if a == 0 else Scored(
-                    m.model_copy(update={"start": m.start + a, "end": m.end + a}), sc.heuristic, sc.section))
+            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a) for sc in decided])
         if open_ignore is not None:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
@@ -161,7 +189,7 @@ class NoteScanner:
         rescued below it (``_rescued``); when the model has a note stage, each confidence is first
         read against its section's (``NoteStage``). Linear in the number of candidates."""
         if self.scorer is None:
-            return [sc.mention for sc in scored if sc.heuristic]
+            return [sc.shown(sc.mention.confidence) for sc in scored if sc.heuristic]
         stage = getattr(self.scorer, "note_stage", None)
         means = section_means(scored) if stage is not None else []
         out: list[Mention] = []
@@ -171,7 +199,7 @@ class NoteScanner:
             if stage is not None:
                 conf = round(stage.adjust(conf, means[i]), 4)
             if conf >= self.threshold or self._rescued(sc.heuristic, m, conf):
-                out.append(m if conf == m.confidence else m.model_copy(update={"confidence": conf}))
+                out.append(sc.shown(conf, self._memo))
         return out
 
     # ---- steps --------------------------------------------------------------------------------
