@@ -672,9 +672,12 @@ def train_scorer(
                 for k, t in thresholds.items()
             }
         model["thresholds"] = thresholds
-    elif existing.exists():  # keep thresholds calibrated on the tuning notes across retraining
-        try:
-            model["thresholds"] = json.loads(existing.read_text(encoding="utf-8"))["thresholds"]
+    elif existing.exists():  # keep thresholds (and the note stage) calibrated on the tuning notes across
+        try:                   # retraining; `gmprep hover calibrate ... --note-stage` refits both
+            old = json.loads(existing.read_text(encoding="utf-8"))
+            model["thresholds"] = old["thresholds"]
+            if old.get("note_stage"):
+                model["note_stage"] = old["note_stage"]
         except (ValueError, KeyError):
             pass
     out_dir.mkdir(parents=True, exist_ok=True)

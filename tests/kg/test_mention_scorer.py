@@ -204,6 +204,14 @@ def test_train_on_a_tiny_sample(tmp_path):
     s, e = _span(text, "frightened")
     cand = Candidate("pf2e:condition:frightened", "condition", "Frightened", "frightened")
     assert 0.0 <= model.score(text, s, e, cand) <= 1.0
+    # retraining over a calibrated model keeps its thresholds and note stage
+    saved = json.loads((out / "mention_scorer.json").read_text())
+    saved["thresholds"] = {"loose": 0.3, "normal": 0.5, "strict": 0.8, "rescue": 0.2}
+    saved["note_stage"] = {"self_weight": 0.4, "section_weight": 0.3, "bias": -0.4}
+    (out / "mention_scorer.json").write_text(json.dumps(saved))
+    assert main(["hover", "train-scorer", "--seed", "3", "--limit-entries", "150", "--out", str(out)]) == 0
+    again = json.loads((out / "mention_scorer.json").read_text())
+    assert again["thresholds"] == saved["thresholds"] and again["note_stage"] == saved["note_stage"]
 
 
 def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
