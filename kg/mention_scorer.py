@@ -103,6 +103,30 @@ class Candidate:
     alternatives: int = 1  # how many entries this span could mean
 
 
+def logit(p: float) -> float:
+    """log(p / (1 - p)), clipped so a confidence of 0 or 1 stays finite."""
+    p = min(1.0 - 1e-6, max(1e-6, p))
+    return math.log(p / (1.0 - p))
+
+
+@dataclass(frozen=True, slots=True)
+class NoteStage:
+    """The second look, over the whole note: a candidate's confidence read against the other
+    candidates of its section (the part of the note under the same headings). A statblock or a
+    house rule puts many confident candidates side by side; narrative prose puts everyday senses of
+    rule words there, whose scores sit low together, so the same word needs stronger signs of its
+    own. ``conf' = sigmoid(self_weight * logit(conf) + section_weight * mean logit(section) + bias)``;
+    the three numbers are fitted by ``gmprep hover calibrate --note-stage`` on the tuning notes."""
+
+    self_weight: float
+    section_weight: float
+    bias: float
+
+    def adjust(self, conf: float, section_mean_logit: float) -> float:
+        z = self.self_weight * logit(conf) + self.section_weight * section_mean_logit + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
 class MentionScorer:
     """A logistic model over context features; ``load()`` reads the shipped model."""
 
@@ -116,6 +140,10 @@ class MentionScorer:
         self.rule_logodds: dict[str, float] = {k: float(v) for k, v in model["rule_logodds"].items()}
         self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
+        stage = model.get("note_stage")
+        self.note_stage: NoteStage | None = (
+            NoteStage(float(stage["self_weight"]), float(stage["section_weight"]), float(stage["bias"])) if stage else None
+        )
         if len(self.weights) != len(self.features):
             raise GmprepError("mention scorer model: weights and features differ in length")
         self._index = {f: i for i, f in enumerate(self.features)}

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 MAX_SCAN_CHARS = 2_000_000  # larger documents are not scanned (a pasted log gets no hovers, quickly)
 CHUNK_CACHE = 20_000  # chunks remembered across edits and files
 WINDOW = 4096  # characters of masked prose matched at once
+SHOWN_MEMO = 50_000  # shown mentions remembered across scans (cleared when full)
 
 
 @dataclass(slots=True)
@@ -48,7 +49,46 @@ class _Chunk:
     prose: ChunkProse
     matches: list[Match]
     regions: list[Region]  # of each match (None-safe: a match outside any region gets a blank one)
-    decided: dict[tuple, list[Mention]]  # enclosing headings -> the mentions shown (chunk offsets)
+    decided: dict[tuple, list[Scored]]  # enclosing headings -> every scored candidate (chunk offsets)
+
+
+@dataclass(slots=True)
+class Scored:
+    """A candidate the scorer read: its mention (the scorer's own confidence), whether the rules of
+    thumb accept it, and the headings it sits under (its section, for the note's second look)."""
+
+    mention: Mention  # offsets in its chunk: the chunk's decisions are cached and shared
+    heuristic: bool
+    section: tuple[str, ...]
+    offset: int = 0  # where its chunk starts in the document
+
+    @property
+    def start(self) -> int:
+        return self.mention.start + self.offset
+
+    @property
+    def end(self) -> int:
+        return self.mention.end + self.offset
+
+    def shown(self, confidence: float, memo: dict | None = None) -> Mention:
+        """The mention at its document offsets with ``confidence`` (one copy; none when nothing changes).
+        ``memo`` keeps the copies across scans: after an edit most mentions keep their offset and
+        confidence, and a copy costs more than the rest of the decision."""
+        m = self.mention
+        if self.offset == 0 and confidence == m.confidence:
+            return m
+        key = (id(m), self.offset, confidence)
+        if memo is not None:
+            hit = memo.get(key)
+            if hit is not None and hit[0] is m:  # the original is held by the entry: its id is not reused
+                return hit[1]
+        out = m.model_copy(update={"start": m.start + self.offset, "end": m.end + self.offset,
+                                   "confidence": confidence})
+        if memo is not None:
+            if len(memo) >= SHOWN_MEMO:
+                memo.clear()
+            memo[key] = (m, out)
+        return out
 
 
 @dataclass(slots=True)
@@ -81,9 +121,12 @@ class NoteScanner:
         self.settings = settings or HoverSettings()
         self.scorer = scorer
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
-        self.floor = scorer.threshold_for("loose") if scorer is not None else 0.0
+        # below the threshold, the rules of thumb's matches show from "rescue" on (models calibrated
+        # before it had that threshold: "loose")
+        self.floor = (scorer.thresholds.get("rescue", scorer.threshold_for("loose")) if scorer is not None else 0.0)
         self._ignore = {name_key(w) for w in self.settings.ignore_words if name_key(w)}
         self._chunks: OrderedDict[tuple, _Chunk] = OrderedDict()
+        self._memo: dict = {}  # (mention id, offset, confidence) -> (mention, its copy as shown)
         self._lock = threading.Lock()
 
     # ---- the one function -----------------------------------------------------------------
@@ -93,10 +136,21 @@ class NoteScanner:
             return NoteScan([], skipped=f"document too large ({len(text)} characters)")
         if "\x00" in text:
             return NoteScan([], skipped="binary document")
+        scored, ignore_from, ignore_lines = self._scored(text)
+        return NoteScan(self._controls(text, self._shown(scored), ignore_from, ignore_lines))
+
+    def candidates(self, text: str) -> list[Scored]:
+        """Every candidate of ``text`` the scorer read, with its own confidence (before the note's
+        second look and the thresholds): what calibration fits the note stage on."""
+        if len(text) > MAX_SCAN_CHARS or "\x00" in text:
+            return []
+        return self._scored(text)[0]
+
+    def _scored(self, text: str) -> tuple[list[Scored], list[tuple[int, int]], list[int]]:
         refs = reference_labels(text)
         fm_end = front_matter_end(text)
         headings: list[tuple[int, str]] = []  # the enclosing heading stack: (level, text)
-        out: list[Mention] = []
+        out: list[Scored] = []
         ignore_from: list[tuple[int, int]] = []  # document ranges silenced by comments
         ignore_lines: list[int] = []  # document offsets of lines silenced by ignore-next-line
         open_ignore: int | None = None
@@ -125,11 +179,28 @@ class NoteScanner:
                     nl = text.find("\n", a + off)
                     if nl >= 0:
                         ignore_lines.append(nl + 1)
-            for m in decided:
-                out.append(m if a == 0 else m.model_copy(update={"start": m.start + a, "end": m.end + a}))
+            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a) for sc in decided])
         if open_ignore is not None:
             ignore_from.append((open_ignore, len(text)))
-        return NoteScan(self._controls(text, out, ignore_from, ignore_lines))
+        return out, ignore_from, ignore_lines
+
+    def _shown(self, scored: list[Scored]) -> list[Mention]:
+        """The candidates a hover shows. With a scorer: at or above the strictness threshold, or
+        rescued below it (``_rescued``); when the model has a note stage, each confidence is first
+        read against its section's (``NoteStage``). Linear in the number of candidates."""
+        if self.scorer is None:
+            return [sc.shown(sc.mention.confidence) for sc in scored if sc.heuristic]
+        stage = getattr(self.scorer, "note_stage", None)
+        means = section_means(scored) if stage is not None else []
+        out: list[Mention] = []
+        for i, sc in enumerate(scored):
+            m = sc.mention
+            conf = m.confidence
+            if stage is not None:
+                conf = round(stage.adjust(conf, means[i]), 4)
+            if conf >= self.threshold or self._rescued(sc.heuristic, m, conf):
+                out.append(sc.shown(conf, self._memo))
+        return out
 
     # ---- steps --------------------------------------------------------------------------------
     def _chunk(self, chunk_text: str, refs: tuple[str, ...], front: bool) -> _Chunk:
@@ -177,9 +248,9 @@ class NoteScanner:
             a = b
         return out
 
-    def _decide(self, chunk: _Chunk, headings: list[tuple[int, str]], marks, source: str) -> list[Mention]:
+    def _decide(self, chunk: _Chunk, headings: list[tuple[int, str]], marks, source: str) -> list[Scored]:
         prose = chunk.prose
-        out: list[Mention] = []
+        out: list[Scored] = []
         stack = list(headings)
         k = 0
         for match, region in zip(chunk.matches, chunk.regions, strict=True):
@@ -191,25 +262,22 @@ class NoteScanner:
                 k += 1
             if match.veto:
                 continue
+            section = tuple(t for _, t in stack)
             if self.scorer is None:
                 conf = 1.0 if match.heuristic else 0.0
-                shown = match.heuristic
             else:
-                conf = self._score(prose, match, region, tuple(t for _, t in stack))
-                shown = conf >= self.threshold or self._rescued(match, conf)
-            if shown:
-                m = match.mention(source, round(conf, 4))
-                out.append(m)
+                conf = self._score(prose, match, region, section)
+            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section))
         return out
 
-    def _rescued(self, match: Match, conf: float) -> bool:
+    def _rescued(self, heuristic: bool, match: Mention, conf: float) -> bool:
         """Below the threshold, a match the rules of thumb accept is still shown when it carries a
         value ("reach 10 ft", "slowed 1"), is a pre-Remaster name (kg/legacy.py lists rule names
         only; its hint and quick fix stay), or the scorer is at least loosely for it (on the tuning
         notes this adds 18 rules and 7 noise hovers); "strict" shows only what the scorer is sure of."""
-        if not match.heuristic or self.settings.strictness == "strict":
+        if not heuristic or self.settings.strictness == "strict":
             return False
-        return match.value is not None or match.chosen.form == "legacy" or conf >= self.floor
+        return match.value is not None or match.form == "legacy" or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
         from gmprep.kg.mention_scorer import Candidate, SpanContext
@@ -253,6 +321,27 @@ class NoteScanner:
                     continue
             out.append(m)
         return out
+
+
+SECTION_PRIOR = 1.0  # pseudo-candidates at the note's mean added to every section (a short one borrows the note's)
+
+
+def section_means(scored: list[Scored]) -> list[float]:
+    """For each candidate, the mean logit of the candidates under the same headings (itself included),
+    shrunk toward the whole note's mean by ``SECTION_PRIOR`` pseudo-candidates: how rule-like the
+    part of the note it sits in reads. Linear in the number of candidates."""
+    from gmprep.kg.mention_scorer import logit
+
+    if not scored:
+        return []
+    zs = [logit(sc.mention.confidence) for sc in scored]
+    note_mean = sum(zs) / len(zs)
+    sums: dict[tuple[str, ...], list[float]] = {}
+    for sc, z in zip(scored, zs, strict=True):
+        acc = sums.setdefault(sc.section, [0.0, 0.0])
+        acc[0] += z
+        acc[1] += 1.0
+    return [(sums[sc.section][0] + SECTION_PRIOR * note_mean) / (sums[sc.section][1] + SECTION_PRIOR) for sc in scored]
 
 
 def _inside(spans: list[tuple[int, int]], a: int, b: int) -> bool:

@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--model", type=Path, default=None, help="model folder (default: the bundled one)")
     c.add_argument("--dev-notes", type=Path, default=None,
                    help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
+    c.add_argument("--note-stage", action="store_true",
+                   help="also fit the note stage (a confidence read against its section's) on these notes, "
+                        "leaving one GM out to choose the thresholds")
+    c.add_argument("--drop-note-stage", action="store_true", help="remove the note stage from the model")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
@@ -102,46 +106,101 @@ def run_train(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     """Score the labelled spans, choose thresholds per strictness, write them into the model."""
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, MentionScorer, _load
-    from gmprep.kg.mention_scorer_train import calibrate, dev_ceiling, pr_at, score_labelled_spans
+    from gmprep.kg.mention_scorer_train import (
+        _note_groups,
+        calibrate,
+        dev_ceiling,
+        fit_note_stage,
+        leave_one_gm_out,
+        note_stage_leave_one_gm_out,
+        note_stage_out_of_gm,
+        pooled,
+        pr_at,
+        pr_shown,
+        score_labelled_spans,
+        stage_spans,
+    )
 
-    model_dir = args.model or MODEL_DIR
-    scorer = MentionScorer.load(model_dir)
+    model_dir = Path(args.model or MODEL_DIR)
+    model = json.loads((model_dir / MODEL_FILE).read_text(encoding="utf-8"))
+    MentionScorer.load(model_dir)  # a one-line error for a missing or malformed model
+    if args.note_stage or args.drop_note_stage:
+        model.pop("note_stage", None)
     nodes = corpus_text().nodes
-    spans = score_labelled_spans(args.labels, args.notes, nodes, scorer)
+    groups = _note_groups(args.labels)
+    stage_report: dict = {}
+    if args.note_stage:
+        sspans = stage_spans(args.labels, args.notes, nodes, MentionScorer(model))
+        if not sspans or len({s.label for s in sspans}) < 2:
+            raise GmprepError("the labels give no rule and noise spans the scorer can read")
+        stage = fit_note_stage(sspans)
+        model["note_stage"] = {"self_weight": stage.self_weight, "section_weight": stage.section_weight,
+                               "bias": stage.bias}
+    dev: dict = {}
+    normal_cap = rescue_cap = 1.0
+    if args.dev_notes is not None:
+        # the labelled dev notes keep 0.98 of their mentions at "normal", and every one the rules of
+        # thumb accept at "rescue" (below "normal", those show from "rescue" on)
+        normal_cap = dev_ceiling(args.dev_notes, nodes, model, 0.98)
+        rescue_cap = dev_ceiling(args.dev_notes, nodes, model, 1.0, rescued_only=True)
+        dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": normal_cap,
+                             "rescue_ceiling": rescue_cap}}
+    if args.note_stage:
+        # thresholds are chosen on scores from stages that never saw the GM scored (as train-scorer does)
+        spans = note_stage_out_of_gm(sspans, groups)
+        stage_report = {"note_stage": model["note_stage"] | {
+            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(sspans, groups, normal_cap, rescue_cap))}}
+    else:
+        spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
-    thresholds = calibrate(spans)
-    dev: dict = {}
-    if args.dev_notes is not None:  # the labelled dev notes keep 0.98 of their mentions at "normal"
-        model = json.loads((Path(model_dir) / MODEL_FILE).read_text(encoding="utf-8"))
-        ceiling = dev_ceiling(args.dev_notes, nodes, model, 0.98)
-        dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": ceiling}}
-        thresholds["normal"] = min(thresholds["normal"], ceiling)
-        thresholds["loose"] = min(thresholds["loose"], thresholds["normal"])
+    thresholds = calibrate(spans, normal_cap, rescue_cap)
+    thresholds["loose"] = min(thresholds["loose"], rescue_cap)
     at: dict[str, dict[str, float]] = {
         k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
-        for k, t in thresholds.items()
-    }
+        for k, t in thresholds.items() if k != "rescue"
+    } | {"shown": dict(zip(("precision", "recall", "tp", "fp", "fn"),
+                           pr_shown(spans, thresholds["normal"], thresholds.get("rescue", thresholds["loose"])),
+                           strict=True))}
     report = {
         "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
         "thresholds": thresholds, "at": at,
-    } | dev
+        # thresholds chosen without each GM, applied to that GM: what a new GM's notes can expect
+        "leave_one_gm_out": (logo := stage_logo if args.note_stage
+                             else leave_one_gm_out(spans, groups, normal_cap, rescue_cap)),
+    } | dev | stage_report
     if not args.dry_run:
         path = model_dir / MODEL_FILE
-        model = json.loads(path.read_text(encoding="utf-8"))
         model["thresholds"] = thresholds
         path.write_text(json.dumps(model, sort_keys=True), encoding="utf-8")
         man_path = model_dir / "manifest.json"
         manifest = json.loads(man_path.read_text(encoding="utf-8")) if man_path.exists() else {}
         manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"
-                                                       + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")}
+                                                       + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")
+                                                       + (" --note-stage" if args.note_stage else "")}
+        if args.drop_note_stage:
+            manifest["calibration"].pop("note_stage", None)
         man_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         _load.cache_clear()
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         for k, t in thresholds.items():
-            a = at[k]
+            a = at.get(k)
+            if a is None:
+                print(f"{k:6} threshold {t:.4f}: for the matches the rules of thumb accept, below normal")
+                continue
             print(f"{k:6} threshold {t:.4f}: precision {a['precision']:.3f} recall {a['recall']:.3f} "
                   f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']}) on {len(spans)} tuning spans")
+        a = at["shown"]
+        print(f"shown at normal (with the rules of thumb's matches from {thresholds.get('rescue', thresholds['loose']):.4f}"
+              f" and values at any score): precision {a['precision']:.3f} recall {a['recall']:.3f} "
+              f"(tp {a['tp']}, fp {a['fp']}, fn {a['fn']})")
+        for gm, r in logo.items():
+            n = r["shown"]
+            print(f"leaving out {gm}: AUC {r['auc']}, normal {r['thresholds']['normal']:.4f} chosen on the others, "
+                  f"shown: precision {n['precision']:.3f} recall {n['recall']:.3f} (tp {n['tp']}, fp {n['fp']})")
+        if logo:
+            p, r = pooled(logo)
+            print(f"leave one GM out, pooled, shown: precision {p:.3f} recall {r:.3f}")
     return 0

@@ -204,6 +204,14 @@ def test_train_on_a_tiny_sample(tmp_path):
     s, e = _span(text, "frightened")
     cand = Candidate("pf2e:condition:frightened", "condition", "Frightened", "frightened")
     assert 0.0 <= model.score(text, s, e, cand) <= 1.0
+    # retraining over a calibrated model keeps its thresholds and note stage
+    saved = json.loads((out / "mention_scorer.json").read_text())
+    saved["thresholds"] = {"loose": 0.3, "normal": 0.5, "strict": 0.8, "rescue": 0.2}
+    saved["note_stage"] = {"self_weight": 0.4, "section_weight": 0.3, "bias": -0.4}
+    (out / "mention_scorer.json").write_text(json.dumps(saved))
+    assert main(["hover", "train-scorer", "--seed", "3", "--limit-entries", "150", "--out", str(out)]) == 0
+    again = json.loads((out / "mention_scorer.json").read_text())
+    assert again["thresholds"] == saved["thresholds"] and again["note_stage"] == saved["note_stage"]
 
 
 def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
@@ -237,6 +245,26 @@ def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
     heldout = tmp_path / "heldout.jsonl"
     heldout.write_text(labels.read_text())
     assert main(["hover", "calibrate", "--labels", str(heldout), "--notes", str(notes), "--model", str(model)]) == 1
+
+
+def test_calibration_left_one_gm_out():
+    """Thresholds chosen without a GM are applied to that GM: a GM whose scores sit where the others'
+    noise sits gets that threshold's precision, not its own best."""
+    from gmprep.kg.mention_scorer_train import LabelledSpan, auc, leave_one_gm_out, pooled
+
+    def spans(doc, pairs):
+        return [LabelledSpan(doc, i, i + 1, lab, "", sc) for i, (lab, sc) in enumerate(pairs)]
+
+    a = spans("a-1", [(1, 0.9), (1, 0.8), (0, 0.3), (0, 0.2)])  # separable at 0.5
+    b = spans("b-1", [(1, 0.7), (1, 0.2), (0, 0.6), (0, 0.1)])
+    assert auc(a) == 1.0 and auc(b) == 0.75 and auc(a[:2]) is None
+    rep = leave_one_gm_out(a + b, {"a-1": "A", "b-1": "B"})
+    assert set(rep) == {"A", "B"} and rep["A"]["auc"] == 1.0
+    # B's threshold comes from A alone (the lowest score that separates A: 0.5 of the grid)
+    assert rep["B"]["thresholds"]["normal"] == 0.5
+    assert (rep["B"]["normal"]["tp"], rep["B"]["normal"]["fp"]) == (1, 1)
+    p, r = pooled(rep)
+    assert 0.0 < p < 1.0 and 0.0 < r <= 1.0
 
 
 def test_train_with_real_notes_leaves_one_gm_out_and_refuses_heldout(tmp_path):
@@ -282,3 +310,124 @@ def test_train_with_real_notes_leaves_one_gm_out_and_refuses_heldout(tmp_path):
     heldout = labels.with_name("heldout.jsonl")
     heldout.write_text(labels.read_text())
     assert main([*args, "--real-labels", str(heldout)]) == 1
+
+
+# ---- the note stage: a confidence read against its section's ---------------------------------------
+def test_note_stage_reads_a_candidate_against_its_section(index):
+    """The same sentence scores lower under a heading full of everyday prose than under one full of
+    rules: the stage moves a confidence toward its section's, and a short section borrows the note's."""
+    import copy
+
+    from gmprep.kg.mention_scorer import NoteStage, logit
+    from gmprep.kg.note_scan import SECTION_PRIOR, NoteScanner, section_means
+
+    stage = NoteStage(0.5, 0.5, 0.0)
+    assert stage.adjust(0.5, 0.0) == 0.5 and stage.adjust(0.5, 2.0) > 0.5 > stage.adjust(0.5, -2.0)
+    assert abs(logit(0.75) - 1.0986) < 1e-3 and logit(0.0) < -10 and logit(1.0) > 10
+
+    base = MentionScorer.load()
+    staged = copy.copy(base)
+    staged.note_stage = stage
+    line = "She was hidden behind the tent."
+    rules = "# Ambush\n\nThe ogre is frightened 2 and grabbed; it can Trip and Shove. " + line + "\n"
+    prose = "# Evening\n\nWe sang by the fire and ate bread with the farmers. " + line + "\n"
+    found = {}
+    for name, text in (("rules", rules), ("prose", prose)):
+        cands = NoteScanner(index, scorer=base).candidates(text)
+        means = section_means(cands)
+        assert len(means) == len(cands)
+        hidden = [i for i, c in enumerate(cands) if c.mention.text == "hidden"]
+        if hidden:
+            i = hidden[0]
+            found[name] = stage.adjust(cands[i].mention.confidence, means[i])
+            shown = NoteScanner(index, scorer=staged)
+            shown.threshold = 0.0
+            conf = {m.text: m.confidence for m in shown.scan(text).mentions}
+            assert abs(conf["hidden"] - round(found[name], 4)) < 1e-4  # the scanner applies the same stage
+    assert found["rules"] > found["prose"]
+    # one section of one candidate: its own logit and the note's mean, weighted 1 : SECTION_PRIOR
+    one = NoteScanner(index, scorer=base).candidates("# A\n\nThe troll is frightened 2.\n\n# B\n\nIt is prone.\n")
+    zs = [logit(c.mention.confidence) for c in one]
+    assert len(one) == 3  # troll, frightened, prone
+    assert abs(section_means(one)[2] - (zs[2] + SECTION_PRIOR * sum(zs) / 3) / (1 + SECTION_PRIOR)) < 1e-9
+
+
+def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
+    from gmprep.cli import main
+    from gmprep.kg.mention_scorer import MODEL_DIR
+    from gmprep.kg.mention_scorer_train import StageSpan, fit_note_stage
+
+    # the fit: a label that follows the section's mean more than the span's own logit weighs it more
+    spans = [StageSpan("a", i, i, int(sm > 0), z, sm) for i, (z, sm) in enumerate(
+        [(2.0, 1.0), (-1.0, 1.5), (1.5, -1.0), (-2.0, -1.2), (0.5, 2.0), (0.8, -2.0), (-0.3, 0.7), (1.0, -0.6)])]
+    st = fit_note_stage(spans)
+    assert st.section_weight > abs(st.self_weight)
+
+    model = tmp_path / "model"
+    model.mkdir()
+    for name in ("mention_scorer.json", "manifest.json"):
+        (model / name).write_bytes((MODEL_DIR / name).read_bytes())
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    texts = {
+        "gma-1": "# Fight\n\nThe ogre is frightened 2 and grabbed. Cast *fireball* on it.\n\n"
+                 "# Market\n\nThey rode through the city gates and the alarm rang.\n",
+        "gmb-1": "# Fight\n\nThe troll is prone and off-guard. It can Trip.\n\n"
+                 "# Evening\n\nShe was hidden by the tent; we heal with soup and rest.\n",
+    }
+    rows = []
+    for doc, text in texts.items():
+        (notes / f"{doc}.md").write_text(text)
+        for word, label, ids in (
+            ("frightened", "rule", ["pf2e:condition:frightened"]), ("grabbed", "rule", ["pf2e:condition:grabbed"]),
+            ("fireball", "rule", ["pf2e:spell:fireball"]), ("gates", "noise", []), ("alarm", "noise", []),
+            ("prone", "rule", ["pf2e:condition:prone"]), ("off-guard", "rule", ["pf2e:condition:off-guard"]),
+            ("Trip", "rule", ["pf2e:action:trip"]), ("hidden", "noise", []), ("heal", "noise", []),
+            ("rest", "noise", []),
+        ):
+            if word in text:
+                s, e = _span(text, word)
+                rows.append({"doc": doc, "start": s, "end": e, "text": word, "label": label, "ids": ids})
+    labels = tmp_path / "tune.jsonl"
+    labels.write_text("\n".join(json.dumps(r) for r in rows))
+    args = ["hover", "calibrate", "--labels", str(labels), "--notes", str(notes), "--model", str(model)]
+    assert main(args + ["--note-stage"]) == 0
+    saved = json.loads((model / "mention_scorer.json").read_text())
+    assert set(saved["note_stage"]) == {"self_weight", "section_weight", "bias"}
+    cal = json.loads((model / "manifest.json").read_text())["calibration"]
+    assert cal["command"].endswith("--note-stage") and set(cal["note_stage"]["leave_one_gm_out"]) == {"gma", "gmb"}
+    assert MentionScorer.load(model).note_stage is not None
+    assert main(args + ["--drop-note-stage"]) == 0
+    assert "note_stage" not in json.loads((model / "mention_scorer.json").read_text())
+    heldout = tmp_path / "heldout.jsonl"
+    heldout.write_text(labels.read_text())
+    assert main(["hover", "calibrate", "--labels", str(heldout), "--notes", str(notes), "--model", str(model),
+                 "--note-stage"]) == 1
+
+
+def test_rules_of_thumb_matches_get_their_own_lower_bar():
+    """Matches the rules of thumb accept and ones they turn down are calibrated apart: here the accepted
+    ones are right even at low scores, the others wrong up to 0.6, so "rescue" sits below "normal"."""
+    from gmprep.kg.mention_scorer_train import LabelledSpan, calibrate, pr_shown
+
+    def sp(label, score, group):
+        return LabelledSpan("a-1", 0, 1, label, "", score, group)
+
+    spans = [sp(1, 0.9, "plain"), sp(1, 0.8, "plain"), sp(0, 0.6, "plain"), sp(0, 0.5, "plain"),
+             sp(0, 0.3, "plain"), sp(1, 0.35, "rescue"), sp(1, 0.3, "rescue"), sp(0, 0.1, "rescue"),
+             sp(1, 0.05, "value"), sp(0, 0.02, "value")]
+    t = calibrate(spans)
+    assert t["normal"] == 0.8 and t["rescue"] == 0.3 and t["loose"] <= t["normal"] <= t["strict"]
+    assert pr_shown(spans, t["normal"], t["rescue"])[2:] == (5, 1, 0)  # the value span shows at any score
+    capped = calibrate(spans, normal_cap=0.7, rescue_cap=0.2)
+    assert capped["normal"] <= 0.7 and capped["rescue"] <= 0.2
+    # without groups (an old labels reader): no rescue threshold, "loose" stays the floor
+    assert "rescue" not in calibrate([sp(x.label, x.score, "plain") for x in spans])
+
+
+def test_scanner_floor_is_the_rescue_threshold(index):
+    from gmprep.kg.note_scan import NoteScanner
+
+    scorer = MentionScorer.load()
+    sc = NoteScanner(index, scorer=scorer)
+    assert sc.floor == scorer.thresholds.get("rescue", scorer.threshold_for("loose"))
