@@ -1,0 +1,71 @@
+"""Add creature Speed and Monster Core page numbers to the bundled corpus from AoN statblock notes.
+
+Source: the kmdavis/xuartlek Obsidian vault, whose ``content/srd/pf2e/bestiary/monster-core/<type>/<Name>.md``
+notes are imported from the Archives of Nethys (ORC content, see ``ingest/creature_speed.py``). With a
+checkout of the vault (``--vault DIR``) the notes are parsed directly; without one the script reads
+``ingest/data/xuartlek-transcribed/monster-core.tsv``, the notes' ``speed:`` and ``sourcebook:`` lines copied
+verbatim with path and commit (the vault could not be cloned where this corpus was built). Creatures that
+already have a Speed or page keep it. Prints the creatures no note matched.
+
+Usage: python scripts/add_creature_speed.py [--vault XUARTLEK_CHECKOUT] [--corpus ingest/data/pf2e]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from gmprep.ingest.corpus import corpus_dir, iter_records
+from gmprep.ingest.creature_speed import REPO, add_speed_and_pages, read_transcription, read_vault
+from gmprep.ingest.foundry.build import write_corpus
+
+TRANSCRIPTION = Path(__file__).resolve().parents[1] / "ingest" / "data" / "xuartlek-transcribed" / "monster-core.tsv"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--vault", type=Path, help="a kmdavis/xuartlek checkout (default: the transcription)")
+    ap.add_argument("--corpus", type=Path, default=corpus_dir())
+    args = ap.parse_args()
+    if args.vault:
+        commit = subprocess.run(["git", "-C", str(args.vault), "rev-parse", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or "unknown"
+        notes, what = read_vault(args.vault, commit), f"checkout at {commit}"
+    else:
+        notes, what = read_transcription(TRANSCRIPTION), "per note, see ingest/data/xuartlek-transcribed"
+    errors: list[str] = []
+    records, report = add_speed_and_pages(iter_records(args.corpus, errors), notes)
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+        return 1
+    creatures = [r for r in records if r["type"] == "creature"]
+    with_speed = sum(bool((r.get("fields") or {}).get("speed")) for r in creatures)
+    with_page = sum(bool(r.get("page")) for r in creatures)
+    manifest = _base_manifest(args.corpus)
+    manifest["sources"].append({
+        "repo": REPO, "commit": what,
+        "what": f"creature Speed (fields.speed/speeds, **Speed** line) of {with_speed} and Monster Core page of "
+                f"{with_page} creatures, from the vault's Archives of Nethys statblock notes (ORC content), "
+                "by scripts/add_creature_speed.py",
+    })
+    write_corpus(records, args.corpus, manifest)
+    print(f"{report.notes} notes; Speed added to {report.speed_added}, page to {report.page_added}; creatures with "
+          f"Speed {with_speed}/{len(creatures)}, with page {with_page}/{len(creatures)}", file=sys.stderr)
+    print(f"no note for {len(report.unmatched)}: {', '.join(report.unmatched) or 'none'}", file=sys.stderr)
+    print(f"notes no creature matched ({len(report.unused)}): {', '.join(report.unused) or 'none'}", file=sys.stderr)
+    return 0
+
+
+def _base_manifest(corpus: Path) -> dict:
+    """The corpus manifest without this script's source entry (it is written again, not repeated)."""
+    path = corpus / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
+    keep = [s for s in manifest.get("sources", []) if s.get("repo") != REPO]
+    return {**manifest, "sources": keep}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
