@@ -1,5 +1,9 @@
 """Creature Speed and Monster Core pages from the kmdavis/xuartlek statblock notes."""
 
+import gzip
+import json
+
+from gmprep.ingest.corpus import corpus_dir
 from gmprep.ingest.creature_speed import add_speed_and_pages, note_name, parse_note, parse_speed
 
 # the statblock of content/srd/pf2e/bestiary/monster-core/beast/Warg.md @ 403f22a8, verbatim, abridged
@@ -59,3 +63,11 @@ def test_merge_keeps_existing_values_and_reports_unmatched():
     again, report = add_speed_and_pages(out, [warg])  # a second run changes nothing
     assert again == out and report.speed_added == report.page_added == 0
 
+
+def test_bundled_creatures_have_speed_and_page():
+    with gzip.open(corpus_dir() / "creatures.jsonl.gz", "rt") as fh:
+        creatures = {r["id"]: r for r in map(json.loads, fh)}
+    warg = creatures["pf2e:creature:warg"]
+    assert warg["fields"]["speed"] == "40 feet" and warg["page"] == "341"
+    assert "\n\n**HP** 36\n\n**Speed** 40 feet\n\n" in warg["text"]
+    assert creatures["pf2e:creature:bogwid"]["fields"]["speeds"] == {"land": 25, "climb": 20, "swim": 20}
