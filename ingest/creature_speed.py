@@ -26,7 +26,7 @@ NOTE_NAME = re.compile(r'^name:\s*"(.+?)"\s*$', re.M)
 NOTE_SPEED = re.compile(r"^speed:\s*(.+?)\s*$", re.M)
 NOTE_SOURCEBOOK = re.compile(r"^sourcebook:\s*(.+?)\s*$", re.M)
 PAGE = re.compile(r"_Monster Core_, page (\d+(?:[-–]\d+)?)")
-SPEED_PART = re.compile(r"^(?:([a-z][a-z ]*?)\s+)?(\d+)\s*feet$")
+SPEED_PART = re.compile(r"^(?:([a-z][a-z ]*?)\s+)?(\d+)\s*feet(?:\s*\([^)]*\))?$")  # "burrow 20 feet (sand only)"
 AGED = re.compile(r"^(.+) \((Young|Adult|Ancient)(?:, Spellcaster)?\)$")
 
 
@@ -63,6 +63,7 @@ def unquote(value: str) -> str:
 def clean(text: str) -> str:
     """Wiki links ``[[target|label]]`` -> their label; runs of spaces collapsed."""
     text = WIKI.sub(lambda m: m.group(2) or m.group(1).split("/")[-1].split("#")[-1], text)
+    text = re.sub(r"\s+([,;])", r"\1", text)  # "fly , water walk": a value the importer left empty
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -137,7 +138,7 @@ def with_speed(rec: dict, speed: str, speeds: dict[str, int]) -> dict:
 def with_source(rec: dict, source: dict) -> dict:
     """The record with one more ``{repo, commit, path}`` it was built from."""
     sources = rec["source"] if isinstance(rec.get("source"), list) else [rec["source"]]
-    return {**rec, "source": [*sources, source]}
+    return rec if source in sources else {**rec, "source": [*sources, source]}
 
 
 def add_speed_and_pages(records: Iterable[dict], notes: list[NoteStats]) -> tuple[list[dict], SpeedReport]:
@@ -158,9 +159,12 @@ def add_speed_and_pages(records: Iterable[dict], notes: list[NoteStats]) -> tupl
         used.add(note.name.lower())
         before = rec
         speed, speeds = parse_speed(note.speed)
-        if speed and not (rec.get("fields") or {}).get("speed"):
+        fields = rec.get("fields") or {}
+        if speed and not fields.get("speed"):
             rec = with_speed(rec, speed, speeds)
             report.speed_added += 1
+        elif speed and fields.get("speed") == speed and fields.get("speeds") != speeds:
+            rec = {**rec, "fields": {**fields, "speeds": speeds}}  # a rerun after a parser fix
         if note.page and not rec.get("page"):
             rec = {**rec, "page": note.page}
             report.page_added += 1

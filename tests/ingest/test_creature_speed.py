@@ -37,6 +37,8 @@ def test_speed_text_and_movement_types():
     assert parse_speed("20 feet; burrow 20 feet, earth glide") == (
         "20 feet; burrow 20 feet, earth glide", {"land": 20, "burrow": 20})
     assert parse_speed("fly 100 feet") == ("fly 100 feet", {"fly": 100})
+    assert parse_speed("20 feet; burrow 20 feet (sand only), fly 50 feet")[1] == {"land": 20, "burrow": 20, "fly": 50}
+    assert parse_speed("30 feet, fly , water walk")[0] == "30 feet, fly, water walk"
     assert parse_speed('"25 feet, [[srd/pf2e/compendium/spells/rank-4/air-walk|air walk]]"')[0] == "25 feet, air walk"
 
 
