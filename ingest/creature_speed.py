@@ -13,12 +13,16 @@ merge does) and ``page``. Nothing is written by hand: every value is a note's li
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gmprep.ingest.foundry.convert import speed_text
+
 REPO = "kmdavis/xuartlek"
+FOUNDRY_REPO = "foundryvtt/pf2e"
 NOTES_DIR = "content/srd/pf2e/bestiary/monster-core"
 BOOK = "Pathfinder Monster Core"
 WIKI = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
@@ -173,3 +177,37 @@ def add_speed_and_pages(records: Iterable[dict], notes: list[NoteStats]) -> tupl
         out.append(rec)
     report.unused = sorted(n.name for n in notes if n.name.lower() not in used)
     return out, report
+
+
+@dataclass(frozen=True)
+class PackSpeed:
+    """A Foundry pack actor's ``system.attributes.speed`` object, with the file and commit it was read at."""
+
+    slug: str  # the file name, which is the corpus id's last part (``envyspawn`` -> ``pf2e:creature:envyspawn``)
+    speed: dict
+    path: str
+    commit: str
+
+
+def read_pack_speeds(tsv: Path) -> list[PackSpeed]:
+    """The transcribed ``path, commit, speed`` rows (``speed``: the actor's ``system.attributes.speed`` JSON)."""
+    with tsv.open(encoding="utf-8", newline="") as fh:
+        return [PackSpeed(Path(row["path"]).stem, json.loads(row["speed"]), row["path"], row["commit"])
+                for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
+
+
+def add_pack_speeds(records: Iterable[dict], speeds: list[PackSpeed]) -> tuple[list[dict], list[str]]:
+    """Creatures still without a Speed gain their Foundry pack actor's (matched by id slug), formatted as the
+    Foundry build formats it (``speed_text``). Returns the records and the names of the creatures changed."""
+    by_slug = {s.slug: s for s in speeds}
+    out, added = [], []
+    for rec in records:
+        pack = by_slug.get(rec["id"].rsplit(":", 1)[-1]) if rec.get("type") == "creature" else None
+        if pack and not (rec.get("fields") or {}).get("speed"):
+            text, numbers = speed_text({"attributes": {"speed": pack.speed}})
+            if text:
+                rec = with_source(with_speed(rec, text, numbers),
+                                  {"repo": FOUNDRY_REPO, "commit": pack.commit, "path": pack.path})
+                added.append(rec["name"])
+        out.append(rec)
+    return out, added

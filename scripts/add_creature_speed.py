@@ -5,7 +5,10 @@ notes are imported from the Archives of Nethys (ORC content, see ``ingest/creatu
 checkout of the vault (``--vault DIR``) the notes are parsed directly; without one the script reads
 ``ingest/data/xuartlek-transcribed/monster-core.tsv``, the notes' ``speed:`` and ``sourcebook:`` lines copied
 verbatim with path and commit (the vault could not be cloned where this corpus was built). Creatures that
-already have a Speed or page keep it. Prints the creatures no note matched.
+already have a Speed or page keep it. Creatures the vault has no note for (Monster Core variants such as the
+seven sinspawn, Player Core's phantasmal minion) then take the Speed of their foundryvtt/pf2e pack actor,
+transcribed (``system.attributes.speed``, with file and commit) in
+``ingest/data/foundry-transcribed/creature-speed.tsv``. Prints what stays unmatched.
 
 Usage: python scripts/add_creature_speed.py [--vault XUARTLEK_CHECKOUT] [--corpus ingest/data/pf2e]
 """
@@ -19,10 +22,21 @@ import sys
 from pathlib import Path
 
 from gmprep.ingest.corpus import corpus_dir, iter_records
-from gmprep.ingest.creature_speed import REPO, add_speed_and_pages, read_transcription, read_vault
+from gmprep.ingest.creature_speed import (
+    FOUNDRY_REPO,
+    REPO,
+    add_pack_speeds,
+    add_speed_and_pages,
+    read_pack_speeds,
+    read_transcription,
+    read_vault,
+)
 from gmprep.ingest.foundry.build import write_corpus
 
-TRANSCRIPTION = Path(__file__).resolve().parents[1] / "ingest" / "data" / "xuartlek-transcribed" / "monster-core.tsv"
+DATA = Path(__file__).resolve().parents[1] / "ingest" / "data"
+TRANSCRIPTION = DATA / "xuartlek-transcribed" / "monster-core.tsv"
+PACK_SPEEDS = DATA / "foundry-transcribed" / "creature-speed.tsv"
+PACK_WHAT = "creature Speed of "  # this script's foundryvtt/pf2e manifest entry starts so
 
 
 def main() -> int:
@@ -41,14 +55,25 @@ def main() -> int:
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
+    pack_speeds = read_pack_speeds(PACK_SPEEDS)
+    records, from_packs = add_pack_speeds(records, pack_speeds)
     creatures = [r for r in records if r["type"] == "creature"]
     with_speed = sum(bool((r.get("fields") or {}).get("speed")) for r in creatures)
     with_page = sum(bool(r.get("page")) for r in creatures)
+    from_notes = sum(any(s.get("repo") == REPO for s in _sources(r)) for r in creatures)
+    from_pack = sum(any(s.get("repo") == FOUNDRY_REPO and s.get("path", "").endswith(f"/{p.slug}.json")
+                        for p in pack_speeds for s in _sources(r)) for r in creatures)
     manifest = _base_manifest(args.corpus)
     manifest["sources"].append({
         "repo": REPO, "commit": what,
-        "what": f"creature Speed (fields.speed/speeds, **Speed** line) of {with_speed} and Monster Core page of "
+        "what": f"creature Speed (fields.speed/speeds, **Speed** line) of {from_notes} and Monster Core page of "
                 f"{with_page} creatures, from the vault's Archives of Nethys statblock notes (ORC content), "
+                "by scripts/add_creature_speed.py",
+    })
+    manifest["sources"].append({
+        "repo": FOUNDRY_REPO, "commit": "per file, see ingest/data/foundry-transcribed/creature-speed.tsv",
+        "what": f"{PACK_WHAT}{from_pack} creatures the vault has no note for, from their pathfinder-monster-core "
+                "and pathfinder-bestiary pack actors' system.attributes.speed (publication.license ORC), "
                 "by scripts/add_creature_speed.py",
     })
     write_corpus(records, args.corpus, manifest)
@@ -56,6 +81,9 @@ def main() -> int:
           f"Speed {with_speed}/{len(creatures)}, with page {with_page}/{len(creatures)}", file=sys.stderr)
     print(f"no note for {len(report.unmatched)}: {', '.join(report.unmatched) or 'none'}", file=sys.stderr)
     print(f"notes no creature matched ({len(report.unused)}): {', '.join(report.unused) or 'none'}", file=sys.stderr)
+    print(f"Speed from Foundry pack actors for {len(from_packs)}: {', '.join(from_packs) or 'none'}", file=sys.stderr)
+    left = [r["name"] for r in creatures if not (r.get("fields") or {}).get("speed")]
+    print(f"still without Speed ({len(left)}): {', '.join(left) or 'none'}", file=sys.stderr)
     return 0
 
 
@@ -63,8 +91,14 @@ def _base_manifest(corpus: Path) -> dict:
     """The corpus manifest without this script's source entry (it is written again, not repeated)."""
     path = corpus / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
-    keep = [s for s in manifest.get("sources", []) if s.get("repo") != REPO]
+    keep = [s for s in manifest.get("sources", []) if s.get("repo") != REPO
+            and not (s.get("repo") == FOUNDRY_REPO and s.get("what", "").startswith(PACK_WHAT))]
     return {**manifest, "sources": keep}
+
+
+def _sources(rec: dict) -> list[dict]:
+    src = rec.get("source")
+    return src if isinstance(src, list) else [src] if isinstance(src, dict) else []
 
 
 if __name__ == "__main__":

@@ -4,7 +4,15 @@ import gzip
 import json
 
 from gmprep.ingest.corpus import corpus_dir
-from gmprep.ingest.creature_speed import add_speed_and_pages, note_name, parse_note, parse_speed
+from gmprep.ingest.creature_speed import (
+    PackSpeed,
+    add_pack_speeds,
+    add_speed_and_pages,
+    note_name,
+    parse_note,
+    parse_speed,
+    read_pack_speeds,
+)
 
 # the statblock of content/srd/pf2e/bestiary/monster-core/beast/Warg.md @ 403f22a8, verbatim, abridged
 WARG = '''```statblock
@@ -66,6 +74,30 @@ def test_merge_keeps_existing_values_and_reports_unmatched():
     assert again == out and report.speed_added == report.page_added == 0
 
 
+def test_pack_speed_fills_only_creatures_without_one(tmp_path):
+    tsv = tmp_path / "speeds.tsv"
+    tsv.write_text("path\tcommit\tspeed\n"
+                   "packs/pf2e/pathfinder-monster-core/phantom-knight.json\tc1\t"
+                   '{"otherSpeeds": [{"type": "fly", "value": 25}], "value": 0}\n'
+                   "packs/pf2e/pathfinder-monster-core/warg.json\tc2\t"
+                   '{"otherSpeeds": [], "value": 99}\n', encoding="utf-8")
+    speeds = read_pack_speeds(tsv)
+    assert speeds[0] == PackSpeed("phantom-knight", {"otherSpeeds": [{"type": "fly", "value": 25}], "value": 0},
+                                  "packs/pf2e/pathfinder-monster-core/phantom-knight.json", "c1")
+    recs = [
+        {"id": "pf2e:creature:phantom-knight", "name": "Phantom Knight", "type": "creature",
+         "text": "**HP** 40", "fields": {}, "source": {"repo": "v"}},
+        {"id": "pf2e:creature:warg", "name": "Warg", "type": "creature", "text": "**HP** 36",
+         "fields": {"speed": "40 feet", "speeds": {"land": 40}}, "source": {"repo": "v"}},
+    ]
+    out, added = add_pack_speeds(recs, speeds)
+    assert added == ["Phantom Knight"]
+    assert out[0]["fields"] == {"speed": "fly 25 feet", "speeds": {"fly": 25}}
+    assert out[0]["text"] == "**HP** 40\n\n**Speed** fly 25 feet"
+    assert out[0]["source"][-1]["path"].endswith("phantom-knight.json")
+    assert out[1] is recs[1]  # the note's Speed is kept
+
+
 def test_bundled_creatures_have_speed_and_page():
     with gzip.open(corpus_dir() / "creatures.jsonl.gz", "rt") as fh:
         creatures = {r["id"]: r for r in map(json.loads, fh)}
@@ -73,3 +105,8 @@ def test_bundled_creatures_have_speed_and_page():
     assert warg["fields"]["speed"] == "40 feet" and warg["page"] == "341"
     assert "\n\n**HP** 36\n\n**Speed** 40 feet\n\n" in warg["text"]
     assert creatures["pf2e:creature:bogwid"]["fields"]["speeds"] == {"land": 25, "climb": 20, "swim": 20}
+    # no note in the vault: the Speed of the Foundry pack actor
+    envyspawn = creatures["pf2e:creature:envyspawn"]
+    assert envyspawn["fields"]["speed"] == "30 feet" and envyspawn["source"][-1]["repo"] == "foundryvtt/pf2e"
+    with_speed = sum(bool(c["fields"].get("speed")) for c in creatures.values())
+    assert with_speed >= 0.99 * len(creatures)
