@@ -30,6 +30,7 @@ from gmprep.ingest.creature_speed import (
     read_pack_speeds,
     read_transcription,
     read_vault,
+    replace_sources,
 )
 from gmprep.ingest.foundry.build import write_corpus
 
@@ -63,19 +64,19 @@ def main() -> int:
     from_notes = sum(any(s.get("repo") == REPO for s in _sources(r)) for r in creatures)
     from_pack = sum(any(s.get("repo") == FOUNDRY_REPO and s.get("path", "").endswith(f"/{p.slug}.json")
                         for p in pack_speeds for s in _sources(r)) for r in creatures)
-    manifest = _base_manifest(args.corpus)
-    manifest["sources"].append({
+    ours = [{
         "repo": REPO, "commit": what,
         "what": f"creature Speed (fields.speed/speeds, **Speed** line) of {from_notes} and Monster Core page of "
                 f"{with_page} creatures, from the vault's Archives of Nethys statblock notes (ORC content), "
                 "by scripts/add_creature_speed.py",
-    })
-    manifest["sources"].append({
+    }, {
         "repo": FOUNDRY_REPO, "commit": "per file, see ingest/data/foundry-transcribed/creature-speed.tsv",
         "what": f"{PACK_WHAT}{from_pack} creatures the vault has no note for, from their pathfinder-monster-core "
                 "and pathfinder-bestiary pack actors' system.attributes.speed (publication.license ORC), "
                 "by scripts/add_creature_speed.py",
-    })
+    }]
+    manifest = _manifest(args.corpus)
+    manifest["sources"] = replace_sources(manifest.get("sources", []), _ours, ours)
     write_corpus(records, args.corpus, manifest)
     print(f"{report.notes} notes; Speed added to {report.speed_added}, page to {report.page_added}; creatures with "
           f"Speed {with_speed}/{len(creatures)}, with page {with_page}/{len(creatures)}", file=sys.stderr)
@@ -87,13 +88,16 @@ def main() -> int:
     return 0
 
 
-def _base_manifest(corpus: Path) -> dict:
-    """The corpus manifest without this script's source entry (it is written again, not repeated)."""
+def _manifest(corpus: Path) -> dict:
     path = corpus / "manifest.json"
-    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
-    keep = [s for s in manifest.get("sources", []) if s.get("repo") != REPO
-            and not (s.get("repo") == FOUNDRY_REPO and s.get("what", "").startswith(PACK_WHAT))]
-    return {**manifest, "sources": keep}
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
+
+
+def _ours(source: dict) -> bool:
+    """This script's manifest entries (scripts/add_weapon_stats.py's xuartlek entry starts with "weapon ")."""
+    what = source.get("what", "")
+    return (source.get("repo") == REPO and what.startswith("creature ")) or (
+        source.get("repo") == FOUNDRY_REPO and what.startswith(PACK_WHAT))
 
 
 def _sources(rec: dict) -> list[dict]:
