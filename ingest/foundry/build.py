@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 from gmprep.ingest.corpus import iter_records, slug
+from gmprep.ingest.creature_speed import with_source, with_speed
 from gmprep.ingest.foundry.convert import Converter, entry_slug
 from gmprep.ingest.foundry.enrich import looks_like_id
 from gmprep.ingest.skills import add_skills
@@ -221,15 +222,8 @@ def _add_speed(rec: dict, fresh: dict, report: BuildReport) -> dict:
     speed = fresh["fields"].get("speed")
     if not speed or (rec.get("fields") or {}).get("speed"):
         return rec
-    rec = {**rec, "fields": {**rec["fields"], "speed": speed, "speeds": fresh["fields"].get("speeds", {})}}
-    text = rec.get("text") or ""
-    m = re.search(r"^\*\*HP\*\*.*$", text, flags=re.M)
-    line = f"**Speed** {speed}"
-    rec["text"] = f"{text[:m.end()]}\n\n{line}{text[m.end():]}" if m else f"{text}\n\n{line}"
-    sources = rec["source"] if isinstance(rec["source"], list) else [rec["source"]]
-    rec["source"] = [*sources, fresh["source"]]
     report.speed_added += 1
-    return rec
+    return with_source(with_speed(rec, speed, fresh["fields"].get("speeds", {})), fresh["source"])
 
 
 def write_corpus(entries: list[dict], out: Path, manifest: dict) -> None:

@@ -115,10 +115,10 @@ def test_build_merges_into_the_bundled_corpus_keeping_every_id(tmp_path):
     got = _entries(tmp_path / "out")
     before = {r["id"] for r in iter_records(corpus_dir(), [])}
     assert before <= set(got)
-    assert report.speed_added == 1 and report.replaced == 4  # longsword, leather armor, bravery, slamming door
-    eagle = got["pf2e:creature:eagle"]  # the vault's stat block stays, Speed joins it after HP
-    assert "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in eagle["text"]
-    assert eagle["source"][-1]["repo"] == "foundryvtt/pf2e"
+    # the bundled eagle already has its Speed (scripts/add_creature_speed.py): kept, not repeated
+    assert report.speed_added == 0 and report.replaced == 4  # longsword, leather armor, bravery, slamming door
+    eagle = got["pf2e:creature:eagle"]
+    assert eagle["text"].count("**Speed**") == 1 and "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in eagle["text"]
     assert got["pf2e:class-feature:fighter--bravery"]["links"] == ["pf2e:condition:frightened"]
     sword = got["pf2e:equipment:longsword"]
     assert sword["fields"]["usage"] == "held-in-one-hand" and sword["fields"]["damage_die"] == "d8"
@@ -158,3 +158,17 @@ def test_creatures_that_list_grab_link_to_it(bundled):
     assert "Improved Grab" not in flytrap["unresolved_links"]
     grab = bundled["pf2e:action:grab"]
     assert "lists Grab in its damage entry" in grab["text"] and grab["fields"]["cast"] == "[one-action]"
+
+
+def test_build_adds_speed_to_a_base_creature_without_one(tmp_path):
+    with gzip.open(corpus_dir() / "creatures.jsonl.gz", "rt") as fh:
+        eagle = next(r for r in map(json.loads, fh) if r["id"] == "pf2e:creature:eagle")
+    fields = {k: v for k, v in eagle["fields"].items() if k not in ("speed", "speeds")}
+    text = eagle["text"].replace("\n\n**Speed** 10 feet, fly 60 feet", "")
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "creatures.jsonl").write_text(json.dumps({**eagle, "fields": fields, "text": text, "page": None}) + "\n")
+    report = build(PACKS, tmp_path / "out", base=base, commit="c0ffee")
+    got = _entries(tmp_path / "out")["pf2e:creature:eagle"]  # the base stat block stays, Speed joins it after HP
+    assert report.speed_added == 1 and "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in got["text"]
+    assert got["fields"]["speeds"] == {"land": 10, "fly": 60} and got["source"][-1]["repo"] == "foundryvtt/pf2e"
