@@ -16,10 +16,7 @@ QUESTIONS = [
     ("What does the frightened condition do?", "How does the prone condition affect attacks?"),
     ("What happens when I Trip a creature?", "What does off-guard mean?"),
     ("How does Demoralize work?", "What does the Balance action do?"),
-    ("How long does sickened last?", "What does the clumsy condition do?"),
-    ("What is the dying condition?", "How does persistent damage work?"),
-    ("What does Raise a Shield do?", "How does the grabbed condition work?"),
-]
+]  # three rounds: the old bug showed in every round (6 of 6), so three catch it; each round costs ~10 s
 
 
 async def _window(store: Path, root: Path) -> LanguageClient:
