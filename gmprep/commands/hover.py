@@ -201,6 +201,6 @@ def run_calibrate(args: argparse.Namespace) -> int:
             print(f"leaving out {gm}: AUC {r['auc']}, normal {r['thresholds']['normal']:.4f} chosen on the others, "
                   f"shown: precision {n['precision']:.3f} recall {n['recall']:.3f} (tp {n['tp']}, fp {n['fp']})")
         if logo:
-            p, r = pooled(logo)
-            print(f"leave one GM out, pooled, shown: precision {p:.3f} recall {r:.3f}")
+            prec, rec = pooled(logo)
+            print(f"leave one GM out, pooled, shown: precision {prec:.3f} recall {rec:.3f}")
     return 0
