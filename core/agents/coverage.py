@@ -8,7 +8,8 @@ a user's book added with ``gmprep books add`` adds its sections.
 
 A section is *held* when an entry states it: an entry (any origin: the corpus, a GM-screen rule page, a
 user's book section) is named for the section's title, or a rule page or book section's name contains
-the title ("Terrain and Cover" holds Cover). Decided once per store, from the entry names only.
+the title ("Terrain and Cover" holds Cover). Decided from the entry names only, again whenever the
+store's entries change (a book added while a server runs).
 
 ``OutlineCoverage.about`` says which unheld section a question asks about, if any: the question must
 name the section (its title's words, stemmed, all in the question), be about it (MiniLM cosine to the
@@ -96,14 +97,17 @@ class OutlineCoverage:
         self.outline = outline or load_outline()
         self._lock = threading.Lock()
         self._held: dict[str, bool] | None = None
+        self._held_stamp: tuple = ()
         self._vectors: np.ndarray | None = None
         self._stems = {s.id: title_stems(s.title) for s in self.outline.sections}
 
     def held(self) -> dict[str, bool]:
-        """Section id -> whether an entry of the store states it (decided once, from entry names)."""
+        """Section id -> whether an entry of the store states it (from entry names; decided again when the
+        store's entries change, e.g. a book added with ``gmprep books add`` while a server is running)."""
+        stamp = tuple(self.store.db.execute("SELECT count(*), max(rowid) FROM nodes WHERE kind = 'entry'").fetchone())
         with self._lock:
-            if self._held is None:
-                self._held = self._compute_held()
+            if self._held is None or stamp != self._held_stamp:
+                self._held, self._held_stamp = self._compute_held(), stamp
         return self._held
 
     def _compute_held(self) -> dict[str, bool]:

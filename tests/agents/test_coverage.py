@@ -76,8 +76,10 @@ def test_a_book_with_the_section_makes_it_held(store_dir, tmp_path):
     md = tmp_path / "player-core.md"
     md.write_text("# Pathfinder Player Core\n\n## Spells\n\n### Heightened Spells\n\n"
                   "Both prepared and spontaneous spellcasters can cast a spell at a higher rank.\n", encoding="utf-8")
-    add_book(Settings(store_dir=target), md, embed=False, progress=False)
     with Store.open(target, create=False) as store:
-        held = OutlineCoverage(store, None).held()
+        coverage = OutlineCoverage(store, None)  # as a running server holds it
+        assert not coverage.held()["player-core:heightened-spells"]
+        add_book(Settings(store_dir=target), md, embed=False, progress=False)  # another process, in effect
+        held = coverage.held()
     assert held["player-core:heightened-spells"]
     assert not held["player-core:flanking"]
