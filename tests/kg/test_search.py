@@ -81,11 +81,11 @@ def test_query_reading_finds_verbs_characters_and_asked_types(searcher):
 
 
 def test_a_participant_named_by_class_does_not_become_the_topic(searcher):
-    question = "A monster's gaze turned my fighter to stone. What can he still do?"  # situation-dev
-    assert ids(searcher.search(question, k=5))[0] == "pf2e:condition:petrified"
+    question = "The fighter is holding on to the goblin so it can't get away. What does the goblin suffer?"  # situation-dev
+    assert "pf2e:condition:grabbed" in ids(searcher.search(question, k=10))[:5]
     plain = Searcher(searcher.store, embedder=searcher.embedder, reranker=searcher.reranker, names=searcher.names,
                      settings=searcher.settings.model_copy(update={"mask_characters": False}))
-    assert ids(plain.search(question, k=5))[0] != "pf2e:condition:petrified"  # what the masking changed
+    assert "pf2e:condition:grabbed" not in ids(plain.search(question, k=10))[:5]  # goblin heritages took the places
 
 
 def test_hits_are_citable(searcher):
