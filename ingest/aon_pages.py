@@ -25,13 +25,14 @@ from gmprep.ingest.creature_speed import with_source
 REPO = "MihanEntalpo/pathfinder-2-ui"
 PAGES_DIR = "docs/aonprd"
 COLUMNS = ("path", "commit", "url", "title", "source")
-# The saved file name says which kind of entry it holds; "&Redirected=1" copies duplicate another file.
+# Saved pages that hold condition or action entries: one entry's own page, or a list of them (the exploration
+# and downtime activities, the general skill actions); "&Redirected=1" copies duplicate another file.
+FILE = re.compile(r"^(?:(?:Conditions|Actions)\.aspx-ID=\d+|Activities\.aspx-Category=\d+|Skills\.aspx-ID=\d+&General=true)\.htm$")
 KINDS = {"Conditions": "condition", "Actions": "action"}
-FILE = re.compile(r"^(Conditions|Actions)\.aspx-ID=(\d+)\.htm$")
-TITLE = re.compile(r'<h1 class="title">(.*?)</h1>', re.S)
+HEADING = re.compile(r'<h([12]) class="title">(.*?)</h\1>', re.S)
 SOURCE = re.compile(r"<b>Source</b>\s*(.*?)(?:<br|<hr)", re.S)
 ITALIC = re.compile(r"<i>(.*?)</i>", re.S)
-URL = re.compile(r'tppabs="(https://2e\.aonprd\.com/(?:Conditions|Actions)\.aspx\?ID=\d+)"')
+URL = re.compile(r'tppabs="(https://2e\.aonprd\.com/(Conditions|Actions)\.aspx\?ID=\d+)"')
 BOOK_PAGE = re.compile(r"^(.+?) pg\. (\d+(?:[-–]\d+)?)$")
 GLYPH = re.compile(r"\s*\[(?:one-action|two-actions|three-actions|reaction|free-action)\]\s*$")
 
@@ -72,21 +73,24 @@ def _text(fragment: str) -> str:
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", fragment))).strip()
 
 
-def parse_aon_page(text: str, path: str, commit: str) -> AonPage | None:
-    """The entry title and first source line of a saved ``Conditions``/``Actions`` page, or None."""
-    m = FILE.match(Path(path).name)
-    if not m:
-        return None
-    for title in TITLE.finditer(text):
-        url = URL.search(title.group(1))
-        if not url or not url.group(1).endswith(f"ID={m.group(2)}"):
-            continue  # a heading of the site's menus, not the entry's own
-        source = SOURCE.search(text, title.end())
+def parse_aon_page(text: str, path: str, commit: str) -> list[AonPage]:
+    """Each condition or action heading of a saved page (a heading that links to its own
+    ``Conditions.aspx?ID=``/``Actions.aspx?ID=`` page) with the first source line under it."""
+    if not FILE.match(Path(path).name):
+        return []
+    headings = list(HEADING.finditer(text))
+    out = []
+    for i, heading in enumerate(headings):
+        url = URL.search(heading.group(2))
+        if not url:
+            continue  # the site's index headings, skill pages' own headings
+        end = headings[i + 1].start() if i + 1 < len(headings) else len(text)
+        source = SOURCE.search(text, heading.end(), end)
         books = ITALIC.findall(source.group(1)) if source else []
-        if not books:
-            return None
-        return AonPage(KINDS[m.group(1)], _text(title.group(1)), _text(books[0]), url.group(1), path, commit)
-    return None
+        if books:
+            out.append(AonPage(KINDS[url.group(2)], _text(heading.group(2)), _text(books[0]), url.group(1), path,
+                               commit))
+    return out
 
 
 def read_clone(clone: Path) -> list[AonPage]:
@@ -100,9 +104,7 @@ def read_clone(clone: Path) -> list[AonPage]:
     pages = []
     for path in sorted(git("ls-tree", "-r", "--name-only", "HEAD", PAGES_DIR).splitlines()):
         if FILE.match(Path(path).name):
-            page = parse_aon_page(git("show", f"HEAD:{path}"), path, commit)
-            if page:
-                pages.append(page)
+            pages += parse_aon_page(git("show", f"HEAD:{path}"), path, commit)
     return pages
 
 
@@ -110,13 +112,15 @@ def read_transcription(tsv: Path) -> list[AonPage]:
     """The transcribed rows (COLUMNS; ``path`` relative to the repository root)."""
     with tsv.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    out = []
-    for row in rows:
-        m = FILE.match(Path(row["path"]).name)
-        if m:
-            out.append(AonPage(KINDS[m.group(1)], row["title"], row["source"], row["url"], row["path"],
-                               row["commit"]))
-    return out
+    return [AonPage(_kind(r["url"]), r["title"], r["source"], r["url"], r["path"], r["commit"]) for r in rows]
+
+
+def _kind(url: str) -> str:
+    """``condition`` or ``action`` from the entry's Archives of Nethys address."""
+    m = URL.search(f'tppabs="{url}"')
+    if not m:
+        raise ValueError(f"not a condition or action page: {url}")
+    return KINDS[m.group(2)]
 
 
 def write_transcription(pages: list[AonPage], tsv: Path) -> None:
@@ -125,7 +129,7 @@ def write_transcription(pages: list[AonPage], tsv: Path) -> None:
     with tsv.open("w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh, delimiter="\t", quoting=csv.QUOTE_NONE, lineterminator="\n")
         w.writerow(COLUMNS)
-        for p in sorted(pages, key=lambda p: p.path):
+        for p in sorted(pages, key=lambda p: (p.path, p.url)):
             w.writerow([p.path, p.commit, p.url, p.title, p.source])
 
 
@@ -137,27 +141,28 @@ def add_pages(records: Iterable[dict], pages: list[AonPage]) -> tuple[list[dict]
     """Conditions and actions whose name is a saved page's title (same kind) gain its page when the page's
     book is the entry's; entries with a page keep it."""
     report = PageReport(pages=len(pages))
-    by_key: dict[tuple[str, str], AonPage] = {}
-    for p in sorted(pages, key=lambda p: p.path):
-        by_key.setdefault((p.kind, _key(p.name)), p)  # "&Redirected=1" copies are skipped by FILE already
+    by_key: dict[tuple[str, str], list[AonPage]] = {}
+    for p in sorted(pages, key=lambda p: (p.path, p.url)):
+        by_key.setdefault((p.kind, _key(p.name)), []).append(p)
     used: set[tuple[str, str]] = set()
     out = []
     for rec in records:
         kind = str(rec.get("type") or "")
-        page = by_key.get((kind, _key(rec.get("name") or ""))) if kind in KINDS.values() else None
-        if page is not None:
-            used.add((page.kind, _key(page.name)))
-            book_page = page.book_page
-            if book_page and f"Pathfinder {book_page[0]}" == rec.get("book"):
-                if not rec.get("page"):
-                    rec = {**rec, "page": book_page[1]}
-                    rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})
-                    report.page_added += 1
-            else:
-                report.other_book.append(f"{rec['name']} ({page.source}; entry: {rec.get('book')})")
+        found = by_key.get((kind, _key(rec.get("name") or "")), []) if kind in KINDS.values() else []
+        if found:
+            used.add((kind, _key(rec["name"])))
+            # a name can have a legacy and a remaster page (Pursue a Lead); the entry's book decides
+            same = [p for p in found if p.book_page and f"Pathfinder {p.book_page[0]}" == rec.get("book")]
+            if not same:
+                report.other_book.append(f"{rec['name']} ({found[0].source}; entry: {rec.get('book')})")
+            elif not rec.get("page"):
+                page = same[0]
+                rec = {**rec, "page": page.book_page[1] if page.book_page else None}
+                rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})
+                report.page_added += 1
         if kind in KINDS.values() and not rec.get("page"):
             report.unmatched.append(f"{kind}: {rec['name']} ({rec.get('book')})")
         out.append(rec)
-    report.unused = sorted(f"{p.kind}: {p.title} ({p.source})" for p in pages
-                           if (p.kind, _key(p.name)) not in used)
+    report.unused = sorted({f"{p.kind}: {p.title} ({p.source})" for p in pages
+                            if (p.kind, _key(p.name)) not in used})
     return out, report

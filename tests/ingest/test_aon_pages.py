@@ -24,14 +24,19 @@ DROP_PRONE = (
 
 
 def test_saved_page_gives_title_and_source_line():
-    page = parse_aon_page(FRIGHTENED, "docs/aonprd/Conditions.aspx-ID=76.htm", "5d599caf")
-    assert page is not None and (page.kind, page.name, page.book_page) == ("condition", "Frightened",
+    [page] = parse_aon_page(FRIGHTENED, "docs/aonprd/Conditions.aspx-ID=76.htm", "5d599caf")
+    assert (page.kind, page.name, page.book_page) == ("condition", "Frightened",
                                                                             ("Player Core", "444"))
     assert page.url == "https://2e.aonprd.com/Conditions.aspx?ID=76"
-    action = parse_aon_page(DROP_PRONE, "docs/aonprd/Actions.aspx-ID=2295.htm", "5d599caf")
-    assert action is not None and (action.title, action.name, action.source) == (
+    [action] = parse_aon_page(DROP_PRONE, "docs/aonprd/Actions.aspx-ID=2295.htm", "5d599caf")
+    assert (action.title, action.name, action.source) == (
         "Drop Prone [one-action]", "Drop Prone", "Player Core pg. 416")
-    assert parse_aon_page(FRIGHTENED, "docs/aonprd/Traits.aspx-ID=76.htm", "c") is None
+    assert parse_aon_page(FRIGHTENED, "docs/aonprd/Traits.aspx-ID=76.htm", "c") == []
+    # a list page: each heading that links to an action, with the source line under it
+    listing = parse_aon_page(DROP_PRONE.replace("h1", "h2") + FRIGHTENED.replace("h1", "h2"),
+                             "docs/aonprd/Activities.aspx-Category=1.htm", "c")
+    assert [(p.kind, p.name, p.source) for p in listing] == [("action", "Drop Prone", "Player Core pg. 416"),
+                                                             ("condition", "Frightened", "Player Core pg. 444")]
 
 
 def test_page_set_only_for_same_type_and_book_and_kept_when_present():
@@ -50,7 +55,8 @@ def test_page_set_only_for_same_type_and_book_and_kept_when_present():
     ]
     out, report = add_pages(recs, [page("condition", "Frightened", "Player Core pg. 444"),
                                    page("action", "Grab [one-action]", "Core Rulebook pg. 1"),
-                                   page("action", "Aid [reaction]", "Player Core pg. 416")])
+                                   page("action", "Aid [reaction]", "Player Core pg. 416"),
+                                   page("condition", "Frightened", "Core Rulebook pg. 620")])
     assert out[0]["page"] == "444" and out[0]["source"][-1]["repo"] == "MihanEntalpo/pathfinder-2-ui"
     assert out[1]["page"] is None and report.other_book == [
         "Grab (Core Rulebook pg. 1; entry: Pathfinder Monster Core)"]
