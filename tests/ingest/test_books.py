@@ -243,7 +243,9 @@ def test_books_add_gives_bundled_entries_their_page(store_with_book, book):
     assert info.name == "pathfinder-player-core" and info.matched >= 20 and info.pages == truth["pages"]
     remove_book(settings, "pathfinder-player-core")
     db = sqlite3.connect(store_with_book / "graph.db")
-    assert db.execute("SELECT page FROM nodes WHERE node_id='pf2e:condition:frightened'").fetchone() == (None,)
+    # the bundled page (the corpus has Player Core pages for conditions) is back, not the removed book's
+    assert db.execute("SELECT page FROM nodes WHERE node_id='pf2e:condition:frightened'").fetchone() == (
+        _bundled_page("pf2e:condition:frightened"),)
     assert db.execute("SELECT count(*) FROM nodes WHERE origin LIKE 'books:%'").fetchone() == (0,)
     with pytest.raises(GmprepError, match="no book named"):
         remove_book(settings, "pathfinder-player-core")
@@ -256,6 +258,16 @@ def test_books_cli_list_show(store_with_book, capsys):
     assert main(["books", "show", "pathfinder-player-core", "--store", str(store_with_book)]) == 0
     out = capsys.readouterr().out
     assert "\n    Frightened  p. " in out and "[sidebar] Fear Stacks?" in out
+
+
+def _bundled_page(node_id: str) -> str | None:
+    import gzip
+    import json
+
+    from gmprep.ingest.corpus import corpus_dir
+
+    with gzip.open(corpus_dir() / "conditions.jsonl.gz", "rt") as fh:
+        return next(json.loads(line).get("page") for line in fh if json.loads(line)["id"] == node_id)
 
 
 def _small_corpus(store_dir: Path) -> None:
