@@ -407,6 +407,11 @@ def not_in_corpus_text(rule: str, mentions: Sequence[Hit]) -> str:
     text = (f"The {rule} rule itself is not in the rules gmprep holds: the passages it found only mention "
             f"“{rule}”, none of them defines it. Add your Player Core PDF with `gmprep books add` "
             "(rules prose such as this is in Player Core and GM Core).")
+    return _with_mentions(text, mentions)
+
+
+def _with_mentions(text: str, mentions: Sequence[Hit]) -> str:
+    """``text`` followed by the (up to three) passages that mention the missing rule, cited."""
     if mentions:
         text += "\n\nPassages that mention it: " + "; ".join(h.citation() for h in mentions[:3]) + "."
     return text
@@ -419,9 +424,7 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
     text = (f"{section.title} ({section.where()}) is not in the rules gmprep holds: the passages it found "
             f"only mention it, none of them states the rule. Add your {book} PDF with `gmprep books add` "
             "to get it.")
-    if mentions:
-        text += "\n\nPassages that mention it: " + "; ".join(h.citation() for h in mentions[:3]) + "."
-    return text
+    return _with_mentions(text, mentions)
 
 
 def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
