@@ -109,7 +109,7 @@ async def test_insert_rule_text_action_and_command(client, note):
     insert = next(a for a in actions if a.title.startswith("Insert rule text"))
     (edit,) = insert.edit.changes[note]
     assert edit.range.start == lsp.Position(line=pos.line + 1, character=0)
-    assert "> **Frightened** (condition) — Pathfinder Player Core [pf2e:condition:frightened]" in edit.new_text
+    assert "> **Frightened** (condition) — Pathfinder Player Core, p. 444 [pf2e:condition:frightened]" in edit.new_text  # the page the corpus now carries
     assert "> You're gripped by fear" in edit.new_text
     ask = next(a for a in actions if a.title == "Ask gmprep about this")
     assert isinstance(ask, lsp.Command)
