@@ -2,7 +2,8 @@
 
 Source: MihanEntalpo/pathfinder-2-ui keeps an offline copy of Archives of Nethys pages under ``docs/aonprd/``
 (ORC content, see ``ingest/armor_stats.py``); each ``Armor.aspx-ID=N.htm`` / ``Shields.aspx-ID=N.htm`` holds
-a base armor's or shield's name, source line (``Player Core pg. 273``) and stat block. With a clone
+a base armor's or shield's name, source line (``Player Core pg. 273``) and stat block, and each specific
+item's ``Equipment.aspx-ID=N.htm`` its base armor or shield (whose statistics it gets). With a clone
 (``--clone DIR``, bare or not) the pages are parsed directly, and ``--transcribe`` rewrites
 ``ingest/data/aon-transcribed/armor.tsv`` (the name, source line and printed stats of each page, with path,
 commit and URL); without one the script reads that file. Entries that already have an AC bonus or a page
@@ -52,21 +53,26 @@ def main() -> int:
         return 1
     kinds = {kind: [r for r in records if r["type"] == "equipment" and r["fields"].get("item_type") == kind]
              for kind in ("armor", "shield")}
+    specific = {kind: sum(bool(r["fields"].get(f"base_{kind}")) for r in rs) for kind, rs in kinds.items()}
     with_page = sum(bool(r.get("page")) for rs in kinds.values() for r in rs)
     commits = sorted({p.commit for p in pages})
     path = args.corpus / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
     manifest["sources"] = replace_sources(manifest.get("sources", []), _ours, [{
         "repo": REPO, "commit": ", ".join(commits) or "n/a",
-        "what": f"{WHAT}of {len(kinds['armor'])} base armors (fields.ac_bonus/dex_cap/check_penalty/"
-                f"speed_penalty/strength/category/group) and {len(kinds['shield'])} base shields (fields.ac_bonus/"
-                f"speed_penalty/hardness/hp/bt), stat text, Player Core page of {with_page}, from the repository's "
-                "saved Archives of Nethys pages docs/aonprd/Armor.aspx-ID=*.htm and Shields.aspx-ID=*.htm (ORC "
-                "content; see ingest/data/aon-transcribed/armor.tsv), by scripts/add_armor_stats.py",
+        "what": f"{WHAT}of {len(kinds['armor'])} armors ({len(kinds['armor']) - specific['armor']} base, "
+                f"{specific['armor']} specific with their base's; fields.ac_bonus/dex_cap/check_penalty/"
+                f"speed_penalty/strength/category/group/base_armor) and {len(kinds['shield'])} shields "
+                f"({len(kinds['shield']) - specific['shield']} base, {specific['shield']} specific; fields.ac_bonus/"
+                f"speed_penalty/hardness/hp/bt/base_shield), stat text, page of {with_page}, from the repository's "
+                "saved Archives of Nethys pages docs/aonprd/Armor.aspx-ID=*.htm, Shields.aspx-ID=*.htm and the "
+                "Equipment.aspx-ID=*.htm pages that print a base armor or shield (ORC content; see "
+                "ingest/data/aon-transcribed/armor.tsv), by scripts/add_armor_stats.py",
     }])
     write_corpus(records, args.corpus, manifest)
     print(f"{report.pages} saved pages; stats added to {report.stats_added}, page to {report.page_added}; "
-          f"armor {len(kinds['armor'])}, shields {len(kinds['shield'])}, with a page {with_page}", file=sys.stderr)
+          f"armor {len(kinds['armor'])} ({specific['armor']} specific), shields {len(kinds['shield'])} "
+          f"({specific['shield']} specific), with a page {with_page}", file=sys.stderr)
     print(f"page of another book ({len(report.other_book)}): {'; '.join(report.other_book) or 'none'}",
           file=sys.stderr)
     print(f"saved pages no entry matched ({len(report.unused)}): {'; '.join(report.unused) or 'none'}",

@@ -26,7 +26,8 @@ from gmprep.ingest.creature_speed import replace_sources
 from gmprep.ingest.foundry.build import write_corpus
 
 TRANSCRIPTION = Path(__file__).resolve().parents[1] / "ingest" / "data" / "aon-transcribed" / "pages.tsv"
-WHAT = "condition and action pages "  # this script's manifest entry starts so
+WHAT = "printed pages "  # this script's manifest entry starts so
+OLD_WHAT = "condition and action pages "  # and did so before feats, spells and items had pages
 
 
 def main() -> int:
@@ -71,7 +72,7 @@ def main() -> int:
 
 
 def _ours(source: dict) -> bool:
-    return source.get("repo") == REPO and source.get("what", "").startswith(WHAT)
+    return source.get("repo") == REPO and source.get("what", "").startswith((WHAT, OLD_WHAT))
 
 
 if __name__ == "__main__":

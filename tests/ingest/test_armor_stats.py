@@ -29,6 +29,13 @@ Tower Shield</a></h1><b>Source</b> <a href="Sources.aspx-ID=216.htm"><i>Player C
 <b>Price</b> 10 gp; <b>AC Bonus</b> +2 (+4<sup>2</sup>); <b>Speed Penalty</b> -5 ft.<br /><b>Bulk</b> 4; \
 <b>Hardness</b> 5; <b>HP (BT)</b> 20 (10)<hr />These massive shields can be used to provide cover."""
 
+# docs/aonprd/Equipment.aspx-ID=2828.htm @ 5d599caf, the heading, source and base lines verbatim (links abridged)
+STURDY_SHIELD = """<h1 class="title"><a href ="PFS.aspx.htm"></a>Sturdy Shield<span style="margin-left:auto; \
+margin-right:0">Item 4+</span></h1><span class="trait">Magical</span><br /><b>Source</b> <a href="Sources.aspx-ID=218\
+.htm"><i>GM Core pg. 234</i></a><br /><b>Usage</b> held in 1 hand; <b>Bulk</b> 1<br /><b>Base Shield</b> <u><a \
+href="Shields.aspx-ID=19.htm" tppabs="https://2e.aonprd.com/Shields.aspx?ID=19">Steel Shield</a></u><hr />With a \
+superior design."""
+
 
 def _page(name: str, source: str, **stats: str) -> ArmorPage:
     cols = ("price", "ac_bonus", "dex_cap", "check_penalty", "speed_penalty", "strength", "bulk", "category",
@@ -59,6 +66,34 @@ def test_shield_page_gives_hardness_hp_and_the_raised_bonus():
                       "item_type": "shield"}
     assert armor_stat_line(fields) == "**AC Bonus** +2 (+4); **Speed Penalty** -5 ft.; **Hardness** 5; **HP (BT)** 20 (10)"
 
+
+def test_specific_items_get_their_bases_statistics_and_their_own_durability():
+    item = parse_armor_page(STURDY_SHIELD, "docs/aonprd/Equipment.aspx-ID=2828.htm", "5d599caf")
+    assert item is not None and (item.name, item.base, item.source) == ("Sturdy Shield", "Steel Shield",
+                                                                        "GM Core pg. 234")
+    assert parse_armor_page(STURDY_SHIELD.replace("Base Shield", "Usage"), "docs/aonprd/Equipment.aspx-ID=2828.htm",
+                            "c") is None  # an item page without a base
+    steel = _page("Steel Shield", "Player Core pg. 274", ac_bonus="+2", speed_penalty="—", hardness="5",
+                  hp_bt="20 (10)")
+    plate = _page("Full Plate", "Player Core pg. 273", ac_bonus="+6", dex_cap="+0", check_penalty="-3",
+                  speed_penalty="-10 ft.", strength="+4", category="Heavy", group="Plate")
+    tideplate = ArmorPage("Tideplate", "GM Core pg. 231", {}, "u", "docs/aonprd/Equipment.aspx-ID=2810.htm", "c",
+                          "Full Plate")
+    recs = [
+        {"id": "pf2e:equipment:sturdy-shield-minor", "name": "Sturdy Shield (Minor)", "type": "equipment",
+         "book": "Pathfinder GM Core", "page": None, "fields": {}, "source": {"repo": "r"},
+         "text": "**Price** 100 gp; **Bulk** 1\n\nThe shield has Hardness 8, HP 64, and BT 32."},
+        {"id": "pf2e:equipment:tideplate", "name": "Tideplate", "type": "equipment", "book": "Pathfinder GM Core",
+         "page": None, "fields": {}, "source": {"repo": "r"}, "text": "**Price** 1000 gp; **Bulk** 4\n\nWater."},
+    ]
+    out, _ = add_armor_stats(recs, [steel, plate, item, tideplate])
+    shield, armor = out[0]["fields"], out[1]["fields"]
+    assert (shield["base_shield"], shield["ac_bonus"], shield["hardness"], shield["hp"], shield["bt"]) == (
+        "steel shield", 2, 8, 64, 32)
+    assert out[0]["page"] is None  # the parent's page (234) is not the variant's
+    assert (armor["base_armor"], armor["ac_bonus"], armor["strength"], armor["group"]) == ("full plate", 6, 4, "plate")
+    assert out[1]["page"] == "231"
+    assert out[1]["text"].startswith("**Price** 1000 gp; **Bulk** 4; **Base Armor** full plate; **AC Bonus** +6;")
 
 def test_merge_adds_stat_line_page_and_source_and_keeps_existing_values():
     recs = [
@@ -110,5 +145,12 @@ def test_bundled_armor_and_shields_have_the_player_core_statistics():
     assert items["pf2e:equipment:steel-shield"]["page"] == "274"
     armor = [r for r in items.values() if r["fields"].get("item_type") == "armor"]
     shields = [r for r in items.values() if r["fields"].get("item_type") == "shield"]
-    assert len(armor) >= 12 and len(shields) >= 4
-    assert all(r["page"] and "ac_bonus" in r["fields"] for r in armor + shields)
+    base = [r for r in armor + shields if not r["fields"].get("base_armor") and not r["fields"].get("base_shield")]
+    assert len(base) == 16 and all(r["page"] and "ac_bonus" in r["fields"] for r in base)
+    # GM Core specific items: the base's statistics; a shield's own Hardness, HP and BT (GM Core p. 235)
+    tideplate = items["pf2e:equipment:tideplate"]["fields"]
+    assert (tideplate["base_armor"], tideplate["ac_bonus"], tideplate["speed_penalty"]) == ("full plate", 6, -10)
+    sturdy = items["pf2e:equipment:sturdy-shield-minor"]
+    assert (sturdy["fields"]["hardness"], sturdy["fields"]["hp"], sturdy["fields"]["bt"]) == (8, 64, 32)
+    assert sturdy["page"] == "235"
+    assert len(armor) >= 20 and len(shields) >= 21
