@@ -1,13 +1,14 @@
-"""Printed page numbers of conditions and actions from saved Archives of Nethys pages.
+"""Printed page numbers of conditions, actions, feats, spells and items from saved Archives of Nethys pages.
 
-Why: the vault the bundled conditions and actions come from keeps their book but not their page, so a hover
-or an answer could not say "Player Core p. 444". The public repository MihanEntalpo/pathfinder-2-ui keeps
-an offline copy of Archives of Nethys pages (``docs/aonprd/Conditions.aspx-ID=76.htm``,
-``docs/aonprd/Actions.aspx-ID=2395.htm``, ...), each with the entry's title and its source line
-(``<b>Source</b> <a ...><i>Player Core pg. 444</i></a>``). This module reads those two things (from a
-clone, or from the transcription of them kept in ``ingest/data/aon-transcribed/pages.tsv``), matches a page
-to the corpus entry of the same type and name, and sets ``page`` when the page's book is the entry's book
-(``Player Core`` for ``Pathfinder Player Core``). Nothing is written by hand: every page is a source line.
+Why: the vault the bundled entries come from keeps their book but not their page, so a hover or an answer
+could not say "Player Core p. 444". The public repository MihanEntalpo/pathfinder-2-ui keeps an offline copy
+of Archives of Nethys pages (``docs/aonprd/Conditions.aspx-ID=76.htm``, ``Actions.aspx-ID=2395.htm``,
+``Feats.aspx-ID=4387.htm``, ``Spells.aspx-ID=1436.htm``, ``Equipment.aspx-ID=2810.htm``, list pages such as
+``Activities.aspx-Category=1.htm`` or ``Archetypes.aspx-ID=177.htm``), each entry with its title and its
+source line (``<b>Source</b> <a ...><i>Player Core pg. 444</i></a>``). This module reads those two things
+(from a clone, or from the transcription of them kept in ``ingest/data/aon-transcribed/pages.tsv``), matches
+a page to the corpus entry of the same type and name, and sets ``page`` when the page's book is the entry's
+book (``Player Core`` for ``Pathfinder Player Core``). Nothing is written by hand: every page is a source line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import csv
 import html
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,14 +26,23 @@ from gmprep.ingest.creature_speed import with_source
 REPO = "MihanEntalpo/pathfinder-2-ui"
 PAGES_DIR = "docs/aonprd"
 COLUMNS = ("path", "commit", "url", "title", "source")
-# Saved pages that hold condition or action entries: one entry's own page, or a list of them (the exploration
-# and downtime activities, the general skill actions); "&Redirected=1" copies duplicate another file.
+# Saved pages whose condition and action entries are read in any book: one entry's own page, or a list of them
+# (the exploration and downtime activities, the general skill actions); "&Redirected=1" copies duplicate
+# another file.
 FILE = re.compile(r"^(?:(?:Conditions|Actions)\.aspx-ID=\d+|Activities\.aspx-Category=\d+|Skills\.aspx-ID=\d+&General=true)\.htm$")
-KINDS = {"Conditions": "condition", "Actions": "action"}
-HEADING = re.compile(r'<h([12]) class="title">(.*?)</h\1>', re.S)
+# Every other saved page (rules, classes, archetypes, feat, spell and item pages) adds its entries of the corpus's
+# books only: the site's other books are thousands of rows no entry can use.
+BOOKS = ("Player Core", "Player Core 2", "GM Core", "Monster Core")
+KINDS = {"Conditions": "condition", "Actions": "action", "Feats": "feat", "Spells": "spell", "Rituals": "spell",
+         "Equipment": "equipment"}
+# Spell, ritual and item pages do not link their own heading: the page's file names the entry.
+OWN_PAGE = re.compile(r"^(Spells|Rituals|Equipment)\.aspx-ID=(\d+)\.htm$")
+HEADING = re.compile(r'<h([123]) class="title">(.*?)</h\1>', re.S)
+LEVEL = re.compile(r'<span style="margin-left:auto[^"]*">.*?</span>', re.S)  # "Feat 1", "Spell 2", "Item 10"
 SOURCE = re.compile(r"<b>Source</b>\s*(.*?)(?:<br|<hr)", re.S)
 ITALIC = re.compile(r"<i>(.*?)</i>", re.S)
-URL = re.compile(r'tppabs="(https://2e\.aonprd\.com/(Conditions|Actions)\.aspx\?ID=\d+)"')
+URL = re.compile(r'tppabs="(https://2e\.aonprd\.com/(Conditions|Actions|Feats)\.aspx\?ID=\d+)"')
+ANY_URL = re.compile(r"^https://2e\.aonprd\.com/(\w+)\.aspx\?ID=\d+$")
 BOOK_PAGE = re.compile(r"^(.+?) pg\. (\d+(?:[-–]\d+)?)$")
 GLYPH = re.compile(r"\s*\[(?:one-action|two-actions|three-actions|reaction|free-action)\]\s*$")
 
@@ -41,7 +51,7 @@ GLYPH = re.compile(r"\s*\[(?:one-action|two-actions|three-actions|reaction|free-
 class AonPage:
     """One saved page's title and first source line, with where it was read."""
 
-    kind: str  # corpus type: "condition" or "action"
+    kind: str  # corpus type: "condition", "action", "feat", "spell" or "equipment"
     title: str  # the h1 text as shown, tags removed ("Demoralize [one-action]")
     source: str  # the first source line as shown ("Player Core pg. 240")
     url: str
@@ -74,38 +84,67 @@ def _text(fragment: str) -> str:
 
 
 def parse_aon_page(text: str, path: str, commit: str) -> list[AonPage]:
-    """Each condition or action heading of a saved page (a heading that links to its own
-    ``Conditions.aspx?ID=``/``Actions.aspx?ID=`` page) with the first source line under it."""
-    if not FILE.match(Path(path).name):
-        return []
+    """Each entry heading of a saved page with the first source line under it: a heading that links to its own
+    ``Conditions.aspx?ID=``/``Actions.aspx?ID=``/``Feats.aspx?ID=`` page, and the title of a spell, ritual or
+    item's own page. Outside FILE's pages, only entries of BOOKS."""
+    name = Path(path).name
+    listed = bool(FILE.match(name))
+    own = OWN_PAGE.match(name)
     headings = list(HEADING.finditer(text))
     out = []
+    own_title = None  # the own page's entry, whose variants ("Lion's Armor (Greater)") follow in h2 headings
     for i, heading in enumerate(headings):
         url = URL.search(heading.group(2))
-        if not url:
-            continue  # the site's index headings, skill pages' own headings
+        title = _text(LEVEL.sub("", heading.group(2)))
+        if url:
+            kind, address = KINDS[url.group(2)], url.group(1)
+        elif own and (own_title is None and heading.group(1) == "1"
+                      or own_title is not None and title.startswith(f"{own_title} (")):
+            kind, address = KINDS[own.group(1)], f"https://2e.aonprd.com/{own.group(1)}.aspx?ID={own.group(2)}"
+        else:
+            continue  # the site's index headings, skill pages' own headings, an item page's other sections
         end = headings[i + 1].start() if i + 1 < len(headings) else len(text)
         source = SOURCE.search(text, heading.end(), end)
         books = ITALIC.findall(source.group(1)) if source else []
-        if books:
-            out.append(AonPage(KINDS[url.group(2)], _text(heading.group(2)), _text(books[0]), url.group(1), path,
-                               commit))
+        if not books:
+            continue
+        page = AonPage(kind, title, _text(books[0]), address, path, commit)
+        if not url and own_title is None:
+            own_title = GLYPH.sub("", title)
+        if listed or (page.book_page and page.book_page[0] in BOOKS):
+            out.append(page)
     return out
 
 
 def read_clone(clone: Path) -> list[AonPage]:
-    """Every saved condition and action page of a MihanEntalpo/pathfinder-2-ui clone (bare or not), read
-    with git at HEAD; each row carries the commit that last changed the pages' folder."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(clone), *args], capture_output=True, text=True,
-                              check=True).stdout
-
-    commit = git("log", "-1", "--format=%H", "HEAD", "--", PAGES_DIR).strip()
+    """Every saved page of a MihanEntalpo/pathfinder-2-ui clone (bare or not), read with git at HEAD; each
+    row carries the commit that last changed the pages' folder."""
+    commit = subprocess.run(["git", "-C", str(clone), "log", "-1", "--format=%H", "HEAD", "--", PAGES_DIR],
+                            capture_output=True, text=True, check=True).stdout.strip()
     pages = []
-    for path in sorted(git("ls-tree", "-r", "--name-only", "HEAD", PAGES_DIR).splitlines()):
-        if FILE.match(Path(path).name):
-            pages += parse_aon_page(git("show", f"HEAD:{path}"), path, commit)
+    for path, text in saved_pages(clone, lambda name: name.endswith(".htm") and "Redirect" not in name):
+        pages += parse_aon_page(text, path, commit)
     return pages
+
+
+def saved_pages(clone: Path, wanted: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
+    """``(path, text)`` of each file under PAGES_DIR at HEAD whose name ``wanted`` accepts, sorted by path;
+    read through one ``git cat-file --batch`` (thousands of files: one git process each is minutes)."""
+    listing = subprocess.run(["git", "-C", str(clone), "ls-tree", "-r", "HEAD", PAGES_DIR], capture_output=True,
+                             text=True, check=True).stdout
+    blobs = sorted((line.split("\t", 1)[1], line.split()[2]) for line in listing.splitlines()
+                   if line.split()[1] == "blob" and wanted(Path(line.split("\t", 1)[1]).name))
+    with subprocess.Popen(["git", "-C", str(clone), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as git:
+        assert git.stdin is not None and git.stdout is not None
+        for path, sha in blobs:
+            git.stdin.write(f"{sha}\n".encode())
+            git.stdin.flush()
+            size = int(git.stdout.readline().split()[2])
+            data = git.stdout.read(size)
+            git.stdout.read(1)  # the newline after each object
+            yield path, data.decode("utf-8", "replace")
+        git.stdin.close()
 
 
 def read_transcription(tsv: Path) -> list[AonPage]:
@@ -116,11 +155,11 @@ def read_transcription(tsv: Path) -> list[AonPage]:
 
 
 def _kind(url: str) -> str:
-    """``condition`` or ``action`` from the entry's Archives of Nethys address."""
-    m = URL.search(f'tppabs="{url}"')
-    if not m:
-        raise ValueError(f"not a condition or action page: {url}")
-    return KINDS[m.group(2)]
+    """The corpus type from the entry's Archives of Nethys address (``Feats.aspx?ID=4387``: ``feat``)."""
+    m = ANY_URL.match(url)
+    if not m or m.group(1) not in KINDS:
+        raise ValueError(f"not a condition, action, feat, spell or item page: {url}")
+    return KINDS[m.group(1)]
 
 
 def write_transcription(pages: list[AonPage], tsv: Path) -> None:
@@ -138,8 +177,9 @@ def _key(name: str) -> str:
 
 
 def add_pages(records: Iterable[dict], pages: list[AonPage]) -> tuple[list[dict], PageReport]:
-    """Conditions and actions whose name is a saved page's title (same kind) gain its page when the page's
-    book is the entry's; entries with a page keep it."""
+    """Conditions, actions, feats, spells and items whose name is a saved page's title (same kind) gain its
+    page when the page's book is the entry's; entries with a page keep it. ``unmatched`` lists the conditions
+    and actions still without one (the other types are counted by the caller)."""
     report = PageReport(pages=len(pages))
     by_key: dict[tuple[str, str], list[AonPage]] = {}
     for p in sorted(pages, key=lambda p: (p.path, p.url)):
@@ -160,7 +200,7 @@ def add_pages(records: Iterable[dict], pages: list[AonPage]) -> tuple[list[dict]
                 rec = {**rec, "page": page.book_page[1] if page.book_page else None}
                 rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})
                 report.page_added += 1
-        if kind in KINDS.values() and not rec.get("page"):
+        if kind in ("condition", "action") and not rec.get("page"):
             report.unmatched.append(f"{kind}: {rec['name']} ({rec.get('book')})")
         out.append(rec)
     report.unused = sorted({f"{p.kind}: {p.title} ({p.source})" for p in pages

@@ -1,8 +1,10 @@
-"""Add printed page numbers to the bundled corpus's conditions and actions from saved Archives of Nethys pages.
+"""Add printed page numbers to the bundled corpus's conditions, actions, feats, spells and items from saved
+Archives of Nethys pages.
 
 Source: MihanEntalpo/pathfinder-2-ui keeps an offline copy of Archives of Nethys pages under ``docs/aonprd/``
-(ORC content, see ``ingest/aon_pages.py``); each ``Conditions.aspx-ID=N.htm`` / ``Actions.aspx-ID=N.htm``
-holds the entry's title and its source line (``Player Core pg. 444``). With a clone (``--clone DIR``, bare or
+(ORC content, see ``ingest/aon_pages.py``); each ``Conditions.aspx-ID=N.htm`` / ``Actions.aspx-ID=N.htm`` /
+``Feats.aspx-ID=N.htm`` / ``Spells.aspx-ID=N.htm`` / ``Equipment.aspx-ID=N.htm`` (and list pages) holds the
+entry's title and its source line (``Player Core pg. 444``). With a clone (``--clone DIR``, bare or
 not) the pages are parsed directly, and ``--transcribe`` rewrites
 ``ingest/data/aon-transcribed/pages.tsv`` (the title and source line of each page, with path, commit and
 URL); without one the script reads that file. Entries that already have a page keep it. Prints the pages
@@ -24,7 +26,8 @@ from gmprep.ingest.creature_speed import replace_sources
 from gmprep.ingest.foundry.build import write_corpus
 
 TRANSCRIPTION = Path(__file__).resolve().parents[1] / "ingest" / "data" / "aon-transcribed" / "pages.tsv"
-WHAT = "condition and action pages "  # this script's manifest entry starts so
+WHAT = "printed pages "  # this script's manifest entry starts so
+OLD_WHAT = "condition and action pages "  # and did so before feats, spells and items had pages
 
 
 def main() -> int:
@@ -44,32 +47,32 @@ def main() -> int:
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
-    counts = {kind: sum(1 for r in records if r["type"] == kind and r.get("page")) for kind in ("condition", "action")}
-    totals = {kind: sum(1 for r in records if r["type"] == kind) for kind in counts}
+    kinds = ("condition", "action", "feat", "spell", "equipment")
+    counts = {kind: sum(1 for r in records if r["type"] == kind and r.get("page")) for kind in kinds}
+    totals = {kind: sum(1 for r in records if r["type"] == kind) for kind in kinds}
+    have = ", ".join(f"{counts[k]} of {totals[k]} {k}{'' if k == 'equipment' else 's'}" for k in kinds)
     commits = sorted({p.commit for p in pages})
     path = args.corpus / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
     manifest["sources"] = replace_sources(manifest.get("sources", []), _ours, [{
         "repo": REPO, "commit": ", ".join(commits) or "n/a",
-        "what": f"{WHAT}(the `page` of {counts['condition']} of {totals['condition']} conditions and "
-                f"{counts['action']} of {totals['action']} actions) from the repository's saved Archives of "
-                "Nethys pages docs/aonprd/Conditions.aspx-ID=*.htm and Actions.aspx-ID=*.htm (ORC content; "
-                "title and source line, see ingest/data/aon-transcribed/pages.tsv), by scripts/add_pages.py",
+        "what": f"{WHAT}(the `page` of {have}, where a page is set) from the repository's saved Archives "
+                "of Nethys pages docs/aonprd/*.htm: Conditions, Actions, Feats, Spells, Rituals and Equipment "
+                "pages and the list pages that hold such entries (ORC content; title and source line, see "
+                "ingest/data/aon-transcribed/pages.tsv), by scripts/add_pages.py",
     }])
     write_corpus(records, args.corpus, manifest)
-    print(f"{report.pages} saved pages; page added to {report.page_added}; with a page: conditions "
-          f"{counts['condition']}/{totals['condition']}, actions {counts['action']}/{totals['action']}",
-          file=sys.stderr)
+    print(f"{report.pages} saved pages; page added to {report.page_added}; with a page: "
+          + ", ".join(f"{k} {counts[k]}/{totals[k]}" for k in kinds), file=sys.stderr)
     print(f"page of another book ({len(report.other_book)}): {'; '.join(report.other_book) or 'none'}",
           file=sys.stderr)
-    print(f"saved pages no entry matched ({len(report.unused)}): {'; '.join(report.unused) or 'none'}",
-          file=sys.stderr)
+    print(f"saved pages no entry matched: {len(report.unused)}", file=sys.stderr)
     print(f"without a page ({len(report.unmatched)}): {'; '.join(report.unmatched) or 'none'}", file=sys.stderr)
     return 0
 
 
 def _ours(source: dict) -> bool:
-    return source.get("repo") == REPO and source.get("what", "").startswith(WHAT)
+    return source.get("repo") == REPO and source.get("what", "").startswith((WHAT, OLD_WHAT))
 
 
 if __name__ == "__main__":

@@ -212,16 +212,14 @@ class Converter:
             "strength": system.get("strength"), "category": system.get("category"), "group": system.get("group"),
         }
         entry = self._base(doc, "equipment", f"pf2e:equipment:{entry_slug(doc['name'])}", body, source)
-        stat = [
-            *self._equipment_head(system), f"**AC Bonus** {_signed(fields['ac_bonus'])}",
-            f"**Dex Cap** {_signed(fields['dex_cap'])}", f"**Strength** {fields['strength'] or '—'}",
-            f"**Check Penalty** {fields['check_penalty'] or '—'}",
-            f"**Speed Penalty** {str(fields['speed_penalty']) + ' ft.' if fields['speed_penalty'] else '—'}",
-            f"**Category** {fields['category'] or '—'}", f"**Group** {fields['group'] or '—'}",
-        ]
-        entry["text"] = "; ".join(stat) + (f"\n\n{body.text}" if body.text else "")
         entry["fields"].update({k: v for k, v in fields.items() if v is not None})
         entry["fields"]["item_type"] = "armor"
+        # the same stat text as the armor added from Archives of Nethys pages (imported here: armor_stats
+        # imports this module through creature_speed)
+        from gmprep.ingest.armor_stats import armor_stat_line
+
+        stat = [*self._equipment_head(system), armor_stat_line(entry["fields"])]
+        entry["text"] = "; ".join(stat) + (f"\n\n{body.text}" if body.text else "")
         return entry
 
     def _strike(self, item: dict) -> str:
