@@ -362,6 +362,11 @@ def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
         [(2.0, 1.0), (-1.0, 1.5), (1.5, -1.0), (-2.0, -1.2), (0.5, 2.0), (0.8, -2.0), (-0.3, 0.7), (1.0, -0.6)])]
     st = fit_note_stage(spans)
     assert st.section_weight > abs(st.self_weight)
+    assert st.gloss_weight == 0.0 and st.bare_weight == 0.0  # no gloss in these spans: nothing to weigh
+    # a label that follows the gloss overlap gives the gloss a weight; gloss=False leaves it out
+    glossed = [StageSpan("a", i, i, int(g > 0.05), 0.0, 0.0, "plain", g) for i, g in enumerate(
+        [0.0, 0.01, 0.2, 0.08, 0.0, 0.15, 0.02, 0.1])]
+    assert fit_note_stage(glossed).gloss_weight > 0 and fit_note_stage(glossed, gloss=False).gloss_weight == 0.0
 
     model = tmp_path / "model"
     model.mkdir()
@@ -391,11 +396,17 @@ def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
     labels = tmp_path / "tune.jsonl"
     labels.write_text("\n".join(json.dumps(r) for r in rows))
     args = ["hover", "calibrate", "--labels", str(labels), "--notes", str(notes), "--model", str(model)]
-    assert main(args + ["--note-stage"]) == 0
+    assert main(args + ["--note-stage", "--no-gloss"]) == 0  # the stage as it was before the gloss
     saved = json.loads((model / "mention_scorer.json").read_text())
     assert set(saved["note_stage"]) == {"self_weight", "section_weight", "bias"}
+    assert json.loads((model / "manifest.json").read_text())["calibration"]["command"].endswith("--no-gloss")
+    assert MentionScorer.load(model).note_stage.gloss_weight == 0.0
+    assert main(args + ["--note-stage"]) == 0
+    saved = json.loads((model / "mention_scorer.json").read_text())
+    assert set(saved["note_stage"]) == {"self_weight", "section_weight", "bias", "gloss_weight", "bare_weight"}
     cal = json.loads((model / "manifest.json").read_text())["calibration"]
     assert cal["command"].endswith("--note-stage") and set(cal["note_stage"]["leave_one_gm_out"]) == {"gma", "gmb"}
+    assert all(len(r["stage"]) == 5 for r in cal["note_stage"]["leave_one_gm_out"].values())
     assert MentionScorer.load(model).note_stage is not None
     assert main(args + ["--drop-note-stage"]) == 0
     assert "note_stage" not in json.loads((model / "mention_scorer.json").read_text())
