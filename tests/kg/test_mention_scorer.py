@@ -442,3 +442,26 @@ def test_scanner_floor_is_the_rescue_threshold(index):
     scorer = MentionScorer.load()
     sc = NoteScanner(index, scorer=scorer)
     assert sc.floor == scorer.thresholds.get("rescue", scorer.threshold_for("loose"))
+
+
+def test_dev_cap_on_normal_counts_only_the_mentions_normal_must_keep(tmp_path, nodes, index):
+    """``normal`` is capped by the dev mentions the rules of thumb turn down (they show from "normal" alone);
+    the ones they accept are kept by the "rescue" cap. A dev note of accepted mentions only: no cap on normal."""
+    from gmprep.kg.mention_scorer import MODEL_DIR
+    from gmprep.kg.mention_scorer_train import dev_ceiling
+    from gmprep.kg.note_scan import NoteScanner
+
+    model = json.loads((MODEL_DIR / "mention_scorer.json").read_text())
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    text = "# Fight\n\nThe ogre is frightened 2; Tovan uses Demoralize and Trip.\n"
+    (dev / "n.md").write_text(text)
+    mentions = [{"line": 2, "character": text.split("\n")[2].index(w), "text": w, "gold": gid}
+                for w, gid in (("Demoralize", "pf2e:action:demoralize"), ("Trip", "pf2e:action:trip"))]
+    (dev / "n.md.json").write_text(json.dumps({"mentions": mentions}))
+    cands = {c.mention.text: c for c in NoteScanner(index, scorer=MentionScorer(model)).candidates(text)}
+    assert cands["Demoralize"].heuristic and cands["Trip"].heuristic  # both accepted by the rules of thumb
+    allnodes = list(nodes.values())
+    assert dev_ceiling(dev, allnodes, model, 0.98, plain_only=True) == 1.0
+    assert dev_ceiling(dev, allnodes, model, 0.98) < 1.0  # the old cap counted them too
+    assert dev_ceiling(dev, allnodes, model, 1.0, rescued_only=True) < 1.0
