@@ -65,6 +65,11 @@ class GlossIndex:
                 self._idf = {w: math.log(n / (1 + c)) for w, c in df.items()}
             return self._idf
 
+    def warm(self) -> None:
+        """Count the document frequencies now (a server does it on a background thread at startup, so
+        the first scan of a note does not pay for it; a scan that comes first waits for it)."""
+        self._ensure_idf()
+
     def vector(self, node_id: str) -> dict[str, float]:
         """The entry's text as a unit tf-idf vector (sublinear tf); empty when it has no text."""
         vec = self._vectors.get(node_id)
