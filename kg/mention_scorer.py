@@ -40,9 +40,6 @@ Strictness = Literal["loose", "normal", "strict"]
 # How far around a span the scorer reads (characters). Bounded so a scan stays linear.
 WINDOW_CHARS = 160
 CONTEXT_TOKENS = 8  # words each side whose rule-vocabulary log-odds are averaged
-# The gloss cosine is small (typically 0..0.1): scaled so its weight is of the size of the others
-# (the note stage's fit has a small ridge on every weight).
-GLOSS_SCALE = 10.0
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+")
 _VALUE_AFTER = re.compile(r"^[ \t]*(?:\+?\d+\b|d\d+\b|[+-]\d+)")
@@ -118,24 +115,15 @@ class NoteStage:
     candidates of its section (the part of the note under the same headings). A statblock or a
     house rule puts many confident candidates side by side; narrative prose puts everyday senses of
     rule words there, whose scores sit low together, so the same word needs stronger signs of its
-    own. It also reads the sense evidence
-    of ``kg/gloss.py``: how much the words around the candidate share with the entry's own rule text
-    (``gloss``, a cosine in 0..1), which the scorer's features do not see, and whether there were
-    words enough around it to read that from (``bare``: a name alone in a list item or a table cell).
-    ``conf' = sigmoid(self_weight * logit(conf) + section_weight * mean logit(section)
-    + gloss_weight * GLOSS_SCALE * gloss + bare_weight * bare + bias)``; the numbers are fitted by
-    ``gmprep hover calibrate --note-stage`` on the tuning notes (a stage fitted before the gloss has
-    both weights 0 and reads as before)."""
+    own. ``conf' = sigmoid(self_weight * logit(conf) + section_weight * mean logit(section) + bias)``;
+    the three numbers are fitted by ``gmprep hover calibrate --note-stage`` on the tuning notes."""
 
     self_weight: float
     section_weight: float
     bias: float
-    gloss_weight: float = 0.0
-    bare_weight: float = 0.0
 
-    def adjust(self, conf: float, section_mean_logit: float, gloss: float = 0.0, bare: bool = False) -> float:
-        z = (self.self_weight * logit(conf) + self.section_weight * section_mean_logit
-             + self.gloss_weight * GLOSS_SCALE * gloss + (self.bare_weight if bare else 0.0) + self.bias)
+    def adjust(self, conf: float, section_mean_logit: float) -> float:
+        z = self.self_weight * logit(conf) + self.section_weight * section_mean_logit + self.bias
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -154,8 +142,7 @@ class MentionScorer:
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         stage = model.get("note_stage")
         self.note_stage: NoteStage | None = (
-            NoteStage(float(stage["self_weight"]), float(stage["section_weight"]), float(stage["bias"]),
-                      float(stage.get("gloss_weight", 0.0)), float(stage.get("bare_weight", 0.0))) if stage else None
+            NoteStage(float(stage["self_weight"]), float(stage["section_weight"]), float(stage["bias"])) if stage else None
         )
         if len(self.weights) != len(self.features):
             raise GmprepError("mention scorer model: weights and features differ in length")

@@ -689,14 +689,11 @@ def train_scorer(
     return manifest
 
 
-def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_only: bool = False,
-                plain_only: bool = False) -> float:
+def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_only: bool = False) -> float:
     """The highest threshold at which ``recall`` of the labelled mentions of the notes in ``folder``
     (``X.md.json``: line, character, gold id) still hover with ``model`` (its note stage included).
-    ``rescued_only``: count only the mentions the rules of thumb accept, which the "rescue" threshold
-    still shows below "normal" (so ``recall=1.0`` gives the highest "rescue" that keeps them all).
-    ``plain_only``: count only the mentions the rules of thumb turn down, the ones that show from
-    "normal" alone (the others are kept by the "rescue" cap); none: 1.0, nothing to keep."""
+    ``rescued_only``: count only the mentions the rules of thumb accept, which the "loose" threshold
+    still shows below "normal" (so ``recall=1.0`` gives the highest "loose" that keeps them all)."""
     from gmprep.kg.mention_scorer import MentionScorer
     from gmprep.kg.note_scan import NoteScanner, section_means
     from gmprep.kg.prose import line_starts
@@ -719,16 +716,16 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_o
             i = next((i for i, sc in enumerate(cands)
                       if sc.start <= off < sc.end and sc.mention.node_id == g["gold"]), None)
             if i is None:
-                if not (rescued_only or plain_only):
+                if not rescued_only:
                     scores.append(0.0)  # not found at all: no threshold brings it back
                 continue
             m = cands[i].mention
-            if m.value is not None or (rescued_only and not cands[i].heuristic) or (plain_only and cands[i].heuristic):
+            if m.value is not None or (rescued_only and not cands[i].heuristic):
                 continue  # a value shows it at any score; the rescue only reads accepted matches
             stage = scorer.note_stage
-            scores.append(stage.adjust(m.confidence, means[i], cands[i].gloss, cands[i].bare) if stage is not None else m.confidence)
+            scores.append(stage.adjust(m.confidence, means[i]) if stage is not None else m.confidence)
     if not scores:
-        if rescued_only or plain_only:
+        if rescued_only:
             return 1.0
         raise GmprepError(f"no labelled mentions in {folder}")
     scores.sort()
@@ -782,15 +779,14 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
-            score = round(stage.adjust(m.confidence, mean, sc.gloss, sc.bare), 4) if stage is not None else m.confidence
+            score = round(stage.adjust(m.confidence, mean), 4) if stage is not None else m.confidence
             out.append(LabelledSpan(doc, sc.start, sc.end, int(right), hit.get("reason") or "", score, _group(sc)))
     return out
 
 
 @dataclass
 class StageSpan:
-    """A judged candidate as the note stage reads it: the scorer's own logit, its section's mean and
-    the gloss overlap and whether it had words to read (``kg/gloss.py``)."""
+    """A judged candidate as the note stage reads it: the scorer's own logit and its section's mean."""
 
     doc: str
     start: int
@@ -799,8 +795,6 @@ class StageSpan:
     z: float
     section_mean: float
     group: str = "plain"
-    gloss: float = 0.0
-    bare: bool = False
 
 
 def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer) -> list[StageSpan]:
@@ -822,36 +816,33 @@ def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer) -> list[Stag
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
-            out.append(StageSpan(doc, sc.start, sc.end, int(right), logit(m.confidence), mean, _group(sc), sc.gloss, sc.bare))
+            out.append(StageSpan(doc, sc.start, sc.end, int(right), logit(m.confidence), mean, _group(sc)))
     return out
 
 
-def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2, gloss: bool = True):
-    """The note stage's numbers: a logistic regression of the label on (own logit, section mean logit,
-    scaled gloss overlap, bare), fitted by Newton steps with a small ridge (five numbers need no library).
-    ``gloss=False`` leaves the gloss and bare out (weights 0: the stage as it was before them)."""
+def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2):
+    """The note stage's three numbers: a logistic regression of the label on (own logit, section mean
+    logit), fitted by Newton steps with a small ridge (three numbers need no library)."""
     import numpy as np
 
-    from gmprep.kg.mention_scorer import GLOSS_SCALE, NoteStage
+    from gmprep.kg.mention_scorer import NoteStage
 
-    X = np.array([[x.z, x.section_mean, GLOSS_SCALE * x.gloss if gloss else 0.0,
-                   float(x.bare) if gloss else 0.0, 1.0] for x in spans], dtype=float)
+    X = np.array([[x.z, x.section_mean, 1.0] for x in spans], dtype=float)
     y = np.array([x.label for x in spans], dtype=float)
-    w = np.zeros(5)
-    reg = np.diag([ridge, ridge, ridge, ridge, 0.0])
+    w = np.zeros(3)
+    reg = np.diag([ridge, ridge, 0.0])
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(X @ w, -30, 30)))
         g = X.T @ (p - y) + reg @ w
-        h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(5)
+        h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(3)
         step = np.linalg.solve(h, g)
         w -= step
         if float(np.abs(step).max()) < 1e-8:
             break
-    return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[4]), 5), round(float(w[2]), 5),
-                     round(float(w[3]), 5))
+    return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[2]), 5))
 
 
-def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str], gloss: bool = True) -> list[LabelledSpan]:
+def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str]) -> list[LabelledSpan]:
     """Each GM's spans scored by a note stage fitted without that GM (leave one GM out)."""
     gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
     out: list[LabelledSpan] = []
@@ -859,16 +850,16 @@ def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str], gloss: 
         rest = [x for x in spans if gm_of[x.doc] != gm]
         if len({x.label for x in rest}) < 2:
             continue
-        stage = fit_note_stage(rest, gloss=gloss)
+        stage = fit_note_stage(rest)
         for x in spans:
             if gm_of[x.doc] == gm:
-                score = stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean, x.gloss, x.bare)
+                score = stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean)
                 out.append(LabelledSpan(x.doc, x.start, x.end, x.label, "", round(score, 4), x.group))
     return out
 
 
 def note_stage_leave_one_gm_out(spans: list[StageSpan], groups: dict[str, str], normal_cap: float = 1.0,
-                                rescue_cap: float = 1.0, gloss: bool = True) -> dict[str, dict]:
+                                rescue_cap: float = 1.0) -> dict[str, dict]:
     """``leave_one_gm_out`` for the note stage, strictly: for each GM, the stage is fitted and the
     thresholds chosen on the other GMs' spans alone, then both are applied to this GM's."""
     gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
@@ -877,18 +868,16 @@ def note_stage_leave_one_gm_out(spans: list[StageSpan], groups: dict[str, str], 
         rest = [x for x in spans if gm_of[x.doc] != gm]
         if len({x.label for x in rest}) < 2:
             continue
-        stage = fit_note_stage(rest, gloss=gloss)
+        stage = fit_note_stage(rest)
 
         def scored(xs: list[StageSpan], stage=stage) -> list[LabelledSpan]:
             return [LabelledSpan(x.doc, x.start, x.end, x.label, "",
-                                 round(stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean, x.gloss, x.bare), 4),
-                                 x.group)
+                                 round(stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean), 4), x.group)
                     for x in xs]
 
         held = scored([x for x in spans if gm_of[x.doc] == gm])
         t = calibrate(scored(rest), normal_cap, rescue_cap)
-        out[gm] = _held_report(held, t) | {"stage": [stage.self_weight, stage.section_weight, stage.bias,
-                                                     stage.gloss_weight, stage.bare_weight]}
+        out[gm] = _held_report(held, t) | {"stage": [stage.self_weight, stage.section_weight, stage.bias]}
     return out
 
 

@@ -25,7 +25,6 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
-from gmprep.kg.gloss import GlossIndex
 from gmprep.kg.legacy import LEGACY_NAMES, LEGACY_SPELLINGS
 from gmprep.kg.models import Node
 
@@ -255,8 +254,6 @@ class NameIndex:
         # traits that only mark a class's abilities ("This indicates abilities from the magus class"):
         # a GM writing "Magus" or "Commander" means the class or a rank, never this trait
         self._class_traits: set[str] = set()
-        # the entries' own texts, for the note stage's sense evidence (kg/gloss.py; counted on first use)
-        self.gloss = GlossIndex(())
 
     # ---- building -------------------------------------------------------------------------
     @classmethod
@@ -265,7 +262,6 @@ class NameIndex:
         idx = cls()
         # "Level 2" archetype pages are corpus artefacts, not names anyone writes
         entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)]
-        idx.gloss = GlossIndex((n.node_id, n.text or "") for n in entries)
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
             if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):

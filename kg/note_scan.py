@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.settings import HoverSettings
-from gmprep.kg.gloss import BARE_WORDS, tokenize
 from gmprep.kg.names import Match, Mention, NameIndex, _at_sentence_start, name_key
 from gmprep.kg.prose import (
     ChunkProse,
@@ -62,8 +61,6 @@ class Scored:
     heuristic: bool
     section: tuple[str, ...]
     offset: int = 0  # where its chunk starts in the document
-    gloss: float = 0.0  # how much its words share with the entry's own text (kg/gloss.py)
-    bare: bool = False  # too few words around it to read a sense from (kg/gloss.py: BARE_WORDS)
 
     @property
     def start(self) -> int:
@@ -182,8 +179,7 @@ class NoteScanner:
                     nl = text.find("\n", a + off)
                     if nl >= 0:
                         ignore_lines.append(nl + 1)
-            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a, sc.gloss, sc.bare)
-                                               for sc in decided])
+            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a) for sc in decided])
         if open_ignore is not None:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
@@ -201,7 +197,7 @@ class NoteScanner:
             m = sc.mention
             conf = m.confidence
             if stage is not None:
-                conf = round(stage.adjust(conf, means[i], sc.gloss, sc.bare), 4)
+                conf = round(stage.adjust(conf, means[i]), 4)
             if conf >= self.threshold or self._rescued(sc.heuristic, m, conf):
                 out.append(sc.shown(conf, self._memo))
         return out
@@ -257,7 +253,6 @@ class NoteScanner:
         out: list[Scored] = []
         stack = list(headings)
         k = 0
-        tokens = tokenize(prose.text) if self.scorer is not None and chunk.matches else None
         for match, region in zip(chunk.matches, chunk.regions, strict=True):
             while k < len(marks) and marks[k][0] <= match.start:
                 _, level, title = marks[k]
@@ -268,20 +263,11 @@ class NoteScanner:
             if match.veto:
                 continue
             section = tuple(t for _, t in stack)
-            gloss, read = 0.0, BARE_WORDS
             if self.scorer is None:
                 conf = 1.0 if match.heuristic else 0.0
             else:
                 conf = self._score(prose, match, region, section)
-                # the sense evidence the note stage reads; within the chunk (a paragraph, list item, ...)
-                # so the chunk's decisions stay its own to cache
-                end = match.name_end if match.name_end > match.start else match.end
-                gloss, read = self.names.gloss.around(match.chosen.node_id, prose.text, match.start, end, tokens=tokens)
-            # "bare": a name listed alone (a list item or table cell of a few words, "Fighter, Monk"), where
-            # there is no sense to read; a short sentence is not bare (its few words are the evidence)
-            bare = read < BARE_WORDS and (region.in_list_item or region.in_table_cell)
-            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section, 0, round(gloss, 4),
-                              bare))
+            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section))
         return out
 
     def _rescued(self, heuristic: bool, match: Mention, conf: float) -> bool:

@@ -111,9 +111,6 @@ class ServerState:
             gc.collect()
             gc.freeze()
             log.info("name index ready in %.2fs (%d keys)", time.perf_counter() - t0, len(self.book.names))
-            # the hover scan's sense evidence counts word frequencies over the entries' texts once
-            # (~0.4 s): off the path to the first hover, which would otherwise pay for it
-            threading.Thread(target=self.book.names.gloss.warm, name="gmprep-gloss", daemon=True).start()
         except Exception:  # the server stays up without hovers, and says why
             log.exception("could not load the bundled corpus")
         finally:

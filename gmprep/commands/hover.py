@@ -49,8 +49,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--note-stage", action="store_true",
                    help="also fit the note stage (a confidence read against its section's) on these notes, "
                         "leaving one GM out to choose the thresholds")
-    c.add_argument("--no-gloss", action="store_true",
-                   help="fit the note stage without the gloss overlap (kg/gloss.py): the stage as it was, to compare")
     c.add_argument("--drop-note-stage", action="store_true", help="remove the note stage from the model")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
@@ -115,6 +113,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         fit_note_stage,
         leave_one_gm_out,
         note_stage_leave_one_gm_out,
+        note_stage_out_of_gm,
         pooled,
         pr_at,
         pr_shown,
@@ -134,31 +133,25 @@ def run_calibrate(args: argparse.Namespace) -> int:
         sspans = stage_spans(args.labels, args.notes, nodes, MentionScorer(model))
         if not sspans or len({s.label for s in sspans}) < 2:
             raise GmprepError("the labels give no rule and noise spans the scorer can read")
-        gloss = not args.no_gloss
-        stage = fit_note_stage(sspans, gloss=gloss)
+        stage = fit_note_stage(sspans)
         model["note_stage"] = {"self_weight": stage.self_weight, "section_weight": stage.section_weight,
-                               "bias": stage.bias} | ({"gloss_weight": stage.gloss_weight, "bare_weight": stage.bare_weight} if gloss else {})
+                               "bias": stage.bias}
     dev: dict = {}
     normal_cap = rescue_cap = 1.0
     if args.dev_notes is not None:
-        # the labelled dev notes keep every mention the rules of thumb accept at "rescue" (below "normal",
-        # those show from "rescue" on), and 0.98 of the ones they turn down at "normal" (only those need
-        # "normal": capping it by the accepted ones too held the bar for everyday words down to the level
-        # the rescued rule names need)
-        normal_cap = dev_ceiling(args.dev_notes, nodes, model, 0.98, plain_only=True)
+        # the labelled dev notes keep 0.98 of their mentions at "normal", and every one the rules of
+        # thumb accept at "rescue" (below "normal", those show from "rescue" on)
+        normal_cap = dev_ceiling(args.dev_notes, nodes, model, 0.98)
         rescue_cap = dev_ceiling(args.dev_notes, nodes, model, 1.0, rescued_only=True)
         dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": normal_cap,
                              "rescue_ceiling": rescue_cap}}
     if args.note_stage:
-        # the thresholds are chosen on the scores of the stage that ships, fitted on all the tuning GMs: the
-        # procedure the leave-one-GM-out report validates (there, each fold's stage and thresholds are fitted
-        # on the other GMs alone, then applied to the GM left out). Choosing them on the left-out scores of
-        # three differently fitted stages (as before) set them for a score scale the shipped stage does not
-        # have (normal 0.78 where its own scores put the F0.75 point at 0.64, costing end-to-end recall).
+        # thresholds are chosen on scores from stages that never saw the GM scored (as train-scorer does)
+        spans = note_stage_out_of_gm(sspans, groups)
         stage_report = {"note_stage": model["note_stage"] | {
-            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(
-                sspans, groups, normal_cap, rescue_cap, gloss=gloss))}}
-    spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
+            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(sspans, groups, normal_cap, rescue_cap))}}
+    else:
+        spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
     thresholds = calibrate(spans, normal_cap, rescue_cap)
@@ -184,8 +177,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         manifest = json.loads(man_path.read_text(encoding="utf-8")) if man_path.exists() else {}
         manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"
                                                        + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")
-                                                       + (" --note-stage" if args.note_stage else "")
-                                                       + (" --no-gloss" if args.no_gloss else "")}
+                                                       + (" --note-stage" if args.note_stage else "")}
         if args.drop_note_stage:
             manifest["calibration"].pop("note_stage", None)
         man_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

@@ -362,11 +362,6 @@ def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
         [(2.0, 1.0), (-1.0, 1.5), (1.5, -1.0), (-2.0, -1.2), (0.5, 2.0), (0.8, -2.0), (-0.3, 0.7), (1.0, -0.6)])]
     st = fit_note_stage(spans)
     assert st.section_weight > abs(st.self_weight)
-    assert st.gloss_weight == 0.0 and st.bare_weight == 0.0  # no gloss in these spans: nothing to weigh
-    # a label that follows the gloss overlap gives the gloss a weight; gloss=False leaves it out
-    glossed = [StageSpan("a", i, i, int(g > 0.05), 0.0, 0.0, "plain", g) for i, g in enumerate(
-        [0.0, 0.01, 0.2, 0.08, 0.0, 0.15, 0.02, 0.1])]
-    assert fit_note_stage(glossed).gloss_weight > 0 and fit_note_stage(glossed, gloss=False).gloss_weight == 0.0
 
     model = tmp_path / "model"
     model.mkdir()
@@ -396,17 +391,11 @@ def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
     labels = tmp_path / "tune.jsonl"
     labels.write_text("\n".join(json.dumps(r) for r in rows))
     args = ["hover", "calibrate", "--labels", str(labels), "--notes", str(notes), "--model", str(model)]
-    assert main(args + ["--note-stage", "--no-gloss"]) == 0  # the stage as it was before the gloss
-    saved = json.loads((model / "mention_scorer.json").read_text())
-    assert set(saved["note_stage"]) == {"self_weight", "section_weight", "bias"}
-    assert json.loads((model / "manifest.json").read_text())["calibration"]["command"].endswith("--no-gloss")
-    assert MentionScorer.load(model).note_stage.gloss_weight == 0.0
     assert main(args + ["--note-stage"]) == 0
     saved = json.loads((model / "mention_scorer.json").read_text())
-    assert set(saved["note_stage"]) == {"self_weight", "section_weight", "bias", "gloss_weight", "bare_weight"}
+    assert set(saved["note_stage"]) == {"self_weight", "section_weight", "bias"}
     cal = json.loads((model / "manifest.json").read_text())["calibration"]
     assert cal["command"].endswith("--note-stage") and set(cal["note_stage"]["leave_one_gm_out"]) == {"gma", "gmb"}
-    assert all(len(r["stage"]) == 5 for r in cal["note_stage"]["leave_one_gm_out"].values())
     assert MentionScorer.load(model).note_stage is not None
     assert main(args + ["--drop-note-stage"]) == 0
     assert "note_stage" not in json.loads((model / "mention_scorer.json").read_text())
@@ -442,26 +431,3 @@ def test_scanner_floor_is_the_rescue_threshold(index):
     scorer = MentionScorer.load()
     sc = NoteScanner(index, scorer=scorer)
     assert sc.floor == scorer.thresholds.get("rescue", scorer.threshold_for("loose"))
-
-
-def test_dev_cap_on_normal_counts_only_the_mentions_normal_must_keep(tmp_path, nodes, index):
-    """``normal`` is capped by the dev mentions the rules of thumb turn down (they show from "normal" alone);
-    the ones they accept are kept by the "rescue" cap. A dev note of accepted mentions only: no cap on normal."""
-    from gmprep.kg.mention_scorer import MODEL_DIR
-    from gmprep.kg.mention_scorer_train import dev_ceiling
-    from gmprep.kg.note_scan import NoteScanner
-
-    model = json.loads((MODEL_DIR / "mention_scorer.json").read_text())
-    dev = tmp_path / "dev"
-    dev.mkdir()
-    text = "# Fight\n\nThe ogre is frightened 2; Tovan uses Demoralize and Trip.\n"
-    (dev / "n.md").write_text(text)
-    mentions = [{"line": 2, "character": text.split("\n")[2].index(w), "text": w, "gold": gid}
-                for w, gid in (("Demoralize", "pf2e:action:demoralize"), ("Trip", "pf2e:action:trip"))]
-    (dev / "n.md.json").write_text(json.dumps({"mentions": mentions}))
-    cands = {c.mention.text: c for c in NoteScanner(index, scorer=MentionScorer(model)).candidates(text)}
-    assert cands["Demoralize"].heuristic and cands["Trip"].heuristic  # both accepted by the rules of thumb
-    allnodes = list(nodes.values())
-    assert dev_ceiling(dev, allnodes, model, 0.98, plain_only=True) == 1.0
-    assert dev_ceiling(dev, allnodes, model, 0.98) < 1.0  # the old cap counted them too
-    assert dev_ceiling(dev, allnodes, model, 1.0, rescued_only=True) < 1.0
