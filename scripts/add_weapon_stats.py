@@ -42,7 +42,9 @@ def main() -> int:
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
-    ours = [r for r in records if r["type"] == "equipment"
+    # base weapons only: a specific weapon (fields.base_weapon, scripts/add_magic_weapon_stats.py) cites its
+    # base's note too, and counting it would make this entry depend on which script ran last
+    ours = [r for r in records if r["type"] == "equipment" and not r["fields"].get("base_weapon")
             and any(s.get("repo") == REPO for s in _sources(r))]
     with_die = sum(bool(r["fields"].get("damage_die")) for r in ours)
     with_group = sum(bool(r["fields"].get("group")) for r in ours)
