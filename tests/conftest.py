@@ -23,6 +23,15 @@ SHARED = REPO.parent / "shared"
 EVAL_DIR = SHARED / "eval"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long files first: those that start language servers (tests/server) or need the full store
+    (marked slow). scripts/test runs the files on two workers (pytest-xdist, --dist loadfile,
+    --no-loadscope-reorder, so in this order): a long file started last would keep one worker busy
+    while the other has nothing left. The sort is stable: each file keeps its own tests' order."""
+    long_files = {i.path for i in items if i.path.parent.name == "server" or i.get_closest_marker("slow")}
+    items.sort(key=lambda i: i.path not in long_files)
+
+
 @pytest.fixture(scope="session")
 def corpus():
     """The bundled corpus as graph nodes and edges."""
