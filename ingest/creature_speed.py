@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,11 +211,3 @@ def add_pack_speeds(records: Iterable[dict], speeds: list[PackSpeed]) -> tuple[l
                 added.append(rec["name"])
         out.append(rec)
     return out, added
-
-
-def replace_sources(sources: list[dict], drop: Callable[[dict], bool], new: list[dict]) -> list[dict]:
-    """The manifest sources with those ``drop`` selects replaced by ``new``, where the first of them stood
-    (appended when none did), so that scripts adding sources can rerun in any order with the same result."""
-    at = next((i for i, s in enumerate(sources) if drop(s)), len(sources))
-    kept = [s for s in sources[:at] if not drop(s)]
-    return [*kept, *new, *(s for s in sources[at:] if not drop(s))]

@@ -15,13 +15,10 @@ Usage: python scripts/add_creature_speed.py [--vault XUARTLEK_CHECKOUT] [--corpu
 
 from __future__ import annotations
 
-import argparse
-import json
-import subprocess
 import sys
 from pathlib import Path
 
-from gmprep.ingest.corpus import corpus_dir, iter_records
+from gmprep.ingest import corpus_step
 from gmprep.ingest.creature_speed import (
     FOUNDRY_REPO,
     REPO,
@@ -30,9 +27,7 @@ from gmprep.ingest.creature_speed import (
     read_pack_speeds,
     read_transcription,
     read_vault,
-    replace_sources,
 )
-from gmprep.ingest.foundry.build import write_corpus
 
 DATA = Path(__file__).resolve().parents[1] / "ingest" / "data"
 TRANSCRIPTION = DATA / "xuartlek-transcribed" / "monster-core.tsv"
@@ -41,29 +36,21 @@ PACK_WHAT = "creature Speed of "  # this script's foundryvtt/pf2e manifest entry
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--vault", type=Path, help="a kmdavis/xuartlek checkout (default: the transcription)")
-    ap.add_argument("--corpus", type=Path, default=corpus_dir())
-    args = ap.parse_args()
+    args = corpus_step.parser(__doc__, "vault", "a kmdavis/xuartlek checkout").parse_args()
     if args.vault:
-        commit = subprocess.run(["git", "-C", str(args.vault), "rev-parse", "HEAD"], capture_output=True,
-                                text=True).stdout.strip() or "unknown"
+        commit = corpus_step.git_head(args.vault)
         notes, what = read_vault(args.vault, commit), f"checkout at {commit}"
     else:
         notes, what = read_transcription(TRANSCRIPTION), "per note, see ingest/data/xuartlek-transcribed"
-    errors: list[str] = []
-    records, report = add_speed_and_pages(iter_records(args.corpus, errors), notes)
-    if errors:
-        print("\n".join(errors), file=sys.stderr)
-        return 1
+    records, report = corpus_step.transform(args.corpus, lambda recs: add_speed_and_pages(recs, notes))
     pack_speeds = read_pack_speeds(PACK_SPEEDS)
     records, from_packs = add_pack_speeds(records, pack_speeds)
     creatures = [r for r in records if r["type"] == "creature"]
     with_speed = sum(bool((r.get("fields") or {}).get("speed")) for r in creatures)
     with_page = sum(bool(r.get("page")) for r in creatures)
-    from_notes = sum(any(s.get("repo") == REPO for s in _sources(r)) for r in creatures)
+    from_notes = sum(any(s.get("repo") == REPO for s in corpus_step.sources_of(r)) for r in creatures)
     from_pack = sum(any(s.get("repo") == FOUNDRY_REPO and s.get("path", "").endswith(f"/{p.slug}.json")
-                        for p in pack_speeds for s in _sources(r)) for r in creatures)
+                        for p in pack_speeds for s in corpus_step.sources_of(r)) for r in creatures)
     ours = [{
         "repo": REPO, "commit": what,
         "what": f"creature Speed (fields.speed/speeds, **Speed** line) of {from_notes} and Monster Core page of "
@@ -75,22 +62,14 @@ def main() -> int:
                 "and pathfinder-bestiary pack actors' system.attributes.speed (publication.license ORC), "
                 "by scripts/add_creature_speed.py",
     }]
-    manifest = _manifest(args.corpus)
-    manifest["sources"] = replace_sources(manifest.get("sources", []), _ours, ours)
-    write_corpus(records, args.corpus, manifest)
+    corpus_step.write(args.corpus, records, _ours, ours)
     print(f"{report.notes} notes; Speed added to {report.speed_added}, page to {report.page_added}; creatures with "
           f"Speed {with_speed}/{len(creatures)}, with page {with_page}/{len(creatures)}", file=sys.stderr)
-    print(f"no note for {len(report.unmatched)}: {', '.join(report.unmatched) or 'none'}", file=sys.stderr)
-    print(f"notes no creature matched ({len(report.unused)}): {', '.join(report.unused) or 'none'}", file=sys.stderr)
-    print(f"Speed from Foundry pack actors for {len(from_packs)}: {', '.join(from_packs) or 'none'}", file=sys.stderr)
-    left = [r["name"] for r in creatures if not (r.get("fields") or {}).get("speed")]
-    print(f"still without Speed ({len(left)}): {', '.join(left) or 'none'}", file=sys.stderr)
+    corpus_step.report("no note for", report.unmatched, ", ")
+    corpus_step.report("notes no creature matched", report.unused, ", ")
+    corpus_step.report("Speed from Foundry pack actors", from_packs, ", ")
+    corpus_step.report("still without Speed", [r["name"] for r in creatures if not (r.get("fields") or {}).get("speed")], ", ")
     return 0
-
-
-def _manifest(corpus: Path) -> dict:
-    path = corpus / "manifest.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
 
 
 def _ours(source: dict) -> bool:
@@ -100,10 +79,5 @@ def _ours(source: dict) -> bool:
         source.get("repo") == FOUNDRY_REPO and what.startswith(PACK_WHAT))
 
 
-def _sources(rec: dict) -> list[dict]:
-    src = rec.get("source")
-    return src if isinstance(src, list) else [src] if isinstance(src, dict) else []
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(corpus_step.run(main))

@@ -14,16 +14,11 @@ Usage: python scripts/add_magic_weapon_stats.py [--clone PATHFINDER_2_UI_CLONE [
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import sys
 from pathlib import Path
 
-from gmprep.ingest import weapon_stats
-from gmprep.ingest.corpus import corpus_dir, iter_records
-from gmprep.ingest.creature_speed import replace_sources
-from gmprep.ingest.foundry.build import write_corpus
+from gmprep.ingest import corpus_step, weapon_stats
 from gmprep.ingest.magic_weapons import (
     REPO,
     add_magic_weapon_stats,
@@ -39,30 +34,15 @@ WHAT = "specific weapons "  # this script's manifest entry starts so
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--clone", type=Path, help="a MihanEntalpo/pathfinder-2-ui clone (default: the transcription)")
-    ap.add_argument("--transcribe", action="store_true", help="with --clone: rewrite the transcription from it")
-    ap.add_argument("--corpus", type=Path, default=corpus_dir())
-    args = ap.parse_args()
-    if args.clone:
-        pages = read_clone(args.clone)
-        if args.transcribe:
-            write_transcription(pages, TRANSCRIPTION)
-    else:
-        pages = read_transcription(TRANSCRIPTION)
-    errors: list[str] = []
-    records, report = add_magic_weapon_stats(iter_records(args.corpus, errors), pages,
-                                             weapon_stats.read_transcription(NOTES))
-    if errors:
-        print("\n".join(errors), file=sys.stderr)
-        return 1
+    args = corpus_step.parser(__doc__, "clone", "a MihanEntalpo/pathfinder-2-ui clone", transcribe=True).parse_args()
+    pages = corpus_step.read_source(args, TRANSCRIPTION, read_clone, read_transcription, write_transcription)
+    notes = weapon_stats.read_transcription(NOTES)
+    records, report = corpus_step.transform(args.corpus, lambda recs: add_magic_weapon_stats(recs, pages, notes))
     equipment = [r for r in records if r["type"] == "equipment"]
     specific = [r for r in equipment if r["fields"].get("base_weapon")]
     with_die = [r for r in equipment if r["fields"].get("damage_die")]
     commits = sorted({p.commit for p in pages})
-    path = args.corpus / "manifest.json"
-    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
-    manifest["sources"] = replace_sources(manifest.get("sources", []), _ours, [{
+    corpus_step.write(args.corpus, records, corpus_step.owned_by(REPO, WHAT), [{
         "repo": REPO, "commit": ", ".join(commits) or "n/a",
         "what": f"{WHAT}({len(specific)}): base weapon (fields.base_weapon) and the base's statistics "
                 "(fields.damage/damage_die/damage_type/hands/range/reload/category/group, stat text; the base's "
@@ -70,18 +50,17 @@ def main() -> int:
                 "docs/aonprd/Equipment.aspx-ID=*.htm that print a base weapon (ORC content; see "
                 "ingest/data/aon-transcribed/weapons.tsv), by scripts/add_magic_weapon_stats.py",
     }])
-    write_corpus(records, args.corpus, manifest)
     print(f"{report.pages} saved pages; stats added to {report.stats_added}, page to {report.page_added}; "
           f"specific weapons {len(specific)}, equipment with a damage die {len(with_die)}", file=sys.stderr)
     for label, rows in (("page of another book", report.other_book), ("base without a weapon note", report.no_base),
                         ("saved pages no entry matched", report.unused)):
-        print(f"{label} ({len(rows)}): {'; '.join(rows) or 'none'}", file=sys.stderr)
+        corpus_step.report(label, rows)
     # weapon-like: a weapon's group, category or base without a die, or an item held in the hands whose text
     # names a base weapon in its first lines ("This +1 striking *longsword*")
-    bases = {n.slug.replace("-", " ") for n in weapon_stats.read_transcription(NOTES)}
+    bases = {n.slug.replace("-", " ") for n in notes}
     left = sorted(r["name"] for r in equipment if not r["fields"].get("damage_die") and (
         r["fields"].get("item_type") == "weapon" or r["fields"].get("base_weapon") or _names_a_weapon(r, bases)))
-    print(f"weapon-like entries without a damage die ({len(left)}): {'; '.join(left) or 'none'}", file=sys.stderr)
+    corpus_step.report("weapon-like entries without a damage die", left)
     return 0
 
 
@@ -92,9 +71,5 @@ def _names_a_weapon(rec: dict, bases: set[str]) -> bool:
     return any(re.search(rf"\b{re.escape(b)}\b", head) for b in bases)
 
 
-def _ours(source: dict) -> bool:
-    return source.get("repo") == REPO and source.get("what", "").startswith(WHAT)
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(corpus_step.run(main))

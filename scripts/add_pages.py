@@ -15,65 +15,41 @@ Usage: python scripts/add_pages.py [--clone PATHFINDER_2_UI_CLONE [--transcribe]
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
+from gmprep.ingest import corpus_step
 from gmprep.ingest.aon_pages import REPO, add_pages, read_clone, read_transcription, write_transcription
-from gmprep.ingest.corpus import corpus_dir, iter_records
-from gmprep.ingest.creature_speed import replace_sources
-from gmprep.ingest.foundry.build import write_corpus
 
 TRANSCRIPTION = Path(__file__).resolve().parents[1] / "ingest" / "data" / "aon-transcribed" / "pages.tsv"
 WHAT = "printed pages "  # this script's manifest entry starts so
 OLD_WHAT = "condition and action pages "  # and did so before feats, spells and items had pages
+_OURS = corpus_step.owned_by(REPO, WHAT, OLD_WHAT)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--clone", type=Path, help="a MihanEntalpo/pathfinder-2-ui clone (default: the transcription)")
-    ap.add_argument("--transcribe", action="store_true", help="with --clone: rewrite the transcription from it")
-    ap.add_argument("--corpus", type=Path, default=corpus_dir())
-    args = ap.parse_args()
-    if args.clone:
-        pages = read_clone(args.clone)
-        if args.transcribe:
-            write_transcription(pages, TRANSCRIPTION)
-    else:
-        pages = read_transcription(TRANSCRIPTION)
-    errors: list[str] = []
-    records, report = add_pages(iter_records(args.corpus, errors), pages)
-    if errors:
-        print("\n".join(errors), file=sys.stderr)
-        return 1
+    args = corpus_step.parser(__doc__, "clone", "a MihanEntalpo/pathfinder-2-ui clone", transcribe=True).parse_args()
+    pages = corpus_step.read_source(args, TRANSCRIPTION, read_clone, read_transcription, write_transcription)
+    records, report = corpus_step.transform(args.corpus, lambda recs: add_pages(recs, pages))
     kinds = ("condition", "action", "feat", "spell", "equipment")
     counts = {kind: sum(1 for r in records if r["type"] == kind and r.get("page")) for kind in kinds}
     totals = {kind: sum(1 for r in records if r["type"] == kind) for kind in kinds}
     have = ", ".join(f"{counts[k]} of {totals[k]} {k}{'' if k == 'equipment' else 's'}" for k in kinds)
     commits = sorted({p.commit for p in pages})
-    path = args.corpus / "manifest.json"
-    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"sources": []}
-    manifest["sources"] = replace_sources(manifest.get("sources", []), _ours, [{
+    corpus_step.write(args.corpus, records, _OURS, [{
         "repo": REPO, "commit": ", ".join(commits) or "n/a",
         "what": f"{WHAT}(the `page` of {have}, where a page is set) from the repository's saved Archives "
                 "of Nethys pages docs/aonprd/*.htm: Conditions, Actions, Feats, Spells, Rituals and Equipment "
                 "pages and the list pages that hold such entries (ORC content; title and source line, see "
                 "ingest/data/aon-transcribed/pages.tsv), by scripts/add_pages.py",
     }])
-    write_corpus(records, args.corpus, manifest)
     print(f"{report.pages} saved pages; page added to {report.page_added}; with a page: "
           + ", ".join(f"{k} {counts[k]}/{totals[k]}" for k in kinds), file=sys.stderr)
-    print(f"page of another book ({len(report.other_book)}): {'; '.join(report.other_book) or 'none'}",
-          file=sys.stderr)
+    corpus_step.report("page of another book", report.other_book)
     print(f"saved pages no entry matched: {len(report.unused)}", file=sys.stderr)
-    print(f"without a page ({len(report.unmatched)}): {'; '.join(report.unmatched) or 'none'}", file=sys.stderr)
+    corpus_step.report("without a page", report.unmatched)
     return 0
 
 
-def _ours(source: dict) -> bool:
-    return source.get("repo") == REPO and source.get("what", "").startswith((WHAT, OLD_WHAT))
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(corpus_step.run(main))
