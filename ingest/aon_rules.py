@@ -32,9 +32,11 @@ from gmprep.ingest.corpus import slug
 
 # Book as the source line prints it -> the corpus's book name.
 BOOKS = {"Player Core": "Pathfinder Player Core", "GM Core": "Pathfinder GM Core"}
-# Sections of setting prose or of the iconic characters' dialogue (Reserved Material under the ORC License:
-# proper nouns, locations, characters, dialogue), left out with everything under them.
-SETTING = frozenset({"Chapter 3: Age of Lost Omens", "Golarion and the Inner Sea", "Example of Play"})
+# (book, title) of the sections of setting prose (the world, its nations and gods) or of the iconic characters'
+# dialogue: Reserved Material under the ORC License (proper nouns, locations, characters, dialogue), left out
+# with everything under them. GM Core's own "Religion" (building a world's religions) is rules, and stays.
+SETTING = frozenset({("GM Core", "Chapter 3: Age of Lost Omens"), ("Player Core", "Golarion and the Inner Sea"),
+                     ("Player Core", "Religion"), ("Player Core", "Example of Play")})
 FILE = re.compile(r"^Rules\.aspx-ID=(\d+)(?:&NoRedirect=1|&Redirected=1)?\.htm$")
 RULE_URL = re.compile(r"Rules\.aspx\?ID=(\d+)")
 SOURCE = re.compile(r"^(.+?) pg\. ?(\d+)")
@@ -186,7 +188,7 @@ def parse_rules_page(text: str, path: str, commit: str) -> list[RulesSection]:
             m = SOURCE.match(plain(_find(sources[0], lambda e: e.tag == "a")[0]) if _find(sources[0], lambda e: e.tag == "a") else "")
             if m:
                 book, page = m.group(1), int(m.group(2))
-        if book not in BOOKS or SETTING & {title, *parents} or not ident:
+        if book not in BOOKS or SETTING & {(book, t) for t in (title, *parents)} or not ident:
             return
         body = [c for c in div.children if not (isinstance(c, El) and (c in heads[:1] or c in sources or _is_rule(c)))]
         out.append(RulesSection(int(ident.group(1)), title, book, page, page is not None, list(parents),

@@ -18,7 +18,14 @@ from collections import Counter
 from pathlib import Path
 
 from gmprep.ingest import corpus_step
-from gmprep.ingest.aon_rules import REPO, add_rules_prose, is_prose_id, read_clone, read_transcription, write_transcription
+from gmprep.ingest.aon_rules import (
+    REPO,
+    add_rules_prose,
+    is_prose_id,
+    read_clone,
+    read_transcription,
+    write_transcription,
+)
 
 TRANSCRIPTION = Path(__file__).resolve().parents[1] / "ingest" / "data" / "aon-transcribed" / "rules.jsonl.gz"
 WHAT = "rules prose "  # this script's manifest entry starts so
