@@ -297,7 +297,7 @@ def is_prose_id(entry_id: str) -> bool:
 
 
 def rules_entries(sections: list[RulesSection]) -> list[dict]:
-    """The corpus entries of the sections with text (type ``rule``; ``section``: book, parents, title;
+    """The corpus entries of the sections with text (type ``rule``; ``section``: parents, title;
     ``fields.hover_name`` False: see ``kg/names.py``)."""
     ids = entry_ids(sections)
     out = []
@@ -307,7 +307,7 @@ def rules_entries(sections: list[RulesSection]) -> list[dict]:
         out.append({
             "id": ids[s.aon_id], "name": s.title, "type": "rule", "book": BOOKS[s.book],
             "page": str(s.page) if s.page is not None else None, "traits": [], "rarity": None, "level": None,
-            "text": s.text, "links": [], "unresolved_links": [], "section": [s.book, *s.parents, s.title],
+            "text": s.text, "links": [], "unresolved_links": [], "section": [*s.parents, s.title],
             "fields": {"aon_id": s.aon_id, "page_printed": s.page_printed, "hover_name": False},
             "source": {"repo": REPO, "commit": s.commit, "path": s.path, "url": s.url},
         })
