@@ -155,3 +155,16 @@ def test_bundled_corpus_has_the_core_rules_prose():
     assert sum(i.startswith("pf2e:rule:gm-screen--") for i in rules) == 56  # the GM-screen pages stay
     setting = {"Chapter 3: Age of Lost Omens", "Golarion and the Inner Sea", "Example of Play"}
     assert not any(setting & set(r["section"]) for r in rules.values())
+
+
+def test_wiki_links_resolve_to_the_named_entry_before_a_prose_section(tmp_path):
+    from gmprep.kg.store import Store
+
+    def node(nid: str, typ: str, **fields) -> Node:
+        return Node(node_id=nid, source_id=nid, kind="entry", name="Perception", type=typ, origin="corpus:pf2e",
+                    fields=fields)
+
+    with Store.open(tmp_path) as store:  # the prose section first, as the rules file loads before the skills
+        store.replace_origin("corpus:pf2e", [node("pf2e:rule:player-core--perception", "rule", hover_name=False),
+                                             node("pf2e:skill:perception", "skill")], [], "test")
+        assert store.resolve_name("perception") == "pf2e:skill:perception"
