@@ -23,6 +23,7 @@ import gzip
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -45,9 +46,9 @@ SKIP_CLASSES = frozenset({"calledAction", "image-mappings", "sibling-navigation"
 BLOCKS = frozenset({"div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "hr", "blockquote"})
 
 
-@dataclass
+@dataclass(eq=False)
 class El:
-    """An element of the parsed page: tag, attributes and children (elements or text)."""
+    """An element of the parsed page: tag, attributes and children (elements or text); compared by identity."""
 
     tag: str
     attrs: dict[str, str]
@@ -92,7 +93,7 @@ def parse_html(text: str) -> El:
     return tree.root
 
 
-def _find(el: El, pred) -> list[El]:
+def _find(el: El, pred: Callable[[El], bool]) -> list[El]:
     """Outermost descendants of ``el`` that ``pred`` accepts."""
     out: list[El] = []
     for c in el.children:
@@ -184,13 +185,14 @@ def parse_rules_page(text: str, path: str, commit: str) -> list[RulesSection]:
                                          for a in _find(heads[0], lambda e: e.tag == "a")))
         sources = [c for c in div.children if isinstance(c, El) and "sources" in c.classes]
         page = None
-        if sources:
-            m = SOURCE.match(plain(_find(sources[0], lambda e: e.tag == "a")[0]) if _find(sources[0], lambda e: e.tag == "a") else "")
-            if m:
-                book, page = m.group(1), int(m.group(2))
+        links = _find(sources[0], lambda e: e.tag == "a") if sources else []
+        m = SOURCE.match(plain(links[0])) if links else None  # the first source: "Player Core pg. 425"
+        if m:
+            book, page = m.group(1), int(m.group(2))
         if book not in BOOKS or SETTING & {(book, t) for t in (title, *parents)} or not ident:
             return
-        body = [c for c in div.children if not (isinstance(c, El) and (c in heads[:1] or c in sources or _is_rule(c)))]
+        skip = {id(heads[0]), *map(id, sources)}
+        body = [c for c in div.children if not (isinstance(c, El) and (id(c) in skip or _is_rule(c)))]
         out.append(RulesSection(int(ident.group(1)), title, book, page, page is not None, list(parents),
                                 markdown(body), path, commit, len(out)))
         for child in div.children:
