@@ -44,11 +44,23 @@ ITALIC = re.compile(r"<i>(.*?)</i>", re.S)
 URL = re.compile(r'tppabs="(https://2e\.aonprd\.com/(Conditions|Actions|Feats)\.aspx\?ID=\d+)"')
 ANY_URL = re.compile(r"^https://2e\.aonprd\.com/(\w+)\.aspx\?ID=\d+$")
 BOOK_PAGE = re.compile(r"^(.+?) pg\. (\d+(?:[-–]\d+)?)$")
+
+
+class PrintedSource:
+    """A saved page whose ``source`` is its printed source line ("Player Core pg. 273")."""
+
+    source: str
+
+    @property
+    def book_page(self) -> tuple[str, str] | None:
+        """(book, page) of the source line, or None when it has no page."""
+        m = BOOK_PAGE.match(self.source)
+        return (m.group(1), m.group(2)) if m else None
 GLYPH = re.compile(r"\s*\[(?:one-action|two-actions|three-actions|reaction|free-action)\]\s*$")
 
 
 @dataclass(frozen=True)
-class AonPage:
+class AonPage(PrintedSource):
     """One saved page's title and first source line, with where it was read."""
 
     kind: str  # corpus type: "condition", "action", "feat", "spell" or "equipment"
@@ -61,11 +73,6 @@ class AonPage:
     @property
     def name(self) -> str:
         return GLYPH.sub("", self.title)
-
-    @property
-    def book_page(self) -> tuple[str, str] | None:
-        m = BOOK_PAGE.match(self.source)
-        return (m.group(1), m.group(2)) if m else None
 
 
 @dataclass

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gmprep.ingest.aon_pages import BOOK_PAGE, PAGES_DIR, REPO, saved_pages
+from gmprep.ingest.aon_pages import PAGES_DIR, REPO, PrintedSource, saved_pages
 from gmprep.ingest.creature_speed import with_source
 
 FILE = re.compile(r"^(?:Armor|Shields)\.aspx-ID=\d+\.htm$")
@@ -55,7 +55,7 @@ VARIANT = re.compile(r" \([^)]*\)$")  # "Sturdy Shield (Minor)" is printed under
 
 
 @dataclass(frozen=True)
-class ArmorPage:
+class ArmorPage(PrintedSource):
     """One saved armor or shield page's name, source line and stats as printed, with where it was read."""
 
     name: str
@@ -65,11 +65,6 @@ class ArmorPage:
     path: str
     commit: str
     base: str = ""  # a specific item's base armor or shield as printed ("Full Plate"); "" on a base's own page
-
-    @property
-    def book_page(self) -> tuple[str, str] | None:
-        m = BOOK_PAGE.match(self.source)
-        return (m.group(1), m.group(2)) if m else None
 
 
 @dataclass

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gmprep.ingest.aon_pages import BOOK_PAGE, PAGES_DIR, REPO, saved_pages
+from gmprep.ingest.aon_pages import PAGES_DIR, REPO, PrintedSource, saved_pages
 from gmprep.ingest.armor_stats import ITALIC, ITEM_FILE, ITEM_TITLE, LEVEL, SOURCE, VARIANT, _text
 from gmprep.ingest.creature_speed import REPO as VAULT_REPO
 from gmprep.ingest.creature_speed import with_source
@@ -31,7 +31,7 @@ BASE = re.compile(r"<b>Base Weapon</b>\s*(?:<u>)?<a [^>]*>(.*?)</a>", re.S)
 
 
 @dataclass(frozen=True)
-class WeaponItemPage:
+class WeaponItemPage(PrintedSource):
     """One saved specific-weapon page's name, source line and base weapon as printed, with where it was read."""
 
     name: str
@@ -40,11 +40,6 @@ class WeaponItemPage:
     url: str
     path: str
     commit: str
-
-    @property
-    def book_page(self) -> tuple[str, str] | None:
-        m = BOOK_PAGE.match(self.source)
-        return (m.group(1), m.group(2)) if m else None
 
 
 @dataclass
