@@ -59,6 +59,20 @@ class PrintedSource:
 GLYPH = re.compile(r"\s*\[(?:one-action|two-actions|three-actions|reaction|free-action)\]\s*$")
 
 
+
+def with_printed_page(rec: dict, page: PrintedSource, own: bool, report) -> dict:
+    """``rec`` with ``page``'s printed page when the saved page is the entry's own (``own``: not the page of a
+    variant's parent) and its book is the entry's; a page of another book is only reported
+    (``report.other_book``), an entry's existing page kept. ``report`` counts ``page_added``."""
+    book_page = page.book_page if own else None
+    if book_page and f"Pathfinder {book_page[0]}" == rec.get("book"):
+        if not rec.get("page"):
+            rec = {**rec, "page": book_page[1]}
+            report.page_added += 1
+    elif book_page:
+        report.other_book.append(f"{rec['name']} ({page.source}; entry: {rec.get('book')})")
+    return rec
+
 @dataclass(frozen=True)
 class AonPage(PrintedSource):
     """One saved page's title and first source line, with where it was read."""
