@@ -44,11 +44,37 @@ ITALIC = re.compile(r"<i>(.*?)</i>", re.S)
 URL = re.compile(r'tppabs="(https://2e\.aonprd\.com/(Conditions|Actions|Feats)\.aspx\?ID=\d+)"')
 ANY_URL = re.compile(r"^https://2e\.aonprd\.com/(\w+)\.aspx\?ID=\d+$")
 BOOK_PAGE = re.compile(r"^(.+?) pg\. (\d+(?:[-–]\d+)?)$")
+
+
+class PrintedSource:
+    """A saved page whose ``source`` is its printed source line ("Player Core pg. 273")."""
+
+    source: str
+
+    @property
+    def book_page(self) -> tuple[str, str] | None:
+        """(book, page) of the source line, or None when it has no page."""
+        m = BOOK_PAGE.match(self.source)
+        return (m.group(1), m.group(2)) if m else None
 GLYPH = re.compile(r"\s*\[(?:one-action|two-actions|three-actions|reaction|free-action)\]\s*$")
 
 
+
+def with_printed_page(rec: dict, page: PrintedSource, own: bool, report) -> dict:
+    """``rec`` with ``page``'s printed page when the saved page is the entry's own (``own``: not the page of a
+    variant's parent) and its book is the entry's; a page of another book is only reported
+    (``report.other_book``), an entry's existing page kept. ``report`` counts ``page_added``."""
+    book_page = page.book_page if own else None
+    if book_page and f"Pathfinder {book_page[0]}" == rec.get("book"):
+        if not rec.get("page"):
+            rec = {**rec, "page": book_page[1]}
+            report.page_added += 1
+    elif book_page:
+        report.other_book.append(f"{rec['name']} ({page.source}; entry: {rec.get('book')})")
+    return rec
+
 @dataclass(frozen=True)
-class AonPage:
+class AonPage(PrintedSource):
     """One saved page's title and first source line, with where it was read."""
 
     kind: str  # corpus type: "condition", "action", "feat", "spell" or "equipment"
@@ -61,11 +87,6 @@ class AonPage:
     @property
     def name(self) -> str:
         return GLYPH.sub("", self.title)
-
-    @property
-    def book_page(self) -> tuple[str, str] | None:
-        m = BOOK_PAGE.match(self.source)
-        return (m.group(1), m.group(2)) if m else None
 
 
 @dataclass

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gmprep.ingest.aon_pages import BOOK_PAGE, PAGES_DIR, REPO, saved_pages
+from gmprep.ingest.aon_pages import PAGES_DIR, REPO, PrintedSource, saved_pages, with_printed_page
 from gmprep.ingest.creature_speed import with_source
 
 FILE = re.compile(r"^(?:Armor|Shields)\.aspx-ID=\d+\.htm$")
@@ -55,7 +55,7 @@ VARIANT = re.compile(r" \([^)]*\)$")  # "Sturdy Shield (Minor)" is printed under
 
 
 @dataclass(frozen=True)
-class ArmorPage:
+class ArmorPage(PrintedSource):
     """One saved armor or shield page's name, source line and stats as printed, with where it was read."""
 
     name: str
@@ -65,11 +65,6 @@ class ArmorPage:
     path: str
     commit: str
     base: str = ""  # a specific item's base armor or shield as printed ("Full Plate"); "" on a base's own page
-
-    @property
-    def book_page(self) -> tuple[str, str] | None:
-        m = BOOK_PAGE.match(self.source)
-        return (m.group(1), m.group(2)) if m else None
 
 
 @dataclass
@@ -276,13 +271,7 @@ def add_armor_stats(records: Iterable[dict], pages: list[ArmorPage]) -> tuple[li
             rec = with_armor_stats(rec, fields)
             report.stats_added += 1
         # a variant ("Sturdy Shield (Minor)") is printed on a page of its own: the parent's is not its page
-        book_page = page.book_page if _key(page.name) == _key(name) else None
-        if book_page and f"Pathfinder {book_page[0]}" == rec.get("book"):
-            if not rec.get("page"):
-                rec = {**rec, "page": book_page[1]}
-                report.page_added += 1
-        elif book_page:
-            report.other_book.append(f"{rec['name']} ({page.source}; entry: {rec.get('book')})")
+        rec = with_printed_page(rec, page, _key(page.name) == _key(name), report)
         if rec is not before:
             rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})
         out.append(rec)

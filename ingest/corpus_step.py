@@ -52,6 +52,16 @@ def read_source(args: argparse.Namespace, transcription: Path, read_clone: Calla
     return read_transcription(transcription)
 
 
+def read_checkout_or(args: argparse.Namespace, transcription: Path, read_vault: Callable[[Path, str], list[T]],
+                     read_transcription: Callable[[Path], list[T]], where: str) -> tuple[list[T], str]:
+    """The source's rows and the manifest's commit: from the ``--vault`` checkout at its commit, else from the
+    transcription (whose rows carry their own commits, said by ``where``)."""
+    if args.vault:
+        commit = git_head(args.vault)
+        return read_vault(args.vault, commit), f"checkout at {commit}"
+    return read_transcription(transcription), where
+
+
 def git_head(checkout: Path) -> str:
     """The commit a checkout is at ("unknown" when git cannot say)."""
     out = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gmprep.ingest.aon_pages import BOOK_PAGE, PAGES_DIR, REPO, saved_pages
+from gmprep.ingest.aon_pages import PAGES_DIR, REPO, PrintedSource, saved_pages, with_printed_page
 from gmprep.ingest.armor_stats import ITALIC, ITEM_FILE, ITEM_TITLE, LEVEL, SOURCE, VARIANT, _text
 from gmprep.ingest.creature_speed import REPO as VAULT_REPO
 from gmprep.ingest.creature_speed import with_source
@@ -31,7 +31,7 @@ BASE = re.compile(r"<b>Base Weapon</b>\s*(?:<u>)?<a [^>]*>(.*?)</a>", re.S)
 
 
 @dataclass(frozen=True)
-class WeaponItemPage:
+class WeaponItemPage(PrintedSource):
     """One saved specific-weapon page's name, source line and base weapon as printed, with where it was read."""
 
     name: str
@@ -40,11 +40,6 @@ class WeaponItemPage:
     url: str
     path: str
     commit: str
-
-    @property
-    def book_page(self) -> tuple[str, str] | None:
-        m = BOOK_PAGE.match(self.source)
-        return (m.group(1), m.group(2)) if m else None
 
 
 @dataclass
@@ -152,13 +147,7 @@ def add_magic_weapon_stats(records: Iterable[dict], pages: list[WeaponItemPage],
         elif "damage" not in have and "base_weapon" not in have:
             rec = with_specific_weapon_stats(rec, specific_weapon_fields(page.base, note))
             report.stats_added += 1
-        book_page = page.book_page if _key(page.name) == _key(name) else None
-        if book_page and f"Pathfinder {book_page[0]}" == rec.get("book"):
-            if not rec.get("page"):
-                rec = {**rec, "page": book_page[1]}
-                report.page_added += 1
-        elif book_page:
-            report.other_book.append(f"{rec['name']} ({page.source}; entry: {rec.get('book')})")
+        rec = with_printed_page(rec, page, _key(page.name) == _key(name), report)
         if rec is not before:
             # the page first: scripts/add_pages.py adds the same one, so either order gives one list
             rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})

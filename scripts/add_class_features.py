@@ -25,11 +25,8 @@ WHAT = "class features "  # this script's manifest entry starts so
 
 def main() -> int:
     args = corpus_step.parser(__doc__, "vault", "a kmdavis/xuartlek checkout").parse_args()
-    if args.vault:
-        commit = corpus_step.git_head(args.vault)
-        notes, what = read_vault(args.vault, commit), f"checkout at {commit}"
-    else:
-        notes, what = read_transcription(TRANSCRIPTION), "per note, see ingest/data/xuartlek-transcribed/classes/"
+    notes, what = corpus_step.read_checkout_or(args, TRANSCRIPTION, read_vault, read_transcription,
+                                               "per note, see ingest/data/xuartlek-transcribed/classes/")
     records, report = corpus_step.transform(args.corpus, lambda recs: add_class_features(recs, notes))
     features = [r for r in records if r["type"] == "class-feature"]
     total = Counter(r["fields"].get("class") for r in features)

@@ -37,11 +37,8 @@ PACK_WHAT = "creature Speed of "  # this script's foundryvtt/pf2e manifest entry
 
 def main() -> int:
     args = corpus_step.parser(__doc__, "vault", "a kmdavis/xuartlek checkout").parse_args()
-    if args.vault:
-        commit = corpus_step.git_head(args.vault)
-        notes, what = read_vault(args.vault, commit), f"checkout at {commit}"
-    else:
-        notes, what = read_transcription(TRANSCRIPTION), "per note, see ingest/data/xuartlek-transcribed"
+    notes, what = corpus_step.read_checkout_or(args, TRANSCRIPTION, read_vault, read_transcription,
+                                               "per note, see ingest/data/xuartlek-transcribed")
     records, report = corpus_step.transform(args.corpus, lambda recs: add_speed_and_pages(recs, notes))
     pack_speeds = read_pack_speeds(PACK_SPEEDS)
     records, from_packs = add_pack_speeds(records, pack_speeds)

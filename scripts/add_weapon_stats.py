@@ -24,11 +24,8 @@ WHAT = "weapon "  # this script's manifest entry starts so (scripts/add_creature
 
 def main() -> int:
     args = corpus_step.parser(__doc__, "vault", "a kmdavis/xuartlek checkout").parse_args()
-    if args.vault:
-        commit = corpus_step.git_head(args.vault)
-        notes, what = read_vault(args.vault, commit), f"checkout at {commit}"
-    else:
-        notes, what = read_transcription(TRANSCRIPTION), "per note, see ingest/data/xuartlek-transcribed/weapons.tsv"
+    notes, what = corpus_step.read_checkout_or(args, TRANSCRIPTION, read_vault, read_transcription,
+                                               "per note, see ingest/data/xuartlek-transcribed/weapons.tsv")
     records, report = corpus_step.transform(args.corpus, lambda recs: add_weapon_stats(recs, notes))
     # base weapons only: a specific weapon (fields.base_weapon, scripts/add_magic_weapon_stats.py) cites its
     # base's note too, and counting it would make this entry depend on which script ran last
