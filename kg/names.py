@@ -266,7 +266,7 @@ class NameIndex:
         # English in a note, and where a title is a rule's name (Dying, Cover, Persistent Damage) the
         # condition, action or GM-screen page already answers the hover
         entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)
-                   and n.fields.get("hover_name") is not False]
+                   and not n.is_prose]
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
             if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):

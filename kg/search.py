@@ -282,15 +282,18 @@ class Searcher:
         if not pool:
             return []
         ranked = sorted(pool.values(), key=lambda c: (-c.rrf, c.node.node_id))
-        for r, c in enumerate(ranked):
-            c.prior = 1.0 / (1.0 + r / PRIOR_HALF_RANK) if c.rrf > 0 else 0.0
+        place = {False: 0, True: 0}
+        for c in ranked:
+            cls = c.node.is_prose and s.prose_apart
+            c.prior = 1.0 / (1.0 + place[cls] / PRIOR_HALF_RANK) if c.rrf > 0 else 0.0
+            place[cls] += 1
         reranker = self.reranker if use_rerank else None
         if reranker is not None:
-            chosen = ranked[: s.rerank_top]
+            chosen = _window(ranked, s.rerank_top, s.prose_top)
             # the plain query's own best candidates are always reranked: the question index may add
             # candidates to the window, never push the plain lists' out of it
             plain = sorted((c for c in pool.values() if c.plain_rrf > 0), key=lambda c: (-c.plain_rrf, c.node.node_id))
-            chosen += [c for c in plain[: s.rerank_top] if c not in chosen]
+            chosen += [c for c in _window(plain, s.rerank_top, s.prose_top) if c not in chosen]
             chosen = [c for c in chosen if c.named != "exact"]  # a name that is the whole query is decided
             chosen += [c for c in pool.values() if c.named in ("hint", "verb") and c not in chosen]
             probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
@@ -300,7 +303,7 @@ class Searcher:
             c.score = self._base_score(c, qa, reranked=reranker is not None)
         if s.expand_rounds > 0:
             self._expand(pool, rewritten, qvec, filters, k)
-        final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
+        final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)), s.prose_decay)[:k]
         return [to_hit(c.node, c.score, c.via) for c in final]
 
     def search_fused(self, queries: Sequence[str], k: int = 10, filters: SearchFilters | None = None) -> list[Hit]:
@@ -328,12 +331,15 @@ class Searcher:
         """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None)."""
         k = self.settings.seed_k * (4 if filters and _restrictive(filters) else 1)
         kinds = tuple(filters.kinds) if filters and filters.kinds else ("entry",)
-        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
+        apart = self.settings.prose_apart
+        # prose sections are ranked apart from entries (see ``_class_ranks``): fetch enough for both
+        fetch = 2 * k if apart else k
+        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, fetch, kinds=kinds)])]
         qvec = None
         embedder = self.embedder
         if embedder is not None:
             qvec = embedder.encode_query(query)
-            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
+            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, fetch, kinds=kinds)]))
             if self.settings.question_index and "entry" in kinds:
                 from gmprep.kg.question_index import question_index_for
 
@@ -345,7 +351,7 @@ class Searcher:
         ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
         nodes = self.store.get_many(ids)
         for name, ranked in lists:
-            for rank, nid in enumerate(ranked):
+            for rank, nid in _class_ranks(ranked, nodes, k if apart else None):
                 node = nodes.get(nid)
                 if node is None or not passes(node, filters):
                     continue
@@ -381,6 +387,8 @@ class Searcher:
             score = 0.3 * prior  # below the reranked ones, in fused order
         else:
             score = prior
+        if c.node.is_prose:
+            score *= self.settings.prose_weight
         score += NAME_BONUS.get(c.named or "", 0.0)
         if c.named == "character":
             score *= CHARACTER_FACTOR
@@ -500,15 +508,44 @@ def family(node: Node) -> str:
     return f"{node.type}:{node.name.split(' (')[0].strip().lower()}"
 
 
-def _diversify(ranked: list[Candidate]) -> list[Candidate]:
+def _class_ranks(ranked: list[str], nodes: dict[str, Node], per_class: int | None) -> list[tuple[int, str]]:
+    """``(rank, node_id)`` of a seed list. With ``per_class``, entries and the books' prose sections are
+    ranked apart, each keeping its first ``per_class``: an entry's rank (and so its fused score) is then
+    what it would be without the prose, so adding the books' rules chapters does not push a named
+    entry down; prose competes with entries only on the reranker's score (``prose_weight``)."""
+    if per_class is None:
+        return list(enumerate(ranked))
+    out: list[tuple[int, str]] = []
+    seen = {False: 0, True: 0}
+    for nid in ranked:
+        node = nodes.get(nid)
+        cls = node is not None and node.is_prose
+        if seen[cls] < per_class:
+            out.append((seen[cls], nid))
+        seen[cls] += 1
+    return out
+
+
+def _window(ranked: list[Candidate], top: int, prose_top: int) -> list[Candidate]:
+    """The candidates the cross-encoder scores: the ``top`` best entries and, beside them, the
+    ``prose_top`` best sections of the books' rules prose. Prose sections are long and share words
+    with most questions, so in one window they would take the places of the entries the question names."""
+    entries = [c for c in ranked if not c.node.is_prose][:top]
+    prose = [c for c in ranked if c.node.is_prose][:prose_top]
+    return entries + prose
+
+
+def _diversify(ranked: list[Candidate], prose_decay: float = 1.0) -> list[Candidate]:
     """Demote the 2nd, 3rd ... grade of one item family (each to FAMILY_DECAY of the score before it)
-    so that four grades of one bomb do not fill the top five."""
+    so that four grades of one bomb do not fill the top five; likewise the 2nd, 3rd ... section of the
+    books' rules prose (``prose_decay``), so that the chapter around a rule does not crowd out the entries."""
     seen: dict[str, int] = {}
     for c in ranked:
-        fam = family(c.node)
+        prose = c.node.is_prose
+        fam = "prose" if prose else family(c.node)
         n = seen.get(fam, 0)
         if n:
-            c.score *= FAMILY_DECAY**n
+            c.score *= (prose_decay if prose else FAMILY_DECAY) ** n
         seen[fam] = n + 1
     return sorted(ranked, key=lambda c: (-c.score, c.node.node_id))
 
