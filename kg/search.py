@@ -9,8 +9,9 @@ Pipeline of ``Searcher.search``:
    a name inside a longer question is a hint; "my fighter" names a character, not the class entry.
 2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF); the
    fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...).
-3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused candidates plus the named
-   ones; a candidate's score is then its reranker probability plus 0.3 x its prior.
+3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused entries, the ``prose_top``
+   best sections of the books' rules prose beside them, and the named ones; a candidate's score is then
+   its reranker probability plus 0.3 x its prior.
 4. **Graph expansion**: the best results lend score to what they point to: names and links in their
    text (weighted up when the paragraph holding the link shares the query's words, and when the
    target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
@@ -282,11 +283,8 @@ class Searcher:
         if not pool:
             return []
         ranked = sorted(pool.values(), key=lambda c: (-c.rrf, c.node.node_id))
-        place = {False: 0, True: 0}
-        for c in ranked:
-            cls = c.node.is_prose and s.prose_apart
-            c.prior = 1.0 / (1.0 + place[cls] / PRIOR_HALF_RANK) if c.rrf > 0 else 0.0
-            place[cls] += 1
+        for r, c in enumerate(ranked):
+            c.prior = 1.0 / (1.0 + r / PRIOR_HALF_RANK) if c.rrf > 0 else 0.0
         reranker = self.reranker if use_rerank else None
         if reranker is not None:
             chosen = _window(ranked, s.rerank_top, s.prose_top)
@@ -303,7 +301,7 @@ class Searcher:
             c.score = self._base_score(c, qa, reranked=reranker is not None)
         if s.expand_rounds > 0:
             self._expand(pool, rewritten, qvec, filters, k)
-        final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)), s.prose_decay)[:k]
+        final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
         return [to_hit(c.node, c.score, c.via) for c in final]
 
     def search_fused(self, queries: Sequence[str], k: int = 10, filters: SearchFilters | None = None) -> list[Hit]:
@@ -331,15 +329,12 @@ class Searcher:
         """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None)."""
         k = self.settings.seed_k * (4 if filters and _restrictive(filters) else 1)
         kinds = tuple(filters.kinds) if filters and filters.kinds else ("entry",)
-        apart = self.settings.prose_apart
-        # prose sections are ranked apart from entries (see ``_class_ranks``): fetch enough for both
-        fetch = 2 * k if apart else k
-        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, fetch, kinds=kinds)])]
+        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
         qvec = None
         embedder = self.embedder
         if embedder is not None:
             qvec = embedder.encode_query(query)
-            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, fetch, kinds=kinds)]))
+            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
             if self.settings.question_index and "entry" in kinds:
                 from gmprep.kg.question_index import question_index_for
 
@@ -351,7 +346,7 @@ class Searcher:
         ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
         nodes = self.store.get_many(ids)
         for name, ranked in lists:
-            for rank, nid in _class_ranks(ranked, nodes, k if apart else None):
+            for rank, nid in enumerate(ranked):
                 node = nodes.get(nid)
                 if node is None or not passes(node, filters):
                     continue
@@ -387,8 +382,6 @@ class Searcher:
             score = 0.3 * prior  # below the reranked ones, in fused order
         else:
             score = prior
-        if c.node.is_prose:
-            score *= self.settings.prose_weight
         score += NAME_BONUS.get(c.named or "", 0.0)
         if c.named == "character":
             score *= CHARACTER_FACTOR
@@ -508,24 +501,6 @@ def family(node: Node) -> str:
     return f"{node.type}:{node.name.split(' (')[0].strip().lower()}"
 
 
-def _class_ranks(ranked: list[str], nodes: dict[str, Node], per_class: int | None) -> list[tuple[int, str]]:
-    """``(rank, node_id)`` of a seed list. With ``per_class``, entries and the books' prose sections are
-    ranked apart, each keeping its first ``per_class``: an entry's rank (and so its fused score) is then
-    what it would be without the prose, so adding the books' rules chapters does not push a named
-    entry down; prose competes with entries only on the reranker's score (``prose_weight``)."""
-    if per_class is None:
-        return list(enumerate(ranked))
-    out: list[tuple[int, str]] = []
-    seen = {False: 0, True: 0}
-    for nid in ranked:
-        node = nodes.get(nid)
-        cls = node is not None and node.is_prose
-        if seen[cls] < per_class:
-            out.append((seen[cls], nid))
-        seen[cls] += 1
-    return out
-
-
 def _window(ranked: list[Candidate], top: int, prose_top: int) -> list[Candidate]:
     """The candidates the cross-encoder scores: the ``top`` best entries and, beside them, the
     ``prose_top`` best sections of the books' rules prose. Prose sections are long and share words
@@ -535,17 +510,15 @@ def _window(ranked: list[Candidate], top: int, prose_top: int) -> list[Candidate
     return entries + prose
 
 
-def _diversify(ranked: list[Candidate], prose_decay: float = 1.0) -> list[Candidate]:
+def _diversify(ranked: list[Candidate]) -> list[Candidate]:
     """Demote the 2nd, 3rd ... grade of one item family (each to FAMILY_DECAY of the score before it)
-    so that four grades of one bomb do not fill the top five; likewise the 2nd, 3rd ... section of the
-    books' rules prose (``prose_decay``), so that the chapter around a rule does not crowd out the entries."""
+    so that four grades of one bomb do not fill the top five."""
     seen: dict[str, int] = {}
     for c in ranked:
-        prose = c.node.is_prose
-        fam = "prose" if prose else family(c.node)
+        fam = family(c.node)
         n = seen.get(fam, 0)
         if n:
-            c.score *= (prose_decay if prose else FAMILY_DECAY) ** n
+            c.score *= FAMILY_DECAY**n
         seen[fam] = n + 1
     return sorted(ranked, key=lambda c: (-c.score, c.node.node_id))
 

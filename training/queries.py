@@ -237,7 +237,7 @@ def link_queries(node: Node, rng: random.Random, conditions: dict[str, str]) -> 
 def quota_group(node: Node) -> str:
     """The entry's share of the query budget is set by this group: its type, except that a book's
     rules-prose section (``fields.hover_name`` False: ingest/aon_rules.py) is "rule-prose", not "rule"."""
-    return "rule-prose" if node.type == "rule" and node.fields.get("hover_name") is False else node.type
+    return "rule-prose" if node.type == "rule" and node.is_prose else node.type
 
 
 def _type_quota(nodes: Sequence[Node], total: int) -> dict[str, int]:

@@ -81,10 +81,6 @@ def rows_from_groups(groups: Sequence[TrainGroup], nodes: dict[str, Node], negat
     return rows
 
 
-def _is_prose(node: Node) -> bool:
-    return node.fields.get("hover_name") is False  # a book's rules-prose section (ingest/aon_rules.py)
-
-
 def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Path | None = None) -> Rows:
     """Generate queries from the store's corpus entries, mine their negatives, read the passages: the
     rows a training run consumes, with a header saying what they came from (not yet written anywhere).
@@ -107,10 +103,10 @@ def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Pat
     header = {
         "pairs": config.pairs, "negatives": config.negatives, "seed": config.seed,
         "positives_by_group": dict(sorted(by_group.items())),
-        "prose_negatives": sum(_is_prose(nodes[n]) for r in rows for n in r.ids[1:]),
+        "prose_negatives": sum(nodes[n].is_prose for r in rows for n in r.ids[1:]),
         "store": {
             "path": str(store.root), "corpus_digest": meta.get("corpus_digest"), "embedder": meta.get("embedder"),
-            "entries": len(nodes), "prose_entries": sum(_is_prose(n) for n in nodes.values()),
+            "entries": len(nodes), "prose_entries": sum(n.is_prose for n in nodes.values()),
             "dense_negatives": store.has_embeddings(),
         },
         "mined_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
