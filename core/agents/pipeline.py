@@ -254,7 +254,7 @@ class AgentPipeline:
         result = await asyncio.to_thread(books.retrieve, question, PASSAGES)
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, question, result.hits)
         trace.append(TraceStep(name="answerability", input={"query": question},
-                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section"}),
+                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign"}),
                                retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
         notes = self.ctx.notes
         if verdict.outcome != "answer" and notes.available():

@@ -101,7 +101,7 @@ class ExtractiveAnswerer:
         t0 = time.perf_counter()
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits)
         steps.append(TraceStep(name="answerability", input={"source": best.source},
-                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section"}),
+                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign"}),
                                ms=(time.perf_counter() - t0) * 1000))
         if verdict.outcome == "not_in_books":
             return Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books", steps=steps,
