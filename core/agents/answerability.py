@@ -379,9 +379,10 @@ class AnswerabilityJudge:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
         foreign = ""
-        if not renamed and not excluded and section is None:
-            # a word neither the books nor English use is another book's term (Megavolt, eidolon): the
-            # passages found for it are tangents, and "not a PF2e question" would be wrong too
+        if outcome != "not_in_books" and not renamed and not excluded and section is None:
+            # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
+            # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
+            # with a rare word is not a rule of another book)
             terms = foreign_terms(question, self.use)
             if terms:
                 outcome, foreign = "not_in_corpus", terms[0]
@@ -391,6 +392,11 @@ class AnswerabilityJudge:
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
                           features={k: round(v, 4) for k, v in x.items()})
+
+    def other_book(self, term: str) -> Assessment:
+        """The decision for a question the other-systems guard found to be about a Pathfinder 2e book gmprep
+        does not hold (a class of another book, Kingmaker): not_in_corpus, naming the term and the books held."""
+        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held_books(self.use.db))
 
     def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
         """The entry the question asks about when only books outside the selection hold it: the asked

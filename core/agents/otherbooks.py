@@ -22,21 +22,26 @@ from functools import lru_cache
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS
 
-MAX_ZIPF = 2.5  # rarer in English than this (zipf: log10 of uses per billion words)
+MAX_ZIPF = 2.7  # rarer in English than this (zipf: log10 of uses per billion words)
 MAX_USES = 0  # entries (trait definitions aside) that use the word at most this often
+CAPS_ZIPF = 3.0  # the same for a word written as a name
+CAPS_USES = 1
 MIN_LEN = 4
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
 _STOP = STOP_WORDS | QUESTION_WORDS
 
 
-def content_words(question: str) -> list[tuple[str, str]]:
-    """``(lower-case word, as written)`` for the question's words, a possessive's "'s" dropped."""
+def content_words(question: str) -> list[tuple[str, str, bool]]:
+    """``(lower-case word, as written, capitalised)`` for the question's words, a possessive's "'s"
+    dropped; capitalised: written with a capital, not as a sentence's first word (as a name)."""
     out = []
     for m in _WORD.finditer(question):
         shown = re.sub(r"['\u2019]s?$", "", m.group(0))
         low = shown.lower()
+        before = question[: m.start()].rstrip()
+        caps = shown[:1].isupper() and bool(before) and before[-1] not in ".!?:\"("
         if low and low not in _STOP:
-            out.append((low, shown))
+            out.append((low, shown, caps))
     return out
 
 
@@ -81,10 +86,13 @@ class BookUse:
         n = 0
         try:
             rows = self.db.execute(
-                "SELECT n.type FROM fts f JOIN nodes n ON n.rowid = f.rowid WHERE fts MATCH ? LIMIT 2000",
+                "SELECT n.type, n.traits FROM fts f JOIN nodes n ON n.rowid = f.rowid WHERE fts MATCH ? LIMIT 2000",
                 ('"' + word.replace('"', " ") + '"',))
-            for (typ,) in rows:
-                if typ != "trait":
+            forms = {word, word.rstrip("s")}
+            for typ, traits in rows:
+                # an entry tagged with the word does not use it: shared feats carry every class that gets
+                # them as traits (magus, thaumaturge) and repeat the tag as a heading in their text
+                if typ != "trait" and not forms & {t.lower() for t in json.loads(traits or "[]")}:
                     n += 1
                     if n >= cap:
                         break
@@ -95,19 +103,22 @@ class BookUse:
         return n
 
 
-def foreign_terms(question: str, use: BookUse, max_zipf: float = MAX_ZIPF,
-                  max_uses: int = MAX_USES) -> list[str]:
-    """The question's words that neither the books nor English use (another book's terms), as written."""
+def foreign_terms(question: str, use: BookUse, max_zipf: float = MAX_ZIPF, max_uses: int = MAX_USES,
+                  caps_zipf: float = CAPS_ZIPF, caps_uses: int = CAPS_USES) -> list[str]:
+    """The question's words that neither the books nor English use (another book's terms), as written.
+    A word written as a name (capitalised mid-sentence: "Envoys' Alliance", "Ikon") may be a little more
+    common in English and the books (``caps_zipf``, ``caps_uses``): the asker is naming a rule."""
     out: list[str] = []
-    for word, shown in content_words(question):
-        if len(word) < MIN_LEN or not word.isalpha() or use.is_name(word):
+    for word, shown, caps in content_words(question):
+        if len(word) < MIN_LEN or not word.isalpha() or use.is_name(word) or shown in out:
             continue
         z = zipf(word)
         # zipf 0: English never records it, more often a name in the asker's campaign ("Ezren"), a creature
         # or a typo than a published term; measured: every such word on the tuning sets was one of those
-        if z is None or not 0.0 < z < max_zipf:
+        if z is None or z <= 0.0:
             continue
-        if use.uses(word) <= max_uses and shown not in out:
+        zmax, umax = (max(max_zipf, caps_zipf), max(max_uses, caps_uses)) if caps else (max_zipf, max_uses)
+        if z < zmax and use.uses(word) <= umax:
             out.append(shown)
     return out
 

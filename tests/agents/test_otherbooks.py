@@ -63,3 +63,17 @@ async def test_rare_but_held_terms_are_answered(searcher, extractive):
         ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
         assert ans.outcome == "answered", (q, _verdict(ans))
         assert any(gold in c.source_id for c in ans.citations), [c.source_id for c in ans.citations]
+
+
+async def test_a_class_of_another_pf2e_book_is_not_in_corpus(searcher, extractive):
+    # the other-systems guard knows the summoner is a class of a Pathfinder 2e book gmprep does not hold:
+    # that is a rule the user can add with the book, not another game's
+    q = "Is my summoner unconscious or dying when his eidolon drops to 0 Hit Points?"
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_corpus" and ans.declined, ans.steps
+    assert "“summoner” is not in the rules gmprep holds (" in ans.text and "`gmprep books add`" in ans.text
+
+
+async def test_another_games_rule_stays_not_in_books(searcher, extractive):
+    ans = await answer_question("Can I Stride as a bonus action?", history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_books", ans.text
