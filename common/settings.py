@@ -50,6 +50,10 @@ class SearchSettings(BaseModel):
     # type, traits and first lines, which is what tells relevance apart: 80 scored as well as 128
     # on dev (R@5 0.91 vs 0.89) at 60% of the CPU time.
     rerank_max_length: int = Field(80, ge=32, le=512)
+    # The books' rules-prose sections (kg.models.Node.is_prose) have places of their own in the rerank
+    # window, beside the rerank_top entries: in one window, long prose sections sharing the question's words
+    # took the places of the entries the question names (docs/retrieval.md, "Rules prose").
+    prose_top: int = Field(3, ge=0, le=50)
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
     expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)

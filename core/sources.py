@@ -61,6 +61,9 @@ class SourceResult(BaseModel):
     hits: list[Hit] = Field(default_factory=list)
     relevance: float = 0.0  # calibrated: >= the judge's threshold means "on topic"
     note: str = ""
+    # not_in_books because of a Pathfinder 2e book gmprep does not hold: its term (the answerability judge
+    # turns this into not_in_corpus, "add your book's PDF")
+    other_book: str = ""
 
 
 class KnowledgeSource(ABC):
@@ -125,6 +128,7 @@ class OtherSystemTerm(BaseModel):
     note: str = ""
     case_sensitive: bool = False
     kind: Literal["rule", "name"] = "rule"  # "name": a system, book or class named, not a rule of it
+    pf2e: bool = False  # a term of a Pathfinder 2e book gmprep does not hold (not another game's)
 
 
 def load_other_system_terms() -> list[OtherSystemTerm]:
@@ -134,7 +138,7 @@ def load_other_system_terms() -> list[OtherSystemTerm]:
     terms = []
     for block in data["systems"]:
         for t in block["terms"]:
-            terms.append(OtherSystemTerm(system=block["system"], **t))
+            terms.append(OtherSystemTerm(system=block["system"], pf2e=bool(block.get("pf2e")), **t))
     return terms
 
 
@@ -181,7 +185,8 @@ class OtherSystemsSource(KnowledgeSource):
         found = [t for t, rx in self._terms or [] if rx.search(text)]
         found += [
             OtherSystemTerm(term=name, system="a class from a Pathfinder 2e book gmprep does not hold",
-                            note="the trait glossary names the class, but its rules are not in these books", kind="name")
+                            note="the trait glossary names the class, but its rules are not in these books", kind="name",
+                           pf2e=True)
             for name, rx in self._classes or [] if rx.search(text)
         ]
         unique = {t.term.lower(): t for t in found}
@@ -200,7 +205,9 @@ class OtherSystemsSource(KnowledgeSource):
             # rule these books hold, so it is answered from them
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant",
                                 note=f"{note}; the question also names {named[0]}, which the books hold")
-        return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note)
+        other_book = t.term if all(f.pf2e for f in found) else ""
+        return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note,
+                            other_book=other_book)
 
     def rules_named_besides(self, text: str) -> list[str]:
         """Rules the books hold that ``text`` names by their capitalised name ("Cat Fall", "Bulk"; not a trait,

@@ -38,6 +38,12 @@ class Node(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     fields: dict = Field(default_factory=dict)  # type-specific stat fields, as the corpus has them
 
+    @property
+    def is_prose(self) -> bool:
+        """A section of a book's rules prose (``fields.hover_name`` false, ``ingest/aon_rules.py``):
+        searchable and citable, but its title is a heading, not a name GMs write."""
+        return self.fields.get("hover_name") is False
+
 
 class Edge(BaseModel):
     """A directed edge. ``parent`` points child -> parent, ``next`` points to the next sibling,

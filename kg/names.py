@@ -260,8 +260,13 @@ class NameIndex:
     def build(cls, nodes: Iterable[Node]) -> NameIndex:
         """Index every entry node's name, aliases and generated variants, plus legacy names."""
         idx = cls()
-        # "Level 2" archetype pages are corpus artefacts, not names anyone writes
-        entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)]
+        # "Level 2" archetype pages are corpus artefacts, not names anyone writes; the books' rules-prose
+        # sections (``fields.hover_name`` False, ingest/aon_rules.py) are searchable and citable but not names:
+        # their titles are headings ("Introduction", "Rewards", "Walls", "Wind", "Level") that read as plain
+        # English in a note, and where a title is a rule's name (Dying, Cover, Persistent Damage) the
+        # condition, action or GM-screen page already answers the hover
+        entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)
+                   and not n.is_prose]
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
             if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):

@@ -9,8 +9,9 @@ Pipeline of ``Searcher.search``:
    a name inside a longer question is a hint; "my fighter" names a character, not the class entry.
 2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF); the
    fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...).
-3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused candidates plus the named
-   ones; a candidate's score is then its reranker probability plus 0.3 x its prior.
+3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused entries, the ``prose_top``
+   best sections of the books' rules prose beside them, and the named ones; a candidate's score is then
+   its reranker probability plus 0.3 x its prior.
 4. **Graph expansion**: the best results lend score to what they point to: names and links in their
    text (weighted up when the paragraph holding the link shares the query's words, and when the
    target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
@@ -286,11 +287,11 @@ class Searcher:
             c.prior = 1.0 / (1.0 + r / PRIOR_HALF_RANK) if c.rrf > 0 else 0.0
         reranker = self.reranker if use_rerank else None
         if reranker is not None:
-            chosen = ranked[: s.rerank_top]
+            chosen = _window(ranked, s.rerank_top, s.prose_top)
             # the plain query's own best candidates are always reranked: the question index may add
             # candidates to the window, never push the plain lists' out of it
             plain = sorted((c for c in pool.values() if c.plain_rrf > 0), key=lambda c: (-c.plain_rrf, c.node.node_id))
-            chosen += [c for c in plain[: s.rerank_top] if c not in chosen]
+            chosen += [c for c in _window(plain, s.rerank_top, s.prose_top) if c not in chosen]
             chosen = [c for c in chosen if c.named != "exact"]  # a name that is the whole query is decided
             chosen += [c for c in pool.values() if c.named in ("hint", "verb") and c not in chosen]
             probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
@@ -498,6 +499,15 @@ class Searcher:
 def family(node: Node) -> str:
     """The item family of an entry: its name without the grade ("Glue Bomb (Lesser)" -> "glue bomb")."""
     return f"{node.type}:{node.name.split(' (')[0].strip().lower()}"
+
+
+def _window(ranked: list[Candidate], top: int, prose_top: int) -> list[Candidate]:
+    """The candidates the cross-encoder scores: the ``top`` best entries and, beside them, the
+    ``prose_top`` best sections of the books' rules prose. Prose sections are long and share words
+    with most questions, so in one window they would take the places of the entries the question names."""
+    entries = [c for c in ranked if not c.node.is_prose][:top]
+    prose = [c for c in ranked if c.node.is_prose][:prose_top]
+    return entries + prose
 
 
 def _diversify(ranked: list[Candidate]) -> list[Candidate]:

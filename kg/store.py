@@ -353,10 +353,12 @@ class Store:
             yield _node_from_row(row)
 
     def resolve_name(self, name: str) -> str | None:
-        """The entry whose name is exactly ``name`` (any case), corpus entries first; for ``[[wiki links]]``."""
+        """The entry whose name is exactly ``name`` (any case), corpus entries first, and of those the ones that
+        are names (not a book's rules-prose section, ``fields.hover_name`` false: [[Perception]] is the skill,
+        not Player Core's section of that title); for ``[[wiki links]]``."""
         row = self.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND lower(name)=lower(?) "
-            "ORDER BY origin NOT LIKE 'corpus:%', rowid LIMIT 1",
+            "ORDER BY origin NOT LIKE 'corpus:%', coalesce(json_extract(fields, '$.hover_name'), 1) = 0, rowid LIMIT 1",
             (name.strip(),),
         ).fetchone()
         return row[0] if row else None

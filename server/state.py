@@ -57,8 +57,10 @@ class RulesBook:
         self.refs = refs
         self.names = NameIndex.build(nodes)
         # completion: names sorted once (lowercased) for prefix search, every word of every name
-        # for word-start search, and names grouped by first letter for the fuzzy pass
-        self.sorted_names = sorted(((n.name.lower(), n.node_id) for n in nodes), key=lambda t: t[0])
+        # for word-start search, and names grouped by first letter for the fuzzy pass; the books'
+        # rules-prose sections are not names (kg/names.py), so completing one would write a word no hover reads
+        self.sorted_names = sorted(((n.name.lower(), n.node_id) for n in nodes if not n.is_prose),
+                                   key=lambda t: t[0])
         words: set[tuple[str, str]] = set()
         self.by_initial: dict[str, list[tuple[str, str]]] = {}
         for lower, node_id in self.sorted_names:

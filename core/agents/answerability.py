@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
+from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
@@ -80,6 +81,9 @@ class Assessment(BaseModel):
     renamed: list[tuple[str, str]] = Field(default_factory=list)  # (legacy name, Remaster name)
     # the core-book rules section (``coverage.py``'s outline) the question asks about that no entry states
     section: OutlineSection | None = None
+    # the question's word that neither the books nor English use: another book's term (``otherbooks.py``)
+    foreign: str = ""
+    held_books: list[str] = Field(default_factory=list)  # the books the store holds, for the decline text
     features: dict[str, float] = Field(default_factory=dict)
 
 
@@ -350,6 +354,7 @@ class AnswerabilityJudge:
         self.books = list(books)  # the workspace's ``books`` setting (empty: every book)
         # the books' rules outline and which sections the store holds (decided once, on first use)
         self.coverage = OutlineCoverage(store, judge.embedder)
+        self.use = BookUse(store.db)  # which words the books use, for another book's terms
 
     def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
         """The outcome for ``question`` given the passages retrieved for it."""
@@ -373,11 +378,25 @@ class AnswerabilityJudge:
             if match is not None:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
+        foreign = ""
+        if outcome != "not_in_books" and not renamed and not excluded and section is None:
+            # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
+            # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
+            # with a rare word is not a rule of another book)
+            terms = foreign_terms(question, self.use)
+            if terms:
+                outcome, foreign = "not_in_corpus", terms[0]
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
-                          rule=(section.title if section else unnamed) if outcome == "not_in_corpus" else "",
+                          rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
+                          foreign=foreign, held_books=held_books(self.use.db) if foreign else [],
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
                           features={k: round(v, 4) for k, v in x.items()})
+
+    def other_book(self, term: str) -> Assessment:
+        """The decision for a question the other-systems guard found to be about a Pathfinder 2e book gmprep
+        does not hold (a class of another book, Kingmaker): not_in_corpus, naming the term and the books held."""
+        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held_books(self.use.db))
 
     def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
         """The entry the question asks about when only books outside the selection hold it: the asked
@@ -427,6 +446,13 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
     return _with_mentions(text, mentions)
 
 
+def foreign_text(term: str, books: Sequence[str]) -> str:
+    """The not_in_corpus sentence for another book's term: name it and the books gmprep holds."""
+    held = ", ".join(books) or "the core rulebooks"
+    return (f"“{term}” is not in the rules gmprep holds ({held}): none of these books uses the word, so it "
+            "is from a book gmprep does not have. Add your book's PDF with `gmprep books add` to get its rules.")
+
+
 def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
     """What a declined answer says, or "" for the plain not-in-books sentence (the caller's)."""
     if verdict.excluded:
@@ -434,6 +460,8 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
         return (f"“{verdict.excluded}” is in {where}, which is not among the books you selected for this "
                 f"workspace (the `books` setting: {', '.join(verdict.selected_books)}). The books you selected "
                 "do not answer this; add that book to `books` to get its rules.")
+    if verdict.outcome == "not_in_corpus" and verdict.foreign:
+        return foreign_text(verdict.foreign, verdict.held_books)
     if verdict.outcome == "not_in_corpus" and verdict.section is not None:
         return section_text(verdict.section, mentions)
     if verdict.outcome == "not_in_corpus":

@@ -37,6 +37,8 @@ OUTLINE_FILE = "rules-outline.json"
 _WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
 # entry types whose name can hold a section inside a longer title ("Terrain and Cover")
 _PROSE_TYPES = ("rule", "book-section", "sidebar")
+# a sub-heading inside a rules section: a bold line alone
+_HEADING = re.compile(r"(?m)^\*\*([^*\n]{3,80})\*\*$")
 
 # measured on the tuning sets (docs/answerability.md, "Coverage from the books' outline")
 MIN_COSINE = 0.40  # the question is about the section at least this much
@@ -113,17 +115,31 @@ class OutlineCoverage:
     def _compute_held(self) -> dict[str, bool]:
         names: set[str] = set()
         prose: list[str] = []
-        for name, aliases, typ in self.store.db.execute("SELECT name, aliases, type FROM nodes WHERE kind = 'entry'"):
-            for n in [name, *json.loads(aliases or "[]")]:
+        prose_stems: set[frozenset[str]] = set()
+        marks = ",".join("?" * len(_PROSE_TYPES))
+        rows = self.store.db.execute(
+            f"SELECT name, aliases, type, CASE WHEN type IN ({marks}) THEN text END FROM nodes WHERE kind = 'entry'",
+            tuple(_PROSE_TYPES))
+        for name, aliases, typ, text in rows:
+            # a rules section's own sub-headings (a bold line alone: "**Duplicate Effects**" inside Rules
+            # Overview) state their rule as much as a section of that name does
+            for n in [name, *json.loads(aliases or "[]"), *_HEADING.findall(text or "")]:
                 low = " ".join(_words(re.sub(r"\(.*?\)", "", n)))
                 names.add(low)
                 if typ in _PROSE_TYPES:
                     prose.append(f" {low} ")
+                    prose_stems.add(title_stems(n))
         out = {}
         for s in self.outline.sections:
             t = " ".join(_words(s.title))
             forms = {t, t.rstrip("s"), f"{t}s"}
-            out[s.id] = bool(forms & names) or any(f" {f} " in p for f in forms for p in prose)
+            # a rules section whose title holds every word of the outline's title, inflected as it may be
+            # ("Step 4: Degree of Success", "Spell DC and Spell Attack Modifier"), or whose title of two
+            # words or more is part of it (a section "Critical Specialization" states "Critical
+            # Specialization Effects")
+            ts = self._stems[s.id]
+            out[s.id] = (bool(forms & names) or any(f" {f} " in p for f in forms for p in prose)
+                         or (bool(ts) and any(ts <= p or (len(p) >= 2 and p <= ts) for p in prose_stems)))
         return out
 
     def unheld(self) -> list[OutlineSection]:

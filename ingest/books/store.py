@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.settings import Settings
+from gmprep.ingest.aon_rules import is_prose_id
 from gmprep.ingest.books.tree import LEVEL_NAMES, BookTree, Section
 from gmprep.ingest.corpus import CHAPTER_TITLES, slug
 from gmprep.kg.models import Edge, Node
@@ -139,6 +140,8 @@ def _match(store: Store, name: str, ancestors: list[str], title: str) -> str | N
         # with no chapter naming a type, a section is not a trait's glossary line: a rulebook's
         # "Exploration" chapter is the rules of exploration, not the exploration trait
         pool = [r for r in rows if r[1] != "trait"]
+    if len(pool) > 1:  # a book's own rules section shares its name with the action or condition it is
+        pool = [r for r in pool if not is_prose_id(r[0])] or pool
     if len(pool) > 1:  # the same name in several books: the one this book is
         pool = [r for r in pool if same_book(r[2], title)] or pool
     return pool[0][0] if len(pool) == 1 else None

@@ -62,3 +62,40 @@ def notes_searcher(notes_store: Path):
     s = _searcher(notes_store)
     yield s
     s.store.close()
+
+
+# The rules-prose sections that state three rules the coverage tests ask about: without them, the store
+# holds those rules the way it did before the books' rules prose was bundled (only mentioned by feats,
+# spells and items), which is what a user's store lacking a book looks like.
+WITHOUT_PROSE = ("pf2e:rule:gm-core--transferring-runes", "pf2e:rule:player-core--multiple-attack-penalty",
+                 "pf2e:rule:player-core--attack-rolls--multiple-attack-penalty", "pf2e:rule:player-core--heightened-spells",
+                 "pf2e:rule:player-core--heightened-spontaneous-spells")
+
+
+def copy_store_without(store_dir: Path, dst: Path, node_ids: tuple[str, ...] = WITHOUT_PROSE) -> Path:
+    """A copy of ``store_dir`` with the ``node_ids`` entries removed (rows, full-text rows and vectors)."""
+    from gmprep.kg.store import Store
+
+    shutil.copytree(store_dir, dst, ignore=shutil.ignore_patterns("READY", "*-wal", "*-shm"))
+    with Store.open(dst, create=False) as store:
+        marks = ",".join("?" * len(node_ids))
+        rowids = [r for (r,) in store.db.execute(f"SELECT rowid FROM nodes WHERE node_id IN ({marks})", node_ids)]
+        assert len(rowids) == len(node_ids), "a rules-prose section these tests remove is no longer in the corpus"
+        with store.db:
+            store.db.executemany("DELETE FROM fts WHERE rowid=?", [(r,) for r in rowids])
+            store.db.executemany("DELETE FROM nodes WHERE rowid=?", [(r,) for r in rowids])
+        store.remove_vectors(rowids)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def store_without_prose(store_dir: Path, tmp_path_factory) -> Path:
+    """The session store without the rules-prose sections of WITHOUT_PROSE."""
+    return copy_store_without(store_dir, tmp_path_factory.mktemp("without-prose") / "store")
+
+
+@pytest.fixture(scope="session")
+def searcher_without_prose(store_without_prose: Path):
+    s = _searcher(store_without_prose)
+    yield s
+    s.store.close()

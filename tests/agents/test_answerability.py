@@ -27,13 +27,17 @@ async def test_answers_what_the_books_define(searcher, extractive):
     assert verdict.output["outcome"] == "answer"
 
 
-async def test_a_rule_only_mentioned_is_not_in_corpus(searcher, extractive):
+async def test_a_rule_only_mentioned_is_not_in_corpus(searcher_without_prose, extractive):
+    searcher = searcher_without_prose  # the store without the rules-prose sections that state it
     # (the shipped model gives "How does flanking work?" p=0.73, under its 0.95 threshold: see docs/answerability.md)
     ans = await answer_question("What is the multiple attack penalty?", history=[], searcher=searcher,
                                 settings=extractive)
     assert ans.outcome == "not_in_corpus" and ans.declined
     # the books' outline names the section and its page (core/agents/coverage.py)
-    assert "Multiple Attack Penalty (Player Core p. 402) is not in the rules gmprep holds" in ans.text
+    # named by the books' outline with its page, or by the asked phrase when a retrieved rules section is
+    # named for part of the title (here "Attack Rolls": core/agents/coverage.py)
+    assert ("Multiple Attack Penalty (Player Core p. 402) is not in the rules gmprep holds" in ans.text
+            or "The multiple attack penalty rule itself is not in the rules gmprep holds" in ans.text), ans.text
     assert "gmprep books add" in ans.text
     # what it cites are the passages that mention the rule (feats that use the word), named as mentions
     assert len(ans.citations) <= 3

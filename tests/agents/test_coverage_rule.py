@@ -21,10 +21,10 @@ OUTLINE = RulesOutline(sections=[_section("map", "Multiple Attack Penalty"), _se
                                  _section("heightened", "Heightened Spells")])
 
 
-def _store(entries: list[tuple[str, str]]):
+def _store(entries: list[tuple[str, str]] | list[tuple[str, str, str]]):
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE nodes (name TEXT, aliases TEXT, type TEXT, kind TEXT)")
-    db.executemany("INSERT INTO nodes VALUES (?, '[]', ?, 'entry')", entries)
+    db.execute("CREATE TABLE nodes (name TEXT, aliases TEXT, type TEXT, kind TEXT, text TEXT)")
+    db.executemany("INSERT INTO nodes VALUES (?, '[]', ?, 'entry', ?)", [(*e, "")[:3] for e in entries])
     return SimpleNamespace(db=db)
 
 
@@ -47,6 +47,15 @@ def test_held_from_entry_names_and_rule_pages():
     # a book section of that title (``gmprep books add``) holds it too
     held = OutlineCoverage(_store([("Heightened Spells", "book-section")]), None, OUTLINE).held()
     assert held["heightened"]
+
+
+def test_held_from_a_rules_sections_sub_heading_or_its_title_words():
+    overview = "Some rules...\n\n**Multiple Attack Penalty**\n\nThe more attacks you make...\n\n**Rounding** halves"
+    held = OutlineCoverage(_store([("Attack Rolls", "rule", overview)]), None, OUTLINE).held()
+    assert held["map"] and not held["heightened"]  # a bold line alone is a sub-heading; bold run-in text is not
+    # a rules section whose title holds the title's words, inflected as they may be
+    assert OutlineCoverage(_store([("Step 4: Spell Heightening", "rule")]), None, OUTLINE).held()["heightened"]
+    assert not OutlineCoverage(_store([("Spells", "rule")]), None, OUTLINE).held()["heightened"]  # one word
 
 
 def test_about_needs_the_title_the_cosine_and_the_margin():

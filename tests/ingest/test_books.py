@@ -285,6 +285,9 @@ def _small_corpus(store_dir: Path) -> None:
         entry("pf2e:equipment:shield", "Shield", "equipment", "Pathfinder Player Core"),
         entry("pf2e:trait:exploration", "Exploration", "trait", "Pathfinder trait glossary"),
         entry("pf2e:rule:treasure", "Treasure", "rule", "Pathfinder GM Core", page="59"),
+        entry("pf2e:condition:dying", "Dying", "condition", "Pathfinder Player Core"),
+        # the book's own rules-prose section of that name (ingest/aon_rules.py)
+        entry("pf2e:rule:player-core--dying", "Dying", "rule", "Pathfinder Player Core", page="411"),
     ]
     with Store.open(store_dir) as store:
         store.replace_origin("corpus:pf2e", nodes, [], "test")
@@ -316,6 +319,10 @@ Not the trait.
 
 Loot.
 
+## Dying
+
+Near death.
+
 ## Equipment
 
 ### Shield
@@ -342,6 +349,7 @@ def test_matching_by_name_and_chapter_and_restoring_pages(tmp_path):
             "conditions/frightened": "pf2e:condition:frightened", "conditions/off-guard": "pf2e:condition:off-guard",
             "spells/shield": "pf2e:spell:shield", "treasure": "pf2e:rule:treasure",
             "equipment/shield": "pf2e:equipment:shield",
+            "dying": "pf2e:condition:dying",  # the condition, not the rules-prose section of the same name
         }
         assert store.get("pf2e:rule:treasure").page == "59"
         assert store.get("pf2e:condition:frightened").page is None  # markdown exports have no pages

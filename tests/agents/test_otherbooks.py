@@ -1,0 +1,79 @@
+"""Another book's term (``core/agents/otherbooks.py``) on the real session store: a word neither the books
+nor English use is declined as not_in_corpus naming the word and the books gmprep holds; rare words the
+books do use, common English words and names English never records are left to the rest of the judge."""
+
+from __future__ import annotations
+
+import pytest
+
+from gmprep.common.settings import LLMSettings, Settings
+from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books
+from gmprep.core.answer import answer_question
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def extractive(store_dir) -> Settings:
+    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
+
+
+@pytest.fixture(scope="module")
+def use(searcher) -> BookUse:
+    return BookUse(searcher.store.db)
+
+
+def _verdict(ans) -> dict:
+    return next(s for s in ans.steps if s.name == "answerability").output
+
+
+def test_other_books_terms_are_found(use):
+    assert foreign_terms("Does Megavolt's unstable version cost more than the normal one?", use) == ["Megavolt"]
+    # only the trait glossary defines it (it defines every book's traits): still another book's term
+    assert foreign_terms("Is my summoner unconscious when the eidolon drops to 0 HP?", use) == ["eidolon"]
+
+
+def test_rare_words_the_books_use_and_other_words_are_not(use):
+    assert use.uses("cockatrice") > 0 and use.uses("thunderclap") > 0
+    assert foreign_terms("What does a cockatrice's bite do, and how does thunderclap deafen?", use) == []
+    assert foreign_terms("Our party hides in a warehouse; can the toddler see us?", use) == []  # plain English
+    # a name English never records is more often the asker's character or a typo than a book's term
+    assert foreign_terms("Ezren fires his crossbow: does the wall block line of effect?", use) == []
+
+
+def test_held_books_are_the_rulebooks(use):
+    books = held_books(use.db)
+    assert "Player Core" in books and "GM Core" in books and "Monster Core" in books
+    assert not any("glossary" in b for b in books)
+
+
+async def test_an_other_books_term_is_not_in_corpus_naming_it(searcher, extractive):
+    q = "How does Megavolt work for an inventor whose construct minion takes the action?"
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert verdict["foreign"] == "Megavolt"
+    assert "“Megavolt” is not in the rules gmprep holds (" in ans.text
+    assert "Player Core" in ans.text and "`gmprep books add`" in ans.text
+
+
+async def test_rare_but_held_terms_are_answered(searcher, extractive):
+    for q, gold in (("What happens when a cockatrice bites you?", "cockatrice"),
+                    ("What does the thunderclap spell do?", "thunderclap")):
+        ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+        assert ans.outcome == "answered", (q, _verdict(ans))
+        assert any(gold in c.source_id for c in ans.citations), [c.source_id for c in ans.citations]
+
+
+async def test_a_class_of_another_pf2e_book_is_not_in_corpus(searcher, extractive):
+    # the other-systems guard knows the summoner is a class of a Pathfinder 2e book gmprep does not hold:
+    # that is a rule the user can add with the book, not another game's
+    q = "Is my summoner unconscious or dying when his eidolon drops to 0 Hit Points?"
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_corpus" and ans.declined, ans.steps
+    assert "“summoner” is not in the rules gmprep holds (" in ans.text and "`gmprep books add`" in ans.text
+
+
+async def test_another_games_rule_stays_not_in_books(searcher, extractive):
+    ans = await answer_question("Can I Stride as a bonus action?", history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_books", ans.text
