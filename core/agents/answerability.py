@@ -40,6 +40,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
+from gmprep.core.agents import otherbooks
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books
 from gmprep.core.agents.relevance import RelevanceJudge
@@ -383,7 +384,7 @@ class AnswerabilityJudge:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
             # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
             # with a rare word is not a rule of another book)
-            terms = foreign_terms(question, self.use)
+            terms = foreign_terms(question, self.use) if otherbooks.WORD_RULE else []
             if terms:
                 outcome, foreign = "not_in_corpus", terms[0]
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},

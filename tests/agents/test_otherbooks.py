@@ -47,8 +47,14 @@ def test_held_books_are_the_rulebooks(use):
     assert not any("glossary" in b for b in books)
 
 
-async def test_an_other_books_term_is_not_in_corpus_naming_it(searcher, extractive):
+async def test_an_other_books_term_is_not_in_corpus_naming_it(searcher, extractive, monkeypatch):
+    from gmprep.core.agents import otherbooks
+
     q = "How does Megavolt work for an inventor whose construct minion takes the action?"
+    # off by default (its held-out false declines, docs/answerability.md): by default the word is no decline
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    assert not _verdict(ans).get("foreign")
+    monkeypatch.setattr(otherbooks, "WORD_RULE", True)
     ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
     verdict = _verdict(ans)
     assert ans.outcome == "not_in_corpus" and ans.declined, verdict
