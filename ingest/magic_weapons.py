@@ -9,6 +9,13 @@ to the corpus equipment of its name and gives the entry ``base_weapon`` and its 
 weapon's note prints them (damage, hands, range, reload, category, group; not the base's price, bulk or level,
 which are the item's own), the ``**Base Weapon** dagger; **Damage** 1d4 piercing; ...`` stat text after its
 Price line, and its page when missing. Nothing is written by hand: every value is a printed line.
+
+Items whose page prints no base line, or that have no saved page, find their base in what is printed too: a
+held item's first paragraph names it as a magic weapon (Tiger Fork "is a *+1 trident*", Blackaxe "a *+4
+greater corrosive major striking obsidian greataxe*": the formula's last words that are a base weapon's name),
+else a rule of the books gives the items of one trait a base (GM Core's *Attacking with a Staff*: "Staves are
+also staff weapons", read from the rules section in ``ingest/data/aon-transcribed/rules.jsonl.gz``). A base the
+vault has no note of (the fist) takes the statistics of its saved weapon page (``ingest/aon_weapons.py``).
 """
 
 from __future__ import annotations
@@ -16,18 +23,23 @@ from __future__ import annotations
 import csv
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gmprep.ingest.aon_pages import PAGES_DIR, REPO, PrintedSource, saved_pages, with_printed_page
+from gmprep.ingest.aon_rules import RulesSection
 from gmprep.ingest.armor_stats import ITALIC, ITEM_FILE, ITEM_TITLE, LEVEL, SOURCE, VARIANT, _text
-from gmprep.ingest.creature_speed import REPO as VAULT_REPO
 from gmprep.ingest.creature_speed import with_source
 from gmprep.ingest.weapon_stats import WeaponNote, stat_line, weapon_fields
 
 COLUMNS = ("path", "commit", "url", "name", "source", "base")
 BASE = re.compile(r"<b>Base Weapon</b>\s*(?:<u>)?<a [^>]*>(.*?)</a>", re.S)
+PRICE = re.compile(r"^\*\*Price\*\*.*$", re.M)
+FORMULA = re.compile(r"\*(\+\d[^*\n]*)\*")  # a magic weapon as the books write one: "*+1 striking dagger*"
+# the trait whose items a rules section makes weapons, and that section (book, title); its text names the base
+TRAIT_RULES = {"staff": ("GM Core", "Attacking with a Staff")}
+ALSO = re.compile(r"\bare also (.+?) weapons\b")  # "Staves are also staff weapons."
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,50 @@ class MagicWeaponReport:
     other_book: list[str] = field(default_factory=list)  # matched, but the page's book is not the entry's
     unused: list[str] = field(default_factory=list)  # saved pages no corpus entry matched
     no_base: list[str] = field(default_factory=list)  # matched, but no base weapon note of the printed base
+    from_text: list[str] = field(default_factory=list)  # base named by the item's own magic weapon formula
+    from_rule: list[str] = field(default_factory=list)  # base given by a trait's rule (TRAIT_RULES)
+
+
+@dataclass(frozen=True)
+class TraitRule:
+    """A rules section that makes the items of a trait weapons of one base: GM Core's Attacking with a Staff."""
+
+    trait: str
+    base: str  # as the section prints it, lower case: "staff"
+    source: dict  # the section's repo, commit, path and url (as its rule entry cites them)
+
+
+def trait_rules(sections: list[RulesSection]) -> list[TraitRule]:
+    """TRAIT_RULES' sections found among the transcribed rules sections and whose text names a base
+    (``... are also staff weapons``); a trait whose section is missing gets no rule (and its items no base)."""
+    out = []
+    for trait, (book, title) in TRAIT_RULES.items():
+        section = next((s for s in sections if (s.book, s.title) == (book, title)), None)
+        m = ALSO.search(section.text) if section else None
+        if section and m:
+            out.append(TraitRule(trait, m.group(1).lower(), {"repo": REPO, "commit": section.commit,
+                                                             "path": section.path, "url": section.url}))
+    return out
+
+
+def base_in_text(rec: dict, notes: dict[str, WeaponNote]) -> str | None:
+    """The base weapon a held item's first paragraph names as what it is (``is a *+1 trident*``): the longest
+    last words of a magic weapon formula that are a base's name (``hand crossbow`` before ``crossbow``); None for
+    an item not held in the hands, an armor or shield (``item_type``), or a paragraph naming no base.
+    ``notes`` are keyed by ``_key`` of their slug."""
+    fields = rec.get("fields") or {}
+    if not str(fields.get("usage", "")).startswith("held") or fields.get("item_type"):
+        return None
+    text = rec.get("text") or ""
+    m = PRICE.search(text)
+    first = text[m.end():].strip().split("\n\n")[0] if m else ""
+    for formula in FORMULA.finditer(first):
+        words = _text(formula.group(1)).lower().split()[1:]  # without the "+1"
+        for n in range(len(words), 0, -1):
+            name = " ".join(words[-n:])
+            if _key(name) in notes:
+                return name
+    return None
 
 
 def parse_weapon_item_page(text: str, path: str, commit: str) -> WeaponItemPage | None:
@@ -121,12 +177,14 @@ def with_specific_weapon_stats(rec: dict, fields: dict) -> dict:
     return rec
 
 
-def add_magic_weapon_stats(records: Iterable[dict], pages: list[WeaponItemPage],
-                           notes: list[WeaponNote]) -> tuple[list[dict], MagicWeaponReport]:
+def add_magic_weapon_stats(records: Iterable[dict], pages: list[WeaponItemPage], notes: list[WeaponNote],
+                           rules: Sequence[TraitRule] = ()) -> tuple[list[dict], MagicWeaponReport]:
     """Equipment whose name is a saved item page's (case and punctuation aside, or with a variant:
     ``Dagger of Venom (Greater)``) gains the base weapon's statistics from its note (matched by the note's slug,
     ``composite-shortbow`` for ``Composite Shortbow``); entries with a ``damage`` or ``base_weapon`` keep theirs.
-    The page is set when the page is the entry's own and its book is the entry's (entries with a page keep it)."""
+    The page is set when the page is the entry's own and its book is the entry's (entries with a page keep it).
+    Equipment still without either takes the base its own first paragraph names (``base_in_text``), else the
+    base of a trait it has (``rules``)."""
     report = MagicWeaponReport(pages=len(pages))
     by_slug = {_key(n.slug): n for n in notes}
     items = {_key(p.name): p for p in sorted(pages, key=lambda p: p.path)}
@@ -135,25 +193,53 @@ def add_magic_weapon_stats(records: Iterable[dict], pages: list[WeaponItemPage],
     for rec in records:
         name = rec.get("name") or "" if rec.get("type") == "equipment" else ""
         page = items.get(_key(name)) or items.get(_key(VARIANT.sub("", name))) if name else None
-        if page is None:
-            out.append(rec)
-            continue
-        used.add(_key(page.name))
-        before = rec
-        note = by_slug.get(_key(page.base))
-        have = rec.get("fields") or {}
-        if note is None:
-            report.no_base.append(f"{rec['name']} (base {page.base})")
-        elif "damage" not in have and "base_weapon" not in have:
-            rec = with_specific_weapon_stats(rec, specific_weapon_fields(page.base, note))
-            report.stats_added += 1
-        rec = with_printed_page(rec, page, _key(page.name) == _key(name), report)
-        if rec is not before:
-            # the page first: scripts/add_pages.py adds the same one, so either order gives one list
-            rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})
-            if "base_weapon" in rec["fields"] and note is not None:
-                rec = with_source(rec, {"repo": VAULT_REPO, "commit": note.commit, "path": note.path})
+        if page is not None:
+            used.add(_key(page.name))
+            rec = _with_page_base(rec, page, by_slug, _key(page.name) == _key(name), report)
+        if name and "damage" not in rec["fields"] and "base_weapon" not in rec["fields"]:
+            rec = _with_printed_base(rec, by_slug, rules, report)
         out.append(rec)
     report.unused = sorted(f"{p.name} ({p.source})" for p in pages if _key(p.name) not in used)
     return out, report
 
+
+def _with_page_base(rec: dict, page: WeaponItemPage, by_slug: dict[str, WeaponNote], own: bool,
+                    report: MagicWeaponReport) -> dict:
+    """The entry with its saved page's base weapon statistics and page (``own``: the page is the entry's)."""
+    before = rec
+    note = by_slug.get(_key(page.base))
+    have = rec.get("fields") or {}
+    if note is None:
+        report.no_base.append(f"{rec['name']} (base {page.base})")
+    elif "damage" not in have and "base_weapon" not in have:
+        rec = with_specific_weapon_stats(rec, specific_weapon_fields(page.base, note))
+        report.stats_added += 1
+    rec = with_printed_page(rec, page, own, report)
+    if rec is not before:
+        # the page first: scripts/add_pages.py adds the same one, so either order gives one list
+        rec = with_source(rec, {"repo": REPO, "commit": page.commit, "path": page.path})
+        if "base_weapon" in rec["fields"] and note is not None:
+            rec = with_source(rec, _note_source(note))
+    return rec
+
+
+def _with_printed_base(rec: dict, by_slug: dict[str, WeaponNote], rules: Sequence[TraitRule],
+                       report: MagicWeaponReport) -> dict:
+    """The entry with the base its text names, else its trait's rule gives, and that base's statistics; the
+    rule's section and the base's note become sources (the text is the entry's own source already)."""
+    base = base_in_text(rec, by_slug)
+    rule = None if base else next((r for r in rules if r.trait in (rec.get("traits") or [])), None)
+    base = base or (rule.base if rule else None)
+    note = by_slug.get(_key(base)) if base else None
+    if note is None:
+        return rec
+    rec = with_specific_weapon_stats(rec, specific_weapon_fields(base or "", note))
+    (report.from_rule if rule else report.from_text).append(rec["name"])
+    report.stats_added += 1
+    if rule:
+        rec = with_source(rec, rule.source)
+    return with_source(rec, _note_source(note))
+
+
+def _note_source(note: WeaponNote) -> dict:
+    return {"repo": note.repo, "commit": note.commit, "path": note.path}

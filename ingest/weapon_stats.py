@@ -40,6 +40,7 @@ class WeaponNote:
     stats: dict[str, str]  # COLUMNS -> the bullet's value as printed ("" when the note has no such bullet)
     path: str
     commit: str
+    repo: str = REPO  # where ``path`` is: the vault, or the saved Archives of Nethys pages (``aon_weapons.py``)
 
     @property
     def book_page(self) -> tuple[str, str] | None:
