@@ -54,6 +54,10 @@ class SearchSettings(BaseModel):
     # window, beside the rerank_top entries: in one window, long prose sections sharing the question's words
     # took the places of the entries the question names (docs/retrieval.md, "Rules prose").
     prose_top: int = Field(3, ge=0, le=50)
+    # A reranked entry scores its reranker probability plus this share of its fused-rank prior (1 for the
+    # first fused candidate, 0.5 for the fifth): the first-stage order keeps a say where the cross-encoder
+    # is unsure.
+    rerank_prior: float = Field(0.3, ge=0.0, le=5.0)
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
     expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)
@@ -104,6 +108,10 @@ class Settings(BaseModel):
     # torch device of every model (embedder, reranker, relevance judge, transformers LLM); None picks
     # cuda when torch sees one, else cpu. On the CPU the reranker runs int8, on a GPU fp32.
     device: str | None = None
+    # CPU threads of one query's model calls (embedder, reranker); None: half the cores, 1 to 4. One search's
+    # small matrices ran faster on 1 thread than on 2 on a 2-core machine (docs/retrieval.md, "Threads");
+    # bulk encoding (index build) always uses every core (kg/threads.py).
+    query_threads: int | None = Field(None, ge=1, le=256)
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     hover: HoverSettings = Field(default_factory=HoverSettings)

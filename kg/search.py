@@ -11,7 +11,7 @@ Pipeline of ``Searcher.search``:
    fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...).
 3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused entries, the ``prose_top``
    best sections of the books' rules prose beside them, and the named ones; a candidate's score is then
-   its reranker probability plus 0.3 x its prior.
+   its reranker probability plus ``rerank_prior`` (0.3) x its prior.
 4. **Graph expansion**: the best results lend score to what they point to: names and links in their
    text (weighted up when the paragraph holding the link shares the query's words, and when the
    target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
@@ -165,7 +165,11 @@ class Searcher:
 
     @classmethod
     def from_settings(cls, store: Store, settings: Settings) -> Searcher:
-        """The searcher the settings describe: their search knobs, their ``device`` for every model."""
+        """The searcher the settings describe: their search knobs, their ``device`` for every model, their
+        threads for one query's model calls."""
+        from gmprep.kg import threads
+
+        threads.configure(settings.query_threads)
         return cls(store, settings=settings.search, device=settings.device)
 
     # ----- lazily loaded parts ----------------------------------------------------------------------
@@ -375,11 +379,11 @@ class Searcher:
         says: a name, an action verb, the asked-for type and rank."""
         prior = c.prior
         if reranked and c.rerank is not None:
-            score = c.rerank + 0.3 * prior
+            score = c.rerank + self.settings.rerank_prior * prior
             if c.via == "seed":
                 c.via = "rerank"
         elif reranked:
-            score = 0.3 * prior  # below the reranked ones, in fused order
+            score = self.settings.rerank_prior * prior  # below the reranked ones, in fused order
         else:
             score = prior
         score += NAME_BONUS.get(c.named or "", 0.0)
