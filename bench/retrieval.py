@@ -7,7 +7,8 @@ Measured in one run, each next to its baseline:
 - ``build``: ``ingest.pipeline.build_index`` into a fresh temporary folder (``full`` embeds every node;
   ``graph`` builds graph + BM25 only; ``skip`` leaves it out);
 - ``search``: latency p50/p95 of ``Searcher.search`` with rerank (first pass over unseen queries, then
-  ``--repeat`` passes), without rerank, and of BM25 alone (the baseline), over the queries (``--questions`` JSON Lines, or a built-in set of GM-style queries);
+  ``--repeat`` passes), the same with one query's model calls on every core (``rerank_all_cores``, the
+  baseline of ``query_threads``), without rerank, and of BM25 alone (the baseline), over the queries (``--questions`` JSON Lines, or a built-in set of GM-style queries);
 - ``vectors``: usearch top-10 against exact numpy top-10 over the same stored vectors (time per query,
   speed ratio, and how many of the exact top 10 usearch returns);
 - ``peak_rss_mb``: the process's peak resident memory.
@@ -56,6 +57,17 @@ def timed(fn, items, repeat: int) -> list[float]:
             fn(item)
             out.append(time.perf_counter() - t0)
     return out
+
+
+def _all_cores(fn):
+    """``fn()`` with one query's model calls on every core (the query-threads setting put back after)."""
+    from gmprep.kg import threads
+
+    before = threads.configure(threads.cores())
+    try:
+        return fn()
+    finally:
+        threads.configure(before)
 
 
 def bench_build(mode: str) -> dict:
@@ -125,15 +137,19 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         searcher.search("warm up the name index, embedder and reranker", k=10)
         result["warmup_seconds"] = round(time.perf_counter() - t0, 2)
-        import torch
+        from gmprep.kg import threads
 
-        result["torch_threads"] = torch.get_num_threads()
+        result["query_threads"] = threads.query_threads()
+        result["cores"] = threads.cores()
         # first pass over queries it has not seen: per-entry caches (paragraph links) start empty
         cold = percentiles(timed(lambda q: searcher.search(q, k=10, rerank=True), queries, 1))
         result["search"] = {
             "rerank_first_pass": cold,
             "rerank": percentiles(timed(lambda q: searcher.search(q, k=10, rerank=True), queries, args.repeat)),
             "no_rerank": percentiles(timed(lambda q: searcher.search(q, k=10, rerank=False), queries, args.repeat)),
+            # baseline: the same search with one query's model calls on every core (before kg/threads.py)
+            "rerank_all_cores": _all_cores(lambda: percentiles(
+                timed(lambda q: searcher.search(q, k=10, rerank=True), queries, args.repeat))),
             "baseline_bm25_only": percentiles(timed(lambda q: store.bm25(q, 10), queries, args.repeat)),
             "rerank_top": settings.search.rerank_top,
             "rerank_max_length": settings.search.rerank_max_length,

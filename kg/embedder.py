@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from gmprep.common.errors import GmprepError
+from gmprep.kg import threads
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2"
 EMBEDDER_DIM = 384
+QUERY_BATCH = 4  # this many texts or fewer are one query's (latency-bound), more are bulk
 # Models load one at a time: the index thread (notes) and a search thread can ask at once, and two
 # concurrent first imports of transformers fail ("cannot import name ...") or load two copies.
 MODEL_LOAD_LOCK = threading.RLock()
@@ -66,13 +68,16 @@ class Embedder:
     ) -> np.ndarray:
         """Vectors for ``texts`` (n x 384). ``progress`` is called with the count done after each batch."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
-            batch = list(texts[start : start + batch_size])
-            out[start : start + len(batch)] = self.model.encode(
-                batch, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
-            )
-            if progress:
-                progress(len(batch))
+        # one query's text on few threads, a build's batches on every core (kg/threads.py)
+        n = threads.query_threads() if len(texts) <= QUERY_BATCH else threads.bulk_threads()
+        with threads.torch_threads(n):
+            for start in range(0, len(texts), batch_size):
+                batch = list(texts[start : start + batch_size])
+                out[start : start + len(batch)] = self.model.encode(
+                    batch, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
+                )
+                if progress:
+                    progress(len(batch))
         return out
 
     def encode_query(self, text: str) -> np.ndarray:

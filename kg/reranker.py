@@ -26,6 +26,7 @@ from pathlib import Path
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown, pick_paragraphs
+from gmprep.kg import threads
 from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device
 from gmprep.kg.models import Node
 from gmprep.kg.render import plain_stat_line
@@ -36,6 +37,7 @@ MODEL_DIR = Path(__file__).with_name("reranker_model")
 META_NAME = "gmprep_reranker.json"
 DEFAULT_MAX_LENGTH = 128
 MIN_PASSAGE_TOKENS = 24  # below this the passage window is too small to judge: cut the query too
+QUERY_PAIRS = 64  # one search scores ~8-20 pairs; more than this is bulk scoring (training, evaluation)
 # The stat line that repeats the header in creature/item/heritage texts ("Creature 4 (common, small ...)").
 _STAT_HEAD = re.compile(r"^(?:Creature|Item|Heritage|Hazard|Feat|Spell|Cantrip|Focus|Ritual)\b[^\n]{0,80}\n", re.I)
 
@@ -151,7 +153,9 @@ class Reranker:
         # (a pasted paragraph) is cut too rather than failing.
         room = self.max_length - len(self.tokenizer.tokenize(query)) - 3
         strategy = "only_second" if room >= MIN_PASSAGE_TOKENS else "longest_first"
-        with torch.inference_mode():
+        # one query's pairs are latency-bound (the query threads), more are bulk scoring (kg/threads.py)
+        n = threads.query_threads() if len(passages) <= QUERY_PAIRS else threads.bulk_threads()
+        with torch.inference_mode(), threads.torch_threads(n):
             for start in range(0, len(passages), batch_size):
                 batch = list(passages[start : start + batch_size])
                 enc = self.tokenizer(
