@@ -26,6 +26,16 @@ QUERY_BATCH = 4  # this many texts or fewer are one query's (latency-bound), mor
 MODEL_LOAD_LOCK = threading.RLock()
 
 
+def prepare_hf() -> None:
+    """Before loading a Hugging Face model: never download (offline), and no per-load progress bar on stderr
+    (transformers draws "Loading weights" for every model, in the middle of the CLI's answer)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+
 def pick_device(device: str | None = None) -> str:
     """``cuda`` when torch sees a GPU (unless ``device`` says otherwise), else ``cpu``."""
     if device:
@@ -53,8 +63,7 @@ class Embedder:
     dim = EMBEDDER_DIM
 
     def __init__(self, device: str | None = None):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        prepare_hf()
         from sentence_transformers import SentenceTransformer
 
         self.device = pick_device(device)

@@ -11,10 +11,11 @@ ship (it did not beat the logistic scorer leaving one GM out).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+
+from gmprep.kg.embedder import prepare_hf
 
 WINDOW_WORDS = 24  # words each side of the span: ~48 tokens of context, bounded so a scan stays linear
 MAX_TOKENS = 80
@@ -45,8 +46,7 @@ class ContextScorer:
     """Loads a fine-tuned model folder; ``logits`` scores (window, entry) pairs in batches."""
 
     def __init__(self, path: Path, threads: int = 1) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        prepare_hf()
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -27,7 +26,7 @@ from pathlib import Path
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown, pick_paragraphs
 from gmprep.kg import threads
-from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device
+from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device, prepare_hf
 from gmprep.kg.models import Node
 from gmprep.kg.render import plain_stat_line
 
@@ -110,8 +109,7 @@ class Reranker:
                 f"no reranker model in {path}: train one with `gmprep reranker train --out {path}` "
                 "or search without rerank (--no-rerank / search.rerank = false)"
             )
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        prepare_hf()
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 

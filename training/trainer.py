@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
+from gmprep.kg.embedder import prepare_hf
 from gmprep.kg.models import Node
 from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
 from gmprep.training.negatives import TrainGroup, groups_from_store
@@ -154,8 +154,7 @@ def train_cross_encoder(
     """Fine-tune a CrossEncoder from ``base_model`` (default: the bundled MiniLM) on ``rows`` with
     ``CrossEncoderTrainer`` on ``device`` ("cpu", "cuda") and save it (fp16 safetensors, tokenizer,
     config, ``gmprep_reranker.json``)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    prepare_hf()
     import tempfile
 
     import torch

@@ -73,3 +73,17 @@ def test_concurrent_first_loads_make_one_embedder():
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda _: shared_embedder("cpu"), range(4)))
     assert all(e is got[0] for e in got)
+
+
+def test_prepare_hf_is_offline_and_draws_no_loading_bar():
+    """The CLI's answer is not interleaved with transformers' "Loading weights" bars, and nothing downloads."""
+    import os
+
+    from transformers.utils import logging as hf_logging
+
+    from gmprep.kg.embedder import prepare_hf
+
+    hf_logging.enable_progress_bar()
+    prepare_hf()
+    assert not hf_logging.is_progress_bar_enabled()
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
