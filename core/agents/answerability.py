@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents import otherbooks
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
-from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books
+from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, other_book_terms
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
@@ -84,8 +84,14 @@ class Assessment(BaseModel):
     section: OutlineSection | None = None
     # the question's word that neither the books nor English use: another book's term (``otherbooks.py``)
     foreign: str = ""
+    foreign_book: str = ""  # the book (and kind of entry) that lists ``foreign``, when a book's list names it
     held_books: list[str] = Field(default_factory=list)  # the books the store holds, for the decline text
     features: dict[str, float] = Field(default_factory=dict)
+
+    def trace_output(self) -> dict:
+        """What the answerability step shows in an answer's trace (both answerers)."""
+        return self.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign",
+                                        "foreign_book"})
 
 
 class AnswerabilityModel(BaseModel):
@@ -379,8 +385,15 @@ class AnswerabilityJudge:
             if match is not None:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
-        foreign = ""
-        if outcome != "not_in_books" and not renamed and not excluded and section is None:
+        foreign, foreign_book = "", ""
+        if not renamed and not excluded and section is None:
+            # an entry another book lists by name (Risky Reload, Extended Kinesis), that no held entry is named
+            # for and the held books never write: that book's rule, and the passages found are tangents
+            other = other_book_terms(question, self.use, held_books(self.use.db))
+            if other:
+                outcome, foreign = "not_in_corpus", other[0].shown
+                foreign_book = f"{other[0].book} ({other[0].category.lower()})"
+        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
             # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
             # with a rare word is not a rule of another book)
@@ -389,7 +402,8 @@ class AnswerabilityJudge:
                 outcome, foreign = "not_in_corpus", terms[0]
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
-                          foreign=foreign, held_books=held_books(self.use.db) if foreign else [],
+                          foreign=foreign, foreign_book=foreign_book,
+                          held_books=held_books(self.use.db) if foreign else [],
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
                           features={k: round(v, 4) for k, v in x.items()})
@@ -447,9 +461,15 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
     return _with_mentions(text, mentions)
 
 
-def foreign_text(term: str, books: Sequence[str]) -> str:
-    """The not_in_corpus sentence for another book's term: name it and the books gmprep holds."""
+def foreign_text(term: str, books: Sequence[str], book: str = "") -> str:
+    """The not_in_corpus sentence for another book's term: name it, the book that lists it when known, and the
+    books gmprep holds."""
     held = ", ".join(books) or "the core rulebooks"
+    if book:
+        name = book.split(" (")[0]
+        return (f"“{term}” is from {book}, which is not among the books gmprep holds ({held}), so the "
+                f"passages it found would only be tangents. Add your {name} PDF with `gmprep books add` to get "
+                "its rules.")
     return (f"“{term}” is not in the rules gmprep holds ({held}): none of these books uses the word, so it "
             "is from a book gmprep does not have. Add your book's PDF with `gmprep books add` to get its rules.")
 
@@ -462,7 +482,7 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
                 f"workspace (the `books` setting: {', '.join(verdict.selected_books)}). The books you selected "
                 "do not answer this; add that book to `books` to get its rules.")
     if verdict.outcome == "not_in_corpus" and verdict.foreign:
-        return foreign_text(verdict.foreign, verdict.held_books)
+        return foreign_text(verdict.foreign, verdict.held_books, verdict.foreign_book)
     if verdict.outcome == "not_in_corpus" and verdict.section is not None:
         return section_text(verdict.section, mentions)
     if verdict.outcome == "not_in_corpus":

@@ -14,11 +14,16 @@ English frequencies decide, with two thresholds measured on the tuning sets (doc
 
 from __future__ import annotations
 
+import csv
+import gzip
 import json
 import re
 import sqlite3
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS
 
@@ -138,3 +143,95 @@ def _held_books(db: sqlite3.Connection) -> tuple[str, ...]:
 def held_books(db: sqlite3.Connection) -> list[str]:
     """The books whose entries the store holds ("Player Core", "GM Core", ... and any added book)."""
     return list(_held_books(db))
+
+
+# ----- other books' entries by name ---------------------------------------------------------------------------
+# core/agents/data/other-books.tsv.gz: the names Archives of Nethys lists for every book (ingest/aon_sources.py,
+# scripts/transcribe_source_lists.py). A question that names an entry of a book the store does not hold, that no
+# held entry is named for and the held books never write, asks about that book.
+OTHER_BOOKS = Path(__file__).with_name("data") / "other-books.tsv.gz"
+NAME_ZIPF = 2.7  # a name written in lower case counts when English rarely uses it (the word rule's threshold)
+MAX_NAME_WORDS = 6
+# The books the Remaster replaced (Player Core: the Core Rulebook; Player Core 2: the Advanced Player's Guide; GM Core:
+# the Gamemastery Guide; Monster Core: the Bestiaries). A name only they list is mostly a pre-Remaster name of a
+# rule the held books keep under another name (Attack of Opportunity, Combat Reflexes): search finds the Remaster
+# rule, and kg/legacy.py says the rename; such a question is answered, not declined.
+SUPERSEDED = frozenset({"Core Rulebook", "Advanced Player's Guide", "Gamemastery Guide", "Bestiary", "Bestiary 2",
+                        "Bestiary 3"})
+_SMALL = frozenset({"of", "the", "a", "an", "and", "or", "to", "in", "on", "for", "with", "from", "at", "by"})
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019-]*")
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"\s*\(.*?\)", "", text).replace("\u2019", "'").lower()
+    return " ".join(t.strip("'-") for t in _TOKEN.findall(text))
+
+
+@dataclass(frozen=True)
+class OtherBookTerm:
+    """An entry of a book gmprep does not hold, as the question writes it."""
+
+    shown: str
+    name: str
+    book: str
+    category: str
+
+
+@lru_cache(maxsize=2)
+def _catalogue(path: Path = OTHER_BOOKS) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """Normalised name -> ((name, book, category), ...) over the shipped catalogue; empty when it is missing."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    try:  # written by gmprep.ingest.aon_sources.write_tsv (columns book, line, category, name, path, commit)
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+    except OSError:
+        return {}
+    for r in rows:
+        key = _norm(r["name"])
+        if key:
+            out.setdefault(key, []).append((r["name"], r["book"], r["category"]))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _titled(words: list[str], sentence_start: bool) -> bool:
+    """Written as a name: every word capitalised but small ones (one word: capitalised mid-sentence)."""
+    big = [w for w in words if w.lower() not in _SMALL] or words
+    if not all(w[:1].isupper() for w in big):
+        return False
+    return len(big) >= 2 or not sentence_start
+
+
+def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[OtherBookTerm]:
+    """Entries of books other than ``held`` that the question names (longest first, left to right)."""
+    cat = _catalogue()
+    if not cat:
+        return []
+    held_set = {b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED
+    toks = list(_TOKEN.finditer(question))
+    used = [False] * len(toks)
+    out: list[OtherBookTerm] = []
+    for n in range(min(MAX_NAME_WORDS, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            if any(used[i:i + n]):
+                continue
+            words = [t.group(0) for t in toks[i:i + n]]
+            key = _norm(" ".join(words))
+            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") and n >= 1 else None)
+            if not found:
+                continue
+            books = [(name, book, category) for name, book, category in found if book not in held_set]
+            if not books or len(books) < len(found):
+                continue  # a held book has an entry of this name too
+            if n == 1 and (len(key) < MIN_LEN or key in _STOP):
+                continue
+            before = question[: toks[i].start()].rstrip()
+            start = not before or before[-1] in ".!?:\"(\n"
+            if not _titled(words, start) and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
+                continue
+            if use.is_name(key) or use.uses(key) > 0:
+                continue  # the held books name or write it: it is theirs as well
+            name, book, category = books[0]
+            out.append(OtherBookTerm(shown=question[toks[i].start():toks[i + n - 1].end()], name=name,
+                                     book=book, category=category.removesuffix("s") if category.endswith("s") else category))
+            used[i:i + n] = [True] * n
+    return out

@@ -244,7 +244,7 @@ class AgentPipeline:
         if result.other_book:  # a Pathfinder 2e book gmprep does not hold: not_in_corpus, "add your book"
             verdict = self.ctx.answerability.other_book(result.other_book)
             trace.append(TraceStep(name="answerability", input={"source": result.source},
-                                   output=verdict.model_dump(include={"outcome", "rule", "foreign"})))
+                                   output=verdict.trace_output()))
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=trace, question=question,
                           backend=self.llm.name)
         return Answer(text=f"{NOT_IN_BOOKS} {result.note}.", outcome="not_in_books", steps=trace, question=question,
@@ -260,7 +260,7 @@ class AgentPipeline:
         result = await asyncio.to_thread(books.retrieve, question, PASSAGES)
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, question, result.hits)
         trace.append(TraceStep(name="answerability", input={"query": question},
-                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign"}),
+                               output=verdict.trace_output(),
                                retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
         notes = self.ctx.notes
         if verdict.outcome != "answer" and notes.available():

@@ -83,7 +83,7 @@ class ExtractiveAnswerer:
         if foreign.verdict == "not_in_books" and foreign.other_book:
             verdict = self.ctx.answerability.other_book(foreign.other_book)
             steps.append(TraceStep(name="answerability", input={"source": foreign.source},
-                                   output=verdict.model_dump(include={"outcome", "rule", "foreign"})))
+                                   output=verdict.trace_output()))
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
         if foreign.verdict == "not_in_books":
             return Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps,
@@ -106,7 +106,7 @@ class ExtractiveAnswerer:
         t0 = time.perf_counter()
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits)
         steps.append(TraceStep(name="answerability", input={"source": best.source},
-                               output=verdict.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign"}),
+                               output=verdict.trace_output(),
                                ms=(time.perf_counter() - t0) * 1000))
         if verdict.outcome == "not_in_books":
             return Answer(text=decline_text(verdict, []) or NOT_IN_BOOKS, outcome="not_in_books", steps=steps,

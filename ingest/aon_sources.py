@@ -1,0 +1,106 @@
+"""What other Pathfinder 2e books contain, by name: the entry lists of Archives of Nethys source pages.
+
+Why: a question about a rule of a book gmprep does not hold ("Can I Unleash Psyche twice?", "does a moth
+companion fly?") gets the closest passages of the books it does hold, which are tangents. Knowing the names
+of other books' feats, spells, items, archetypes, classes, ancestries ... lets the answer say "that is from Dark
+Archive, which gmprep does not hold" (core/agents/otherbooks.py). Archives of Nethys keeps one page per book
+listing its entries by category (``Sources.aspx?ID=293``: "## Feats [231]" then the names); the public
+repository MihanEntalpo/pathfinder-2-ui keeps saved copies of them (``knowledge/Source/Sources.aspx-ID=N.md``).
+Only names, categories and book titles are kept: no rules text of those books.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import re
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = "MihanEntalpo/pathfinder-2-ui"
+SOURCE_DIR = "knowledge/Source"
+FILE = re.compile(r"^Sources\.aspx-ID=\d+\.md$")
+COLUMNS = ("book", "line", "category", "name", "path", "commit")
+# Categories that name a rule element a question can ask about. Left out: people, creatures and places (an
+# adventure's NPCs and monsters are what a GM's own campaign names), setting articles, languages, deities,
+# traits (the bundled trait glossary already defines every book's traits), rules sections (their titles are
+# ordinary words: "Afflictions") and build advice (sample builds, class kits).
+SKIP_CATEGORIES = frozenset({
+    "Monsters", "NPCs", "Setting Articles", "Languages", "Deities", "Traits", "Rules", "Class Sample Builds",
+    "Class Kits", "Domains", "Skills (General)", "Familiars (Specific)", "Monster Families", "Planes",
+    "Organizations", "Nations", "Settlements", "Ethnicities",
+})
+_TITLE = re.compile(r"^# \[(.+?)\]\(\./Sources\.aspx-ID=\d+\.md\)\s*$", re.M)
+_LINE = re.compile(r"^Product Line (.+?)\s*$", re.M)
+_SECTION = re.compile(r"^## (.+?) \[\d+\]\s*$", re.M)
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One entry a book lists: its book, the book's product line, the category and the entry's name."""
+
+    book: str
+    line: str
+    category: str
+    name: str
+    path: str = ""
+    commit: str = ""
+
+
+def parse_source_page(text: str, path: str = "", commit: str = "") -> list[Listed]:
+    """The entries one saved source page lists (names as the page writes them, links unwrapped)."""
+    title = _TITLE.search(text)
+    if not title:
+        return []
+    line = _LINE.search(text)
+    book, product = title.group(1).strip(), (line.group(1).strip() if line else "")
+    heads = list(_SECTION.finditer(text))
+    out: list[Listed] = []
+    for i, head in enumerate(heads):
+        category = head.group(1).strip()
+        if category in SKIP_CATEGORIES:
+            continue
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        body = text[head.end():end].strip().split("\n\n")[0]  # the names paragraph; notes may follow
+        body = _LINK.sub(r"\1", body)
+        body = re.sub(r"\+\d+ with potential spoilers.*$", "", body)
+        for name in body.split(", "):
+            name = name.strip().strip(".")
+            if name and not name.startswith("#") and len(name) <= 80:
+                out.append(Listed(book, product, category, name, path, commit))
+    return out
+
+
+def read_clone(git_dir: Path) -> Iterator[Listed]:
+    """Every saved source page of a clone (a bare mirror or a checkout) of MihanEntalpo/pathfinder-2-ui."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
+                              text=True).stdout
+    commit = git("rev-parse", "HEAD").strip()
+    for path in git("ls-tree", "-r", "--name-only", "HEAD", SOURCE_DIR).split():
+        if FILE.match(path.rsplit("/", 1)[-1]):
+            yield from parse_source_page(git("show", f"HEAD:{path}"), path, commit)
+
+
+def write_tsv(rows: Iterable[Listed], path: Path) -> int:
+    """Write the catalogue (gzip TSV, sorted, one row per book/category/name); returns the row count."""
+    unique = sorted({(r.book, r.line, r.category, r.name, r.path, r.commit) for r in rows})
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter="\t", lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows(unique)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # no file name or time in the gzip header: the same rows give the same bytes
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+        f.write(buf.getvalue().encode("utf-8"))
+    return len(unique)
+
+
+def read_tsv(path: Path) -> list[Listed]:
+    """The catalogue written by ``write_tsv``."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [Listed(**row) for row in csv.DictReader(f, delimiter="\t")]

@@ -1,0 +1,31 @@
+#!/usr/bin/env python
+"""Write core/agents/data/other-books.tsv.gz: the entry names other books list (ingest/aon_sources.py).
+
+    python scripts/transcribe_source_lists.py --clone /path/to/MihanEntalpo+pathfinder-2-ui(.git)
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+from pathlib import Path
+
+from gmprep.ingest.aon_sources import read_clone, write_tsv
+
+OUT = Path(__file__).resolve().parents[1] / "core" / "agents" / "data" / "other-books.tsv.gz"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--clone", type=Path, required=True, help="git dir of a MihanEntalpo/pathfinder-2-ui clone")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args()
+    rows = list(read_clone(args.clone))
+    n = write_tsv(rows, args.out)
+    by_line = collections.Counter(r.line for r in rows)
+    print(f"{n} names from {len({r.book for r in rows})} books -> {args.out}; by product line: {dict(by_line)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
