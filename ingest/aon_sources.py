@@ -75,6 +75,30 @@ def parse_source_page(text: str, path: str = "", commit: str = "") -> list[Liste
     return out
 
 
+CLASS_DIR = "knowledge/Class"
+CLASS_FILE = re.compile(r"^Classes\.aspx-ID=\d+\.md$")
+_CLASS_TITLE = re.compile(r"^# (.+?) - Classes - Archives of Nethys", re.M)
+_CLASS_SOURCE = re.compile(r"Source \[(.+?) pg\. \d+")
+_FEATURE = re.compile(r"^#{2,3} (.+?)\s*$", re.M)
+_FEATURE_TAIL = re.compile(r"(?:\s*\[[a-z-]+\])+$|Level \d+$")
+
+
+def parse_class_page(text: str, path: str = "", commit: str = "") -> list[Listed]:
+    """The class features a saved class page lists (its headings after "Class Features"; source pages list a
+    book's classes but not their features: Unleash Psyche, Implement's Empowerment)."""
+    title, source = _CLASS_TITLE.search(text), _CLASS_SOURCE.search(text)
+    start = text.find("\n# Class Features")
+    if not title or not source or start < 0:
+        return []
+    out: list[Listed] = []
+    for m in _FEATURE.finditer(text, start):
+        name = _FEATURE_TAIL.sub("", m.group(1)).strip()
+        name = _LINK.sub(r"\1", name).strip()
+        if name and len(name) <= 60 and not name.startswith(("[", "#")):
+            out.append(Listed(source.group(1).strip(), "Rulebooks", "Class Features", name, path, commit))
+    return out
+
+
 def read_clone(git_dir: Path) -> Iterator[Listed]:
     """Every saved source page of a clone (a bare mirror or a checkout) of MihanEntalpo/pathfinder-2-ui."""
     def git(*args: str) -> str:
@@ -84,6 +108,9 @@ def read_clone(git_dir: Path) -> Iterator[Listed]:
     for path in git("ls-tree", "-r", "--name-only", "HEAD", SOURCE_DIR).split():
         if FILE.match(path.rsplit("/", 1)[-1]):
             yield from parse_source_page(git("show", f"HEAD:{path}"), path, commit)
+    for path in git("ls-tree", "-r", "--name-only", "HEAD", CLASS_DIR).split():
+        if CLASS_FILE.match(path.rsplit("/", 1)[-1]):
+            yield from parse_class_page(git("show", f"HEAD:{path}"), path, commit)
 
 
 def write_tsv(rows: Iterable[Listed], path: Path) -> int:

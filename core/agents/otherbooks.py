@@ -231,7 +231,9 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             if use.is_name(key) or use.uses(key) > 0:
                 continue  # the held books name or write it: it is theirs as well
             name, book, category = books[0]
+            used[i:i + n] = [True] * n
+            if any(t.name == name for t in out):
+                continue  # named again
             out.append(OtherBookTerm(shown=question[toks[i].start():toks[i + n - 1].end()], name=name,
                                      book=book, category=category.removesuffix("s") if category.endswith("s") else category))
-            used[i:i + n] = [True] * n
     return out

@@ -67,6 +67,9 @@ def test_entries_other_books_list_are_found_by_name(use):
     held = held_books(use.db)
     [t] = other_book_terms("Can I use Risky Reload with a crossbow?", use, held)
     assert (t.shown, t.book, t.category) == ("Risky Reload", "Guns & Gears", "Feat")
+    # class features come from the class pages: the source pages list a book's classes, not their features
+    [t] = other_book_terms("If I cast a spell, then Unleash Psyche, can I cast again?", use, held)
+    assert (t.name, t.book, t.category) == ("Unleash Psyche", "Dark Archives (Remastered)", "Class Feature")
     # lower case counts when English rarely uses the name
     assert [t.shown for t in other_book_terms("how does megavolt work?", use, held)] == ["megavolt"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gmprep.ingest.aon_sources import parse_source_page, read_tsv, write_tsv
+from gmprep.ingest.aon_sources import parse_class_page, parse_source_page, read_tsv, write_tsv
 
 PAGE = """# Grand Bazaar - Sources - Archives of Nethys: Pathfinder 2nd Edition Database
 
@@ -54,3 +54,30 @@ def test_the_catalogue_round_trips_and_is_byte_stable(tmp_path):
     write_tsv(list(reversed(rows)), b)
     assert a.read_bytes() == b.read_bytes()
     assert sorted(read_tsv(a), key=lambda r: r.name) == sorted(rows, key=lambda r: r.name)
+
+
+CLASS_PAGE = """# Psychic - Classes - Archives of Nethys: Pathfinder 2nd Edition Database
+
+Source [Dark Archives (Remastered) pg. 9](../Source/Sources.aspx-ID=293.md)
+
+# Roleplaying the Psychic
+
+## During Combat Encounters...
+
+# Class Features
+
+## Attribute Boosts
+
+## Unleash Psyche
+
+### Unleash Psyche [free-action]
+
+## Clarity of FocusLevel 5
+"""
+
+
+def test_a_class_page_lists_its_features_under_its_book():
+    rows = parse_class_page(CLASS_PAGE, "knowledge/Class/Classes.aspx-ID=68.md", "abc")
+    assert [r.name for r in rows] == ["Attribute Boosts", "Unleash Psyche", "Unleash Psyche", "Clarity of Focus"]
+    assert {(r.book, r.category) for r in rows} == {("Dark Archives (Remastered)", "Class Features")}
+    assert parse_class_page(CLASS_PAGE.replace("# Class Features", "# Other")) == []
