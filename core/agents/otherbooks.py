@@ -193,6 +193,13 @@ def _catalogue(path: Path = OTHER_BOOKS) -> dict[str, tuple[tuple[str, str, str]
     return {k: tuple(v) for k, v in out.items()}
 
 
+def _singular(category: str) -> str:
+    """"Feats" -> "Feat", "Familiar Abilities" -> "Familiar Ability" (the lists' headings are plural)."""
+    if category.endswith("ies"):
+        return category[:-3] + "y"
+    return category[:-1] if category.endswith("s") and not category.endswith("ss") else category
+
+
 def _titled(words: list[str], sentence_start: bool) -> bool:
     """Written as a name: every word capitalised but small ones (one word: capitalised mid-sentence)."""
     big = [w for w in words if w.lower() not in _SMALL] or words
@@ -216,7 +223,7 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
                 continue
             words = [t.group(0) for t in toks[i:i + n]]
             key = _norm(" ".join(words))
-            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") and n >= 1 else None)
+            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") else None)  # or its plural
             if not found:
                 continue
             books = [(name, book, category) for name, book, category in found if book not in held_set]
@@ -235,5 +242,5 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             if any(t.name == name for t in out):
                 continue  # named again
             out.append(OtherBookTerm(shown=question[toks[i].start():toks[i + n - 1].end()], name=name,
-                                     book=book, category=category.removesuffix("s") if category.endswith("s") else category))
+                                     book=book, category=_singular(category)))
     return out
