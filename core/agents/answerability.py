@@ -84,14 +84,15 @@ class Assessment(BaseModel):
     section: OutlineSection | None = None
     # the question's word that neither the books nor English use: another book's term (``otherbooks.py``)
     foreign: str = ""
-    foreign_book: str = ""  # the book (and kind of entry) that lists ``foreign``, when a book's list names it
+    foreign_book: str = ""  # the book that lists ``foreign`` by name, when one does (otherbooks.other_book_terms)
+    foreign_kind: str = ""  # what that book lists it as: "feat", "class feature", ...
     held_books: list[str] = Field(default_factory=list)  # the books the store holds, for the decline text
     features: dict[str, float] = Field(default_factory=dict)
 
     def trace_output(self) -> dict:
         """What the answerability step shows in an answer's trace (both answerers)."""
         return self.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign",
-                                        "foreign_book"})
+                                        "foreign_book", "foreign_kind"})
 
 
 class AnswerabilityModel(BaseModel):
@@ -385,14 +386,14 @@ class AnswerabilityJudge:
             if match is not None:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
-        foreign, foreign_book = "", ""
+        foreign, foreign_book, foreign_kind = "", "", ""
         if not renamed and not excluded and section is None:
             # an entry another book lists by name (Risky Reload, Extended Kinesis), that no held entry is named
             # for and the held books never write: that book's rule, and the passages found are tangents
             other = other_book_terms(question, self.use, held_books(self.use.db))
             if other:
                 outcome, foreign = "not_in_corpus", other[0].shown
-                foreign_book = f"{other[0].book} ({other[0].category.lower()})"
+                foreign_book, foreign_kind = other[0].book, other[0].category.lower()
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
             # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
@@ -402,7 +403,7 @@ class AnswerabilityJudge:
                 outcome, foreign = "not_in_corpus", terms[0]
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
-                          foreign=foreign, foreign_book=foreign_book,
+                          foreign=foreign, foreign_book=foreign_book, foreign_kind=foreign_kind,
                           held_books=held_books(self.use.db) if foreign else [],
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
@@ -461,14 +462,14 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
     return _with_mentions(text, mentions)
 
 
-def foreign_text(term: str, books: Sequence[str], book: str = "") -> str:
+def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = "") -> str:
     """The not_in_corpus sentence for another book's term: name it, the book that lists it when known, and the
     books gmprep holds."""
     held = ", ".join(books) or "the core rulebooks"
     if book:
-        name = book.split(" (")[0]
-        return (f"“{term}” is from {book}, which is not among the books gmprep holds ({held}), so the "
-                f"passages it found would only be tangents. Add your {name} PDF with `gmprep books add` to get "
+        what = f"“{term}” ({kind})" if kind else f"“{term}”"
+        return (f"{what} is from {book}, which is not among the books gmprep holds ({held}), so the passages it "
+                f"found would only be tangents. Add your {book.split(' (')[0]} PDF with `gmprep books add` to get "
                 "its rules.")
     return (f"“{term}” is not in the rules gmprep holds ({held}): none of these books uses the word, so it "
             "is from a book gmprep does not have. Add your book's PDF with `gmprep books add` to get its rules.")
@@ -482,7 +483,7 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
                 f"workspace (the `books` setting: {', '.join(verdict.selected_books)}). The books you selected "
                 "do not answer this; add that book to `books` to get its rules.")
     if verdict.outcome == "not_in_corpus" and verdict.foreign:
-        return foreign_text(verdict.foreign, verdict.held_books, verdict.foreign_book)
+        return foreign_text(verdict.foreign, verdict.held_books, verdict.foreign_book, verdict.foreign_kind)
     if verdict.outcome == "not_in_corpus" and verdict.section is not None:
         return section_text(verdict.section, mentions)
     if verdict.outcome == "not_in_corpus":

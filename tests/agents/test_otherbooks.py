@@ -88,8 +88,8 @@ async def test_an_entry_of_another_book_is_not_in_corpus_naming_its_book(searche
     ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
     verdict = _verdict(ans)
     assert ans.outcome == "not_in_corpus" and ans.declined, verdict
-    assert verdict["foreign"] == "Risky Reload" and verdict["foreign_book"] == "Guns & Gears (feat)"
-    assert ans.text.startswith("“Risky Reload” is from Guns & Gears (feat), which is not among the books gmprep holds (")
+    assert (verdict["foreign"], verdict["foreign_book"], verdict["foreign_kind"]) == ("Risky Reload", "Guns & Gears", "feat")
+    assert ans.text.startswith("“Risky Reload” (feat) is from Guns & Gears, which is not among the books gmprep holds (")
     assert "Add your Guns & Gears PDF with `gmprep books add`" in ans.text
 
 
