@@ -20,7 +20,7 @@ from gmprep.kg import threads
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2"
 EMBEDDER_DIM = 384
-QUERY_BATCH = 4  # this many texts or fewer are one query's (latency-bound), more are bulk
+QUERY_BATCH = 16  # this many texts or fewer are one query's work (a question, a sentence and its passage windows), more are bulk
 # Models load one at a time: the index thread (notes) and a search thread can ask at once, and two
 # concurrent first imports of transformers fail ("cannot import name ...") or load two copies.
 MODEL_LOAD_LOCK = threading.RLock()
