@@ -50,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also fit the note stage (a confidence read against its section's) on these notes, "
                         "leaving one GM out to choose the thresholds")
     c.add_argument("--drop-note-stage", action="store_true", help="remove the note stage from the model")
+    c.add_argument("--learn-from-notes", action="store_true",
+                   help="also fit a residual layer on these judged notes over the corpus model's logit and features "
+                   "(folded into the weights; implies --note-stage; kg/mention_residual.py)")
+    c.add_argument("--precision-target", type=float, default=None,
+                   help="choose 'normal' (with 'rescue') for the most recall at this precision of what is shown, "
+                   "instead of the F-beta (kg.mention_scorer_train.calibrate)")
+    c.add_argument("--residual-c", type=float, default=None,
+                   help="the layer's inverse L2 strength (default: kg.mention_residual.DEFAULT_C)")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
@@ -124,11 +132,31 @@ def run_calibrate(args: argparse.Namespace) -> int:
     model_dir = Path(args.model or MODEL_DIR)
     model = json.loads((model_dir / MODEL_FILE).read_text(encoding="utf-8"))
     MentionScorer.load(model_dir)  # a one-line error for a missing or malformed model
+    if args.learn_from_notes:
+        args.note_stage = True
     if args.note_stage or args.drop_note_stage:
         model.pop("note_stage", None)
     nodes = corpus_text().nodes
     groups = _note_groups(args.labels)
     stage_report: dict = {}
+    residual: dict = {}
+    cands: list = []
+    if args.learn_from_notes:
+        from gmprep.kg import mention_residual
+
+        res_c = mention_residual.DEFAULT_C if args.residual_c is None else args.residual_c
+        if res_c <= 0:
+            raise GmprepError("--residual-c must be positive")
+        cands = mention_residual.note_candidates(args.labels, args.notes, nodes, model, groups)
+        layer = mention_residual.fit_residual(cands, res_c)
+        model = mention_residual.fold(model, layer)
+        model["real_notes"] = {"labels": str(args.labels), "c": res_c, "alpha": round(layer.alpha, 6),
+                               "judged_candidates": sum(x.label is not None for x in cands),
+                               "gms": sorted({x.gm for x in cands if x.label is not None})}
+    elif "corpus_model" in model and args.note_stage:
+        model.pop("real_notes", None)
+        model = {k: v for k, v in model.items() if k != "corpus_model"} | {
+            k: model["corpus_model"][k] for k in model["corpus_model"]}  # back to the corpus model alone
     if args.note_stage:
         sspans = stage_spans(args.labels, args.notes, nodes, MentionScorer(model))
         if not sspans or len({s.label for s in sspans}) < 2:
@@ -145,7 +173,24 @@ def run_calibrate(args: argparse.Namespace) -> int:
         rescue_cap = dev_ceiling(args.dev_notes, nodes, model, 1.0, rescued_only=True)
         dev = {"dev_notes": {"folder": str(args.dev_notes), "recall": 0.98, "ceiling": normal_cap,
                              "rescue_ceiling": rescue_cap}}
-    if args.note_stage:
+    if args.learn_from_notes:
+        # the layer, the stage and the thresholds fitted without each GM, applied to that GM; the thresholds
+        # are chosen on those out-of-GM scores. The corpus model alone, measured the same way, beside it.
+        from gmprep.kg import mention_residual
+
+        res_logo, spans = mention_residual.leave_one_gm_out(cands, res_c, normal_cap, rescue_cap,
+                                                            args.precision_target)
+        base_model = mention_residual.corpus_model(model)
+        base_model["note_stage"] = model["note_stage"]  # only to place the corpus model's own dev-note caps
+        base_caps = ((dev_ceiling(args.dev_notes, nodes, base_model, 0.98),
+                      dev_ceiling(args.dev_notes, nodes, base_model, 1.0, rescued_only=True))
+                     if args.dev_notes is not None else (1.0, 1.0))
+        base_logo, _ = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target)
+        residual = {"real_notes": model["real_notes"] | {"leave_one_gm_out_pooled": dict(zip(
+            ("precision", "recall"), pooled(res_logo), strict=True)), "corpus_model_alone_pooled": dict(zip(
+                ("precision", "recall"), pooled(base_logo), strict=True)), "corpus_model_alone": base_logo}}
+        stage_report = {"note_stage": model["note_stage"] | {"leave_one_gm_out": (stage_logo := res_logo)}}
+    elif args.note_stage:
         # thresholds are chosen on scores from stages that never saw the GM scored (as train-scorer does)
         spans = note_stage_out_of_gm(sspans, groups)
         stage_report = {"note_stage": model["note_stage"] | {
@@ -154,7 +199,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
         spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
-    thresholds = calibrate(spans, normal_cap, rescue_cap)
+    if args.precision_target is not None and not 0.0 < args.precision_target < 1.0:
+        raise GmprepError("--precision-target must be between 0 and 1")
+    thresholds = calibrate(spans, normal_cap, rescue_cap, args.precision_target)
     thresholds["loose"] = min(thresholds["loose"], rescue_cap)
     at: dict[str, dict[str, float]] = {
         k: dict(zip(("precision", "recall", "tp", "fp", "fn"), pr_at(spans, t), strict=True))
@@ -168,7 +215,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         # thresholds chosen without each GM, applied to that GM: what a new GM's notes can expect
         "leave_one_gm_out": (logo := stage_logo if args.note_stage
                              else leave_one_gm_out(spans, groups, normal_cap, rescue_cap)),
-    } | dev | stage_report
+    } | dev | stage_report | residual
     if not args.dry_run:
         path = model_dir / MODEL_FILE
         model["thresholds"] = thresholds
@@ -177,7 +224,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
         manifest = json.loads(man_path.read_text(encoding="utf-8")) if man_path.exists() else {}
         manifest["calibration"] = report | {"command": f"gmprep hover calibrate --labels {args.labels} --notes {args.notes}"
                                                        + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")
-                                                       + (" --note-stage" if args.note_stage else "")}
+                                                       + (" --note-stage" if args.note_stage else "")
+                                                       + (" --learn-from-notes" if args.learn_from_notes else "")
+                                                       + (f" --residual-c {args.residual_c}" if args.residual_c else "")
+                                                       + (f" --precision-target {args.precision_target}"
+                                                          if args.precision_target else "")}
         if args.drop_note_stage:
             manifest["calibration"].pop("note_stage", None)
         man_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -203,4 +254,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if logo:
             prec, rec = pooled(logo)
             print(f"leave one GM out, pooled, shown: precision {prec:.3f} recall {rec:.3f}")
+        if residual:
+            b = residual["real_notes"]["corpus_model_alone_pooled"]
+            print(f"the corpus model alone, same procedure: precision {b['precision']:.3f} recall {b['recall']:.3f}")
     return 0

@@ -119,8 +119,8 @@ async def test_inflected_actions_and_adjectives(client, note):
     assert _id(await _hover(client, note, "Hunted Prey")) == "pf2e:action:hunt-prey"
     assert _id(await _hover(client, note, "Tripped")) == "pf2e:action:trip"
     assert _id(await _hover(client, note, "trips")) == "pf2e:action:trip"
-    # "stood up" is matched as Stand (tests/kg/test_note_scan.py); the scorer is unsure of it, so only the
-    # rules of thumb's rescue shows it (test_strictness_setting)
+    # "stood up" is matched as Stand (tests/kg/test_note_scan.py); the scorer is unsure of it, so only
+    # strictness "loose" shows it (test_strictness_setting)
 
 
 async def test_ambiguous_name_shows_did_you_mean(client, note):
@@ -173,7 +173,10 @@ async def test_strictness_setting(client, note):
         await _strictness(client, "strict")  # only what the scorer is sure of: no rules-of-thumb rescue
         assert await _hover(client, note, "stood up") is None
         assert _id(await _hover(client, note, "Hunted Prey")) == "pf2e:action:hunt-prey"
+        await _strictness(client, "loose")  # the unsure inflection shows too
+        assert _id(await _hover(client, note, "stood up")) == "pf2e:action:stand"
     finally:
         await _strictness(client, "normal")
-    # below "normal", a match the rules of thumb accept shows from the "rescue" threshold on
-    assert _id(await _hover(client, note, "stood up")) == "pf2e:action:stand"
+    # "normal" is chosen for precision on real notes (docs/mention-scorer.md): the unsure one stays hidden
+    assert await _hover(client, note, "stood up") is None
+    assert _id(await _hover(client, note, "Hunted Prey")) == "pf2e:action:hunt-prey"
