@@ -235,3 +235,22 @@ def leave_one_gm_out(cands: list[NoteCandidate], c: float | None = DEFAULT_C, no
         mine = _spans(cands, [i for i, x in enumerate(cands) if x.label is not None and x.gm == gm], zs, means, stage)
         report[gm] = _held_report(mine, calibrate(inner, normal_cap, rescue_cap, precision_target))
     return report, out_of_gm(cands, c, gms)
+
+
+def ranking(spans: list[LabelledSpan], recalls: tuple[float, ...] = (0.6, 0.7, 0.8)) -> dict:
+    """How well out-of-GM scores rank rules above noise, with no threshold: AUC and the precision of the
+    smallest top slice holding each share of the rules (pooled over GMs)."""
+    from gmprep.kg.mention_scorer_train import auc
+
+    ranked = sorted(spans, key=lambda x: -x.score)
+    rules = sum(x.label for x in ranked)
+    at: dict[str, float] = {}
+    for r in recalls:
+        seen = 0
+        for n, x in enumerate(ranked, 1):
+            seen += x.label
+            if rules and seen >= r * rules:
+                at[f"{r:.1f}"] = round(seen / n, 4)
+                break
+    a = auc(spans)
+    return {"auc": None if a is None else round(a, 4), "precision_at_recall": at}

@@ -185,8 +185,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         base_caps = ((dev_ceiling(args.dev_notes, nodes, base_model, 0.98),
                       dev_ceiling(args.dev_notes, nodes, base_model, 1.0, rescued_only=True))
                      if args.dev_notes is not None else (1.0, 1.0))
-        base_logo, _ = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target)
-        residual = {"real_notes": model["real_notes"] | {"leave_one_gm_out_pooled": dict(zip(
+        base_logo, base_spans = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target)
+        residual = {"real_notes": model["real_notes"] | {
+            "out_of_gm_ranking": mention_residual.ranking(spans),
+            "corpus_model_alone_ranking": mention_residual.ranking(base_spans),"leave_one_gm_out_pooled": dict(zip(
             ("precision", "recall"), pooled(res_logo), strict=True)), "corpus_model_alone_pooled": dict(zip(
                 ("precision", "recall"), pooled(base_logo), strict=True)), "corpus_model_alone": base_logo}}
         stage_report = {"note_stage": model["note_stage"] | {"leave_one_gm_out": (stage_logo := res_logo)}}
@@ -257,4 +259,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if residual:
             b = residual["real_notes"]["corpus_model_alone_pooled"]
             print(f"the corpus model alone, same procedure: precision {b['precision']:.3f} recall {b['recall']:.3f}")
+            for name, key in (("with the layer", "out_of_gm_ranking"), ("corpus model alone", "corpus_model_alone_ranking")):
+                rk = residual["real_notes"][key]
+                print(f"out-of-GM scores, {name}: AUC {rk['auc']}, precision at recall "
+                      + ", ".join(f"{k} {v:.3f}" for k, v in rk["precision_at_recall"].items()))
     return 0
