@@ -19,7 +19,7 @@ from pydantic import Field
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown
 from gmprep.kg.models import Node
-from gmprep.training.queries import TrainQuery, generate_queries
+from gmprep.training.queries import TrainQuery, generate_queries, written_queries
 
 
 class TrainGroup(TrainQuery):
@@ -85,14 +85,19 @@ def mine_negatives(
     return groups
 
 
-def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bool = True) -> tuple[list[TrainGroup], dict[str, Node]]:
+def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bool = True,
+                      written: Sequence[tuple[str, str]] = (), written_share: float = 0.5,
+                      ) -> tuple[list[TrainGroup], dict[str, Node]]:
     """Generate queries from the store's corpus entries and mine their negatives with the store's
-    BM25 and vectors (the vectors only when the store has them)."""
+    BM25 and vectors (the vectors only when the store has them). ``written``: ``(node_id, question)``
+    pairs written for entries (situations in a GM's words); up to ``written_share`` of the queries are
+    drawn from them, the rest generated, so the reranker keeps what the generated queries taught it."""
     nodes = {n.node_id: n for n in store.iter_nodes(kinds=("entry",), origin_prefix="corpus:")}
     if not nodes:
         raise GmprepError(f"the store in {store.root} holds no corpus entries: run `gmprep index build` first")
     n_queries = max(1, pairs // (1 + negatives))
-    queries = generate_queries(list(nodes.values()), n_queries, seed)
+    from_written = written_queries(written, nodes, round(n_queries * written_share), seed) if written else []
+    queries = from_written + generate_queries(list(nodes.values()), n_queries - len(from_written), seed)
     dense = None
     if store.has_embeddings():
         from gmprep.kg.embedder import shared_embedder

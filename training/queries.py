@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -296,3 +296,13 @@ def generate_queries(nodes: Sequence[Node], n_queries: int, seed: int = 13) -> l
     rng.shuffle(out)
     # every type gets at least one query, so a small request can overshoot: keep exactly n_queries
     return out[:n_queries]
+
+
+def written_queries(pairs: Sequence[tuple[str, str]], nodes: Mapping[str, Node], limit: int, seed: int = 13) -> list[TrainQuery]:
+    """Training queries from questions written for entries (``(node_id, question)``, e.g. the question
+    index's data files: a GM describing a situation the entry answers, without its name). At most
+    ``limit``, drawn reproducibly by ``seed``; questions of entries the store lacks are skipped."""
+    rows = [(nid, re.sub(r"\s+", " ", q).strip()) for nid, q in pairs if nid in nodes]
+    rows = [(nid, q) for nid, q in dict.fromkeys(rows) if len(q) >= 3]
+    random.Random(seed + 7).shuffle(rows)
+    return [TrainQuery(query=q, positive=nid, generator="written") for nid, q in rows[: max(0, limit)]]

@@ -48,6 +48,7 @@ class TrainConfig(BaseModel):
     lr: float = 4e-5
     warmup: float = 0.1  # share of the steps with a rising learning rate
     layers: int | None = None  # keep only the first N transformer layers (faster inference); None: all
+    written_share: float = 0.5  # with written questions (``--questions``): at most this share of the queries
 
 
 class TrainReport(BaseModel):
@@ -81,12 +82,14 @@ def rows_from_groups(groups: Sequence[TrainGroup], nodes: dict[str, Node], negat
     return rows
 
 
-def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Path | None = None) -> Rows:
+def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Path | None = None,
+              written: Sequence[tuple[str, str]] = (), written_files: Sequence[str] = ()) -> Rows:
     """Generate queries from the store's corpus entries, mine their negatives, read the passages: the
     rows a training run consumes, with a header saying what they came from (not yet written anywhere).
 
     ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection)."""
-    groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress)
+    groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress,
+                                      written=written, written_share=config.written_share)
     if pairs_file is not None:
         pairs_file.parent.mkdir(parents=True, exist_ok=True)
         with open(pairs_file, "w", encoding="utf-8") as fh:
@@ -102,6 +105,8 @@ def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Pat
     meta = store.meta
     header = {
         "pairs": config.pairs, "negatives": config.negatives, "seed": config.seed,
+        "written_questions": {"files": list(written_files), "available": len(written), "share": config.written_share,
+                              "used": sum(g.generator == "written" for g in groups)} if written else None,
         "positives_by_group": dict(sorted(by_group.items())),
         "prose_negatives": sum(nodes[n].is_prose for r in rows for n in r.ids[1:]),
         "store": {
@@ -253,8 +258,10 @@ def save_model(model, tokenizer, out_dir: Path, report: TrainReport) -> None:
 
 
 def train_reranker(store, config: TrainConfig, out_dir: Path, progress: bool = True,
-                   pairs_file: Path | None = None, init: Path | None = None, device: str = "cpu") -> TrainReport:
+                   pairs_file: Path | None = None, init: Path | None = None, device: str = "cpu",
+                   written: Sequence[tuple[str, str]] = (), written_files: Sequence[str] = ()) -> TrainReport:
     """The whole ``gmprep reranker train`` run: mine the rows (``mine_rows``), fine-tune, save.
     ``init`` continues from an earlier reranker instead of the bundled MiniLM."""
-    rows = mine_rows(store, config, progress=progress, pairs_file=pairs_file)
+    rows = mine_rows(store, config, progress=progress, pairs_file=pairs_file, written=written,
+                     written_files=written_files)
     return train_cross_encoder(rows, config, out_dir, base_model=init, progress=progress, device=device)

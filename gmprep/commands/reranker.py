@@ -34,6 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--out", type=Path, default=None, help="output folder (default: the bundled kg/reranker_model)")
     t.add_argument("--init", type=Path, default=None, help="continue training this reranker instead of starting from MiniLM")
     t.add_argument("--pairs-out", type=Path, default=None, help="also write the generated groups as JSON lines")
+    t.add_argument("--questions", type=Path, nargs="+", default=None, metavar="FILE",
+                   help="question data files (the question index's format: node_id + questions) whose questions "
+                   "become training queries for their entries, beside the generated ones")
+    t.add_argument("--questions-share", type=float, default=0.5,
+                   help="with --questions: at most this share of the queries comes from them (default 0.5)")
     rows = t.add_mutually_exclusive_group()
     rows.add_argument("--rows-out", type=Path, default=None, metavar="FILE",
                       help="mine only: write the training rows (gzipped JSON lines with a header) and stop")
@@ -60,7 +65,18 @@ def run_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         pairs=args.pairs, epochs=args.epochs, seed=13 if args.seed is None else args.seed, max_length=args.max_length,
         negatives=args.negatives, batch_queries=args.batch_queries, lr=args.lr, layers=args.layers,
+        written_share=args.questions_share,
     )
+    if not 0.0 <= args.questions_share <= 1.0:
+        raise GmprepError("--questions-share must be between 0 and 1")
+    written: list[tuple[str, str]] = []
+    if args.questions:
+        from gmprep.kg.question_index import read_texts
+
+        missing = [str(p) for p in args.questions if not p.is_file()]
+        if missing:
+            raise GmprepError(f"no such question file: {missing[0]}")
+        written = read_texts(args.questions)
     out = args.out or bundled_model_dir()
     if args.rows_in is not None:  # no store: the rows file says what the mining was
         try:
@@ -79,7 +95,8 @@ def run_train(args: argparse.Namespace) -> int:
         settings = settings_from_args(args)
         with Store.open(settings.store_dir, create=False) as store:
             if args.rows_out is not None:
-                mined = mine_rows(store, config, progress=not args.json, pairs_file=args.pairs_out)
+                mined = mine_rows(store, config, progress=not args.json, pairs_file=args.pairs_out,
+                                  written=written, written_files=[str(p) for p in args.questions or []])
                 written = write_rows(args.rows_out, mined.header, mined.rows)
                 summary = {"rows_file": str(args.rows_out), "sha256": written.sha256,
                            "bytes": args.rows_out.stat().st_size, "header": written.header,
@@ -90,7 +107,8 @@ def run_train(args: argparse.Namespace) -> int:
                       f"group {json.dumps(written.header['positives_by_group'])}")
                 return 0
             report = train_reranker(store, config, out, progress=not args.json, pairs_file=args.pairs_out,
-                                    init=args.init, device=args.device)
+                                    init=args.init, device=args.device, written=written,
+                                    written_files=[str(p) for p in args.questions or []])
     if args.json:
         print(report.model_dump_json(indent=2))
     else:

@@ -95,3 +95,34 @@ def test_a_truncated_or_foreign_rows_file_is_refused(tmp_path, capsys):
         fh.write(json.dumps({"query": "q"}) + "\n")
     assert main(["reranker", "train", "--rows-in", str(bad), "--out", str(tmp_path / "m")]) == 1
     assert "not a reranker rows file" in capsys.readouterr().err
+
+
+def test_written_questions_become_queries_for_their_entries(small_store, tmp_path, capsys):
+    """``--questions FILE``: questions written for entries (the question index's data format) are mined as
+    queries whose positive is their entry, up to ``--questions-share`` of the rows; unknown entries skipped."""
+    data = tmp_path / "questions.jsonl"
+    data.write_text(
+        json.dumps({"node_id": "pf2e:condition:prone", "questions": [
+            "The ogre knocked my fighter flat on the ground - what happens now?",
+            "Can my character shoot a bow while lying on the floor?"]}) + "\n"
+        + json.dumps({"node_id": "pf2e:condition:frightened", "questions": [
+            "The dragon's roar terrified the party, what penalty do they take?"]}) + "\n"
+        + json.dumps({"node_id": "pf2e:spell:not-in-this-store", "questions": ["Never a query"]}) + "\n",
+        encoding="utf-8")
+    rows_file = tmp_path / "rows.jsonl.gz"
+    assert main(["--store", str(small_store), "reranker", "train", "--pairs", "48", "--seed", "5",
+                 "--questions", str(data), "--questions-share", "0.5", "--rows-out", str(rows_file), "--json"]) == 0
+    capsys.readouterr()
+    rows = read_rows(rows_file)
+    written = [r for r in rows.rows if r.generator == "written"]
+    assert {r.query for r in written} == {
+        "The ogre knocked my fighter flat on the ground - what happens now?",
+        "Can my character shoot a bow while lying on the floor?",
+        "The dragon's roar terrified the party, what penalty do they take?"}
+    for r in written:
+        assert r.ids[0] in {"pf2e:condition:prone", "pf2e:condition:frightened"} and r.ids[0] not in r.ids[1:]
+    info = rows.header["written_questions"]
+    assert info["available"] == 4 and info["used"] == 3  # read, and used (entries in the store) and info["share"] == 0.5
+    assert len(rows.rows) - len(written) >= 5  # the generated queries fill the rest
+    assert main(["--store", str(small_store), "reranker", "train", "--questions", str(tmp_path / "nope.jsonl"),
+                 "--rows-out", str(rows_file)]) == 1
