@@ -69,14 +69,14 @@ def run_train(args: argparse.Namespace) -> int:
     )
     if not 0.0 <= args.questions_share <= 1.0:
         raise GmprepError("--questions-share must be between 0 and 1")
-    written: list[tuple[str, str]] = []
+    questions: list[tuple[str, str]] = []
     if args.questions:
         from gmprep.kg.question_index import read_texts
 
         missing = [str(p) for p in args.questions if not p.is_file()]
         if missing:
             raise GmprepError(f"no such question file: {missing[0]}")
-        written = read_texts(args.questions)
+        questions = read_texts(args.questions)
     out = args.out or bundled_model_dir()
     if args.rows_in is not None:  # no store: the rows file says what the mining was
         try:
@@ -96,7 +96,7 @@ def run_train(args: argparse.Namespace) -> int:
         with Store.open(settings.store_dir, create=False) as store:
             if args.rows_out is not None:
                 mined = mine_rows(store, config, progress=not args.json, pairs_file=args.pairs_out,
-                                  written=written, written_files=[str(p) for p in args.questions or []])
+                                  written=questions, written_files=[str(p) for p in args.questions or []])
                 written = write_rows(args.rows_out, mined.header, mined.rows)
                 summary = {"rows_file": str(args.rows_out), "sha256": written.sha256,
                            "bytes": args.rows_out.stat().st_size, "header": written.header,
@@ -107,7 +107,7 @@ def run_train(args: argparse.Namespace) -> int:
                       f"group {json.dumps(written.header['positives_by_group'])}")
                 return 0
             report = train_reranker(store, config, out, progress=not args.json, pairs_file=args.pairs_out,
-                                    init=args.init, device=args.device, written=written,
+                                    init=args.init, device=args.device, written=questions,
                                     written_files=[str(p) for p in args.questions or []])
     if args.json:
         print(report.model_dump_json(indent=2))
