@@ -56,8 +56,8 @@ class SearchSettings(BaseModel):
     prose_top: int = Field(3, ge=0, le=50)
     # A reranked entry scores its reranker probability plus this share of its fused-rank prior (1 for the
     # first fused candidate, 0.5 for the fifth): the first-stage order keeps a say where the cross-encoder
-    # is unsure.
-    rerank_prior: float = Field(0.3, ge=0.0, le=5.0)
+    # is unsure. 0.6 since reranker r7 (trained on written situation questions): tuning sets, docs/retrieval.md.
+    rerank_prior: float = Field(0.6, ge=0.0, le=5.0)
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
     expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)

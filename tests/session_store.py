@@ -20,7 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 _BUILD_SOURCES = ["ingest/corpus.py", "ingest/notes.py", "ingest/pipeline.py", "ingest/health.py", "kg/store.py",
-                  "common/text.py", "kg/embedder.py"]
+                  "common/text.py", "kg/embedder.py", "kg/question_index.py", "kg/data/questions.jsonl.gz"]
 
 
 def build_key() -> str:

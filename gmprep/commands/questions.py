@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("questions", help="the question index: generate its questions offline, build its vectors")
     qsub = p.add_subparsers(dest="questions_cmd", metavar="ACTION")
     g = qsub.add_parser("generate", help="write GM-voice questions for rules-heavy entries with the local LLM (resumable)")
-    g.add_argument("--out", type=Path, default=None, help="output JSON lines (default: the bundled kg/data/questions.jsonl.gz)")
+    g.add_argument("--out", type=Path, default=None, help="output JSON lines (default: the bundled kg/data/questions.jsonl.gz, refused when another job wrote it)")
     g.add_argument("--model", type=Path, default=None, help="GGUF model (default: the installed default model)")
     g.add_argument("--types", default=None, help="comma-separated entry types (default: the rules-heavy ones)")
     g.add_argument("--limit", type=int, default=None, help="at most this many new entries in this run")
@@ -51,7 +51,11 @@ def run_generate(args: argparse.Namespace) -> int:
     types = tuple(t.strip() for t in args.types.split(",")) if args.types else RULE_TYPES
     with Store.open(settings.store_dir, create=False) as store:
         nodes = select_entries(store.iter_nodes(kinds=("entry",)), types)
-    manifest = load_manifest(out)
+    try:
+        manifest = load_manifest(out)
+    except ValueError as exc:  # pydantic's ValidationError: a manifest another job wrote (the written questions')
+        raise GmprepError(f"{out} was not written by `gmprep questions generate` ({str(exc).splitlines()[0]}); "
+                          "pass --out FILE") from exc
     sha = file_sha256(Path(model))
     if manifest is not None and manifest.model_sha256 != sha:
         raise GmprepError(f"{out} was generated with another model (sha256 {manifest.model_sha256[:12]}); use another --out")
