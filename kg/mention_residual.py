@@ -164,23 +164,16 @@ def fold(model: dict, layer: Residual) -> dict:
 
 
 def section_means(cands: list[NoteCandidate], zs: list[float]) -> list[float]:
-    """As ``kg.note_scan.section_means``, over logits given per candidate (all candidates of a note)."""
-    from gmprep.kg.note_scan import SECTION_PRIOR
+    """``kg.note_scan.section_means`` for every note of ``cands`` (all candidates of a note), over ``zs``."""
+    from gmprep.kg.note_scan import section_mean_logits
 
     by_doc: dict[str, list[int]] = {}
     for i, x in enumerate(cands):
         by_doc.setdefault(x.doc, []).append(i)
     out = [0.0] * len(cands)
     for idx in by_doc.values():
-        note_mean = sum(zs[i] for i in idx) / len(idx)
-        sums: dict[tuple[str, ...], list[float]] = {}
-        for i in idx:
-            acc = sums.setdefault(cands[i].section, [0.0, 0.0])
-            acc[0] += zs[i]
-            acc[1] += 1.0
-        for i in idx:
-            acc = sums[cands[i].section]
-            out[i] = (acc[0] + SECTION_PRIOR * note_mean) / (acc[1] + SECTION_PRIOR)
+        for i, m in zip(idx, section_mean_logits([cands[i].section for i in idx], [zs[i] for i in idx]), strict=True):
+            out[i] = m
     return out
 
 

@@ -332,16 +332,20 @@ def section_means(scored: list[Scored]) -> list[float]:
     part of the note it sits in reads. Linear in the number of candidates."""
     from gmprep.kg.mention_scorer import logit
 
-    if not scored:
+    return section_mean_logits([sc.section for sc in scored], [logit(sc.mention.confidence) for sc in scored])
+
+
+def section_mean_logits(sections: list[tuple[str, ...]], zs: list[float]) -> list[float]:
+    """``section_means`` over one note's candidates given as their sections and logits."""
+    if not zs:
         return []
-    zs = [logit(sc.mention.confidence) for sc in scored]
     note_mean = sum(zs) / len(zs)
     sums: dict[tuple[str, ...], list[float]] = {}
-    for sc, z in zip(scored, zs, strict=True):
-        acc = sums.setdefault(sc.section, [0.0, 0.0])
+    for section, z in zip(sections, zs, strict=True):
+        acc = sums.setdefault(section, [0.0, 0.0])
         acc[0] += z
         acc[1] += 1.0
-    return [(sums[sc.section][0] + SECTION_PRIOR * note_mean) / (sums[sc.section][1] + SECTION_PRIOR) for sc in scored]
+    return [(sums[sec][0] + SECTION_PRIOR * note_mean) / (sums[sec][1] + SECTION_PRIOR) for sec in sections]
 
 
 def _inside(spans: list[tuple[int, int]], a: int, b: int) -> bool:
