@@ -132,6 +132,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     model_dir = Path(args.model or MODEL_DIR)
     model = json.loads((model_dir / MODEL_FILE).read_text(encoding="utf-8"))
     MentionScorer.load(model_dir)  # a one-line error for a missing or malformed model
+    if args.precision_target is not None and not 0.0 < args.precision_target < 1.0:
+        raise GmprepError("--precision-target must be between 0 and 1")
     if args.learn_from_notes:
         args.note_stage = True
     if args.note_stage or args.drop_note_stage:
@@ -187,10 +189,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
                      if args.dev_notes is not None else (1.0, 1.0))
         base_logo, base_spans = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target)
         residual = {"real_notes": model["real_notes"] | {
+            "leave_one_gm_out_pooled": dict(zip(("precision", "recall"), pooled(res_logo), strict=True)),
+            "corpus_model_alone_pooled": dict(zip(("precision", "recall"), pooled(base_logo), strict=True)),
             "out_of_gm_ranking": mention_residual.ranking(spans),
-            "corpus_model_alone_ranking": mention_residual.ranking(base_spans),"leave_one_gm_out_pooled": dict(zip(
-            ("precision", "recall"), pooled(res_logo), strict=True)), "corpus_model_alone_pooled": dict(zip(
-                ("precision", "recall"), pooled(base_logo), strict=True)), "corpus_model_alone": base_logo}}
+            "corpus_model_alone_ranking": mention_residual.ranking(base_spans),
+            "corpus_model_alone": base_logo}}
         stage_report = {"note_stage": model["note_stage"] | {"leave_one_gm_out": (stage_logo := res_logo)}}
     elif args.note_stage:
         # thresholds are chosen on scores from stages that never saw the GM scored (as train-scorer does)
@@ -201,8 +204,6 @@ def run_calibrate(args: argparse.Namespace) -> int:
         spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
-    if args.precision_target is not None and not 0.0 < args.precision_target < 1.0:
-        raise GmprepError("--precision-target must be between 0 and 1")
     thresholds = calibrate(spans, normal_cap, rescue_cap, args.precision_target)
     thresholds["loose"] = min(thresholds["loose"], rescue_cap)
     at: dict[str, dict[str, float]] = {
