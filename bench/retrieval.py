@@ -7,7 +7,7 @@ Measured in one run, each next to its baseline:
 - ``build``: ``ingest.pipeline.build_index`` into a fresh temporary folder (``full`` embeds every node;
   ``graph`` builds graph + BM25 only; ``skip`` leaves it out);
 - ``search``: latency p50/p95 of ``Searcher.search`` with rerank (first pass over unseen queries, then
-  ``--repeat`` passes), the same with one query's model calls on every core (``rerank_all_cores``, the
+  ``--repeat`` passes), the same with one query's model calls on one thread in one shard (``rerank_one_thread``, the
   baseline of ``query_threads``), without rerank, and of BM25 alone (the baseline), over the queries (``--questions`` JSON Lines, or a built-in set of GM-style queries);
 - ``vectors``: usearch top-10 against exact numpy top-10 over the same stored vectors (time per query,
   speed ratio, and how many of the exact top 10 usearch returns);
@@ -59,11 +59,11 @@ def timed(fn, items, repeat: int) -> list[float]:
     return out
 
 
-def _all_cores(fn):
-    """``fn()`` with one query's model calls on every core (the query-threads setting put back after)."""
+def _one_thread(fn):
+    """``fn()`` with one query's model calls on one thread, unsharded (the query-threads setting put back after)."""
     from gmprep.kg import threads
 
-    before = threads.configure(threads.cores())
+    before = threads.configure(1)
     try:
         return fn()
     finally:
@@ -147,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
             "rerank_first_pass": cold,
             "rerank": percentiles(timed(lambda q: searcher.search(q, k=10, rerank=True), queries, args.repeat)),
             "no_rerank": percentiles(timed(lambda q: searcher.search(q, k=10, rerank=False), queries, args.repeat)),
-            # baseline: the same search with one query's model calls on every core (before kg/threads.py)
-            "rerank_all_cores": _all_cores(lambda: percentiles(
+            # baseline: the same search with one query's model calls on one thread, the reranker's pairs in
+            # one shard (before kg/threads.shards)
+            "rerank_one_thread": _one_thread(lambda: percentiles(
                 timed(lambda q: searcher.search(q, k=10, rerank=True), queries, args.repeat))),
             "baseline_bm25_only": percentiles(timed(lambda q: store.bm25(q, 10), queries, args.repeat)),
             "rerank_top": settings.search.rerank_top,

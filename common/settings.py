@@ -108,9 +108,10 @@ class Settings(BaseModel):
     # torch device of every model (embedder, reranker, relevance judge, transformers LLM); None picks
     # cuda when torch sees one, else cpu. On the CPU the reranker runs int8, on a GPU fp32.
     device: str | None = None
-    # CPU threads of one query's model calls (embedder, reranker); None: half the cores, 1 to 4. One search's
-    # small matrices ran faster on 1 thread than on 2 on a 2-core machine (docs/retrieval.md, "Threads");
-    # bulk encoding (index build) always uses every core (kg/threads.py).
+    # CPU workers of one query's model calls; None: the cores, 1 to 4. The reranker's pairs are cut into that
+    # many shards, each a single-threaded model call, run at once (faster than intra-op threads on small
+    # matrices: docs/retrieval.md, "Threads"); 1 is one call on one thread. The query's embedding runs on one
+    # thread; bulk encoding (index build) always uses every core (kg/threads.py).
     query_threads: int | None = Field(None, ge=1, le=256)
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)

@@ -77,8 +77,9 @@ class Embedder:
     ) -> np.ndarray:
         """Vectors for ``texts`` (n x 384). ``progress`` is called with the count done after each batch."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # one query's text on few threads, a build's batches on every core (kg/threads.py)
-        n = threads.query_threads() if len(texts) <= QUERY_BATCH else threads.bulk_threads()
+        # one query's text on one thread (a ~20-token text gains nothing from more), a build's batches on
+        # every core (kg/threads.py)
+        n = 1 if len(texts) <= QUERY_BATCH else threads.bulk_threads()
         with threads.torch_threads(n):
             for start in range(0, len(texts), batch_size):
                 batch = list(texts[start : start + batch_size])

@@ -146,24 +146,33 @@ class Reranker:
             return []
         import torch
 
-        out: list[float] = []
         # Cut only the passage, so the whole question is read; a question too long for the window
         # (a pasted paragraph) is cut too rather than failing.
         room = self.max_length - len(self.tokenizer.tokenize(query)) - 3
         strategy = "only_second" if room >= MIN_PASSAGE_TOKENS else "longest_first"
-        # one query's pairs are latency-bound (the query threads), more are bulk scoring (kg/threads.py)
-        n = threads.query_threads() if len(passages) <= QUERY_PAIRS else threads.bulk_threads()
-        with torch.inference_mode(), threads.torch_threads(n):
+
+        def encode(chunk: Sequence[str]):
+            # tokenised here, on the calling thread: a fast tokenizer's padding/truncation state is not
+            # safe to change from two threads at once
+            enc = self.tokenizer(
+                [query] * len(chunk), list(chunk), truncation=strategy, max_length=self.max_length,
+                padding=True, return_tensors="pt",
+            )
+            return enc.to(self.device) if self.device != "cpu" else enc
+
+        def run(enc) -> list[float]:
+            with torch.inference_mode():
+                return [float(x) for x in self.model(**enc).logits.reshape(-1)]
+
+        # one query's pairs: one shard per query worker, each a single-threaded model call, all at once (a
+        # search's latency); more pairs are bulk scoring on every core (kg/threads.py)
+        if len(passages) <= QUERY_PAIRS and self.device == "cpu":
+            parts = threads.on_workers(run, [encode(chunk) for chunk in threads.shards(passages)])
+            return [x for part in parts for x in part]
+        out: list[float] = []
+        with threads.torch_threads(threads.bulk_threads() if self.device == "cpu" else threads.query_threads()):
             for start in range(0, len(passages), batch_size):
-                batch = list(passages[start : start + batch_size])
-                enc = self.tokenizer(
-                    [query] * len(batch), batch, truncation=strategy, max_length=self.max_length,
-                    padding=True, return_tensors="pt",
-                )
-                if self.device != "cpu":
-                    enc = enc.to(self.device)
-                logits = self.model(**enc).logits.reshape(-1)
-                out.extend(float(x) for x in logits)
+                out.extend(run(encode(passages[start : start + batch_size])))
         return out
 
     def score_nodes(self, query: str, nodes: Sequence[Node]) -> list[float]:

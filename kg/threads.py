@@ -1,22 +1,32 @@
-"""How many CPU threads torch uses for one model call: few for one query, every core for bulk encoding.
+"""How many CPU threads torch uses for one model call: one query's work split into single-threaded shards,
+every core for bulk encoding.
 
 A query's model work is small (one ~20-token question through the embedder, ~13 question/passage pairs of 80
-tokens through the reranker), and on the 2-core development machine it runs faster on one intra-op thread
-than on two: search with rerank p50 ~110 ms against ~135 ms (docs/retrieval.md, "Threads"), the threads'
-hand-offs costing more than they save. Bulk encoding (the index build's batches of long texts) is
-compute-bound and uses every core. Torch's thread count is process-wide, so each model call sets the count
-it wants for its own duration (``torch_threads``).
+tokens through the reranker). On the 2-core development machine one intra-op thread ran it faster than two
+(the threads' hand-offs cost more than they save), and splitting the reranker's pairs into one shard per core,
+each shard a whole model call on its own single-threaded worker, is faster still: 13 pairs in ~60 ms against
+~110 ms on one thread and ~82 ms on two intra-op threads (docs/retrieval.md, "Threads"). Bulk encoding (the
+index build's batches of long texts) is compute-bound and uses every core. Torch keeps the intra-op count per
+calling thread (OpenMP), so each model call sets the count it wants for its own duration (``torch_threads``) and
+the query workers are set to one thread when they start.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 _lock = threading.Lock()
-_query_threads: int | None = None  # settings.query_threads; None: half the cores, 1 to 4
+_query_threads: int | None = None  # settings.query_threads; None: the cores, 1 to 4
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
 
 
 def cores() -> int:
@@ -35,10 +45,54 @@ def configure(query_threads: int | None) -> int | None:
 
 
 def query_threads() -> int:
-    """Threads for one query's model calls: the setting, else half the cores (at least 1, at most 4)."""
+    """Workers for one query's model calls: the setting, else the cores (at least 1, at most 4)."""
     if _query_threads:
         return max(1, _query_threads)
-    return max(1, min(4, cores() // 2))
+    return max(1, min(4, cores()))
+
+
+def _one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _quiet_blas() -> None:
+    """numpy's BLAS on one thread from now on. A query's numpy work is small (a few thousand vectors against
+    one), and OpenBLAS's own threads keep spinning on the cores for a while after each call, which is where
+    the query workers' shards must run: search with rerank p50 ~120 -> ~95 ms on 2 cores with it."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+
+
+def shards(items: Sequence[T], min_shard: int = 3) -> list[Sequence[T]]:
+    """``items`` cut into up to ``query_threads()`` contiguous shards of at least ``min_shard`` items."""
+    count = max(1, min(query_threads(), len(items) // max(1, min_shard)))
+    size, extra = divmod(len(items), count)
+    out, start = [], 0
+    for i in range(count):
+        end = start + size + (1 if i < extra else 0)
+        out.append(items[start:end])
+        start = end
+    return out
+
+
+def on_workers(fn: Callable[[T], R], args: Sequence[T]) -> list[R]:
+    """``fn(arg)`` for each of ``args`` at once, each on a single-threaded query worker; results in input order.
+    One argument runs here, on one thread."""
+    global _pool, _pool_size
+    if len(args) <= 1:
+        with torch_threads(1):
+            return [fn(a) for a in args]
+    with _lock:
+        if _pool is None or _pool_size < len(args):
+            if _pool is None:
+                _quiet_blas()
+            # a bigger setting replaces the pool; the old one's idle workers exit once it is dropped
+            _pool, _pool_size = ThreadPoolExecutor(len(args), "gmprep-query", initializer=_one_thread), len(args)
+        pool = _pool
+    return [f.result() for f in [pool.submit(fn, a) for a in args]]
 
 
 def bulk_threads() -> int:

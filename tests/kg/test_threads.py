@@ -20,8 +20,8 @@ def _restore():
     torch.set_num_threads(before)
 
 
-def test_default_rule_is_half_the_cores_between_1_and_4(monkeypatch):
-    for cores, want in [(1, 1), (2, 1), (4, 2), (8, 4), (64, 4)]:
+def test_default_rule_is_the_cores_between_1_and_4(monkeypatch):
+    for cores, want in [(1, 1), (2, 2), (4, 4), (8, 4), (64, 4)]:
         monkeypatch.setattr(threads, "cores", lambda c=cores: c)
         assert threads.query_threads() == want
         assert threads.bulk_threads() == cores
@@ -50,7 +50,7 @@ def test_settings_field_validates():
         Settings.model_validate({"query_threads": 0})
 
 
-def test_embedder_encodes_a_query_on_query_threads_and_a_batch_on_every_core(monkeypatch):
+def test_embedder_encodes_a_query_on_one_thread_and_a_batch_on_every_core(monkeypatch):
     from gmprep.kg.embedder import QUERY_BATCH, shared_embedder
 
     seen: list[int] = []
@@ -63,7 +63,7 @@ def test_embedder_encodes_a_query_on_query_threads_and_a_batch_on_every_core(mon
 
     monkeypatch.setattr(emb.model, "encode", spy)
     monkeypatch.setattr(threads, "cores", lambda: 2)
-    threads.configure(1)
+    threads.configure(4)  # the query workers are the reranker's; a ~20-token text runs on one thread
     torch.set_num_threads(2)
     q = emb.encode_query("What does prone do?")
     bulk = emb.encode([f"text {i}" for i in range(QUERY_BATCH + 1)])
@@ -91,3 +91,58 @@ def test_concurrent_calls_leave_a_valid_count():
         t.join()
     assert not errors
     assert torch.get_num_threads() in (1, 2)
+
+
+def test_shards_cut_in_order_into_at_most_the_query_workers():
+    threads.configure(2)
+    assert threads.shards(list(range(13))) == [list(range(7)), list(range(7, 13))]
+    assert threads.shards([1, 2, 3, 4, 5]) == [[1, 2, 3, 4, 5]]  # too few to split (3 a shard at least)
+    threads.configure(4)
+    assert [len(s) for s in threads.shards(list(range(13)))] == [4, 3, 3, 3]
+    threads.configure(1)
+    assert threads.shards(list(range(13))) == [list(range(13))]
+
+
+def test_on_workers_runs_each_shard_on_its_own_single_threaded_worker():
+    threads.configure(2)
+    torch.set_num_threads(2)
+    seen = threads.on_workers(lambda x: (x, torch.get_num_threads(), threading.current_thread().name), [1, 2])
+    assert [s[0] for s in seen] == [1, 2] and all(s[1] == 1 for s in seen)
+    assert all(s[2].startswith("gmprep-query") for s in seen)
+    assert torch.get_num_threads() == 2  # the caller's count is its own
+    # one shard runs on the calling thread, on one thread for its duration
+    assert threads.on_workers(lambda x: (torch.get_num_threads(), threading.current_thread().name), [0]) == [
+        (1, threading.current_thread().name)]
+    assert torch.get_num_threads() == 2
+
+
+def test_reranker_ranks_the_same_in_shards_as_in_one_call():
+    from gmprep.kg.reranker import shared_reranker
+
+    rr = shared_reranker(device="cpu")
+    query = "What happens when my character is grabbed, and how do they get free?"
+    relevant = ("Grabbed (condition): You're held in place by another creature, giving you the off-guard and "
+                "immobilized conditions. If you attempt a manipulate action while grabbed, you must succeed at a "
+                "DC 5 flat check or it is lost. Escape from the grab with the Escape action.")
+    others = ["Stride (move): You move up to your Speed.",
+              "Fireball (spell 3): a burst of fire 20 feet, 6d6 fire damage, basic Reflex save.",
+              "Longsword: a martial one-handed sword, 1d8 slashing, versatile P.",
+              "Light: a cantrip that makes an object glow like a torch.",
+              "Goblin Warrior (creature -1): a small goblin with a dogslicer and shortbow.",
+              "Treat Wounds (exploration): you spend 10 minutes treating one injured creature.",
+              "Heal (spell 1): channel vitality to restore Hit Points.",
+              "Bulk: an item's weight and size together.",
+              "Hide (secret): you huddle behind cover to become hidden.",
+              "Shield Block (reaction): your shield prevents damage.",
+              "Recall Knowledge (secret): remember a fact about a creature.",
+              "Climb (move): you move up, down or across an incline."]
+    passages = others[:6] + [relevant] + others[6:]
+    threads.configure(1)
+    one = rr.score(query, passages)
+    threads.configure(2)
+    sharded = rr.score(query, passages)
+    assert len(sharded) == 13
+    assert max(range(13), key=one.__getitem__) == max(range(13), key=sharded.__getitem__) == 6
+    # int8 activations are scaled per call and padded per shard, so logits move by the int8 rounding, which is of
+    # the same size between one int8 call and fp32 (~1 logit at most on these passages)
+    assert max(abs(a - b) for a, b in zip(one, sharded, strict=True)) < 1.0
