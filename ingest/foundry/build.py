@@ -62,7 +62,8 @@ class BuildReport(BaseModel):
 def packs_root(folder: Path) -> Path:
     """``DIR/packs/pf2e``, ``DIR/packs`` or ``DIR`` itself, whichever holds pack folders."""
     for cand in (folder / "packs" / "pf2e", folder / "packs", folder):
-        if cand.is_dir() and any(p.is_dir() and any(p.glob("*.json")) for p in cand.iterdir()):
+        # a pack's documents may sit in sub-folders (spells/spells/rank-2/acid-grip.json)
+        if cand.is_dir() and any(p.is_dir() and next(p.rglob("*.json"), None) for p in cand.iterdir()):
             return cand
     raise GmprepError(f"no Foundry pack folders (packs/pf2e/<pack>/*.json) under {folder}")
 
@@ -171,17 +172,26 @@ def build(
 
     merged: list[dict] = []
     for rec in base_records:
+        rec = _vault_fixes(rec)
         fresh = new.pop(rec["id"], None)
         if fresh is None:
             merged.append(rec)
         elif rec["type"] == "creature":
             merged.append(_add_speed(rec, fresh, report))
+        elif fresh.pop("merge", None) == "text":
+            merged.append(_with_text(rec, fresh))
+            report.replaced += 1
         else:
             fresh["page"] = fresh["page"] or rec.get("page")
             fresh["fields"] = {**(rec.get("fields") or {}), **fresh["fields"]}
+            # the base's links (its traits, its class) still hold for the same rule
+            fresh["links"] = list(dict.fromkeys([*(rec.get("links") or []), *fresh["links"]]))
             merged.append(fresh)
             report.replaced += 1
     for entry_id in sorted(new):
+        if new[entry_id].get("merge") == "text":  # a description with no bundled entry to give it to
+            report.messages.append(f"{entry_id}: no bundled entry of this id, its description is not added")
+            continue
         merged.append(new[entry_id])
         report.added += 1
     # the skill index entries list actions and feats: derived again from what this build holds
@@ -215,6 +225,26 @@ def _keep(entry: dict, rel: str, new: dict[str, dict], report: BuildReport) -> N
         report.messages.append(f"{rel}: duplicate id {entry['id']}, kept the first")
     else:
         new[entry["id"]] = entry
+
+
+# The vault's conversion printed an item with no price (an artifact, a club) as Python's repr of the empty
+# price object; the books print a dash.
+_EMPTY_PRICE = "**Price** {'value': {}}"
+
+
+def _vault_fixes(rec: dict) -> dict:
+    """A bundled record with the vault conversion's known misprints corrected."""
+    text, fields = rec.get("text") or "", rec.get("fields") or {}
+    if _EMPTY_PRICE not in text and fields.get("price") != "{'value': {}}":
+        return rec
+    fields = {**fields, "price": "—"} if fields.get("price") == "{'value': {}}" else fields
+    return {**rec, "text": text.replace(_EMPTY_PRICE, "**Price** —"), "fields": fields}
+
+
+def _with_text(rec: dict, fresh: dict) -> dict:
+    """The bundled entry with the pack's description as its text (links from both), the pack as a source."""
+    links = list(dict.fromkeys([*(rec.get("links") or []), *fresh["links"]]))
+    return with_source({**rec, "text": fresh["text"], "links": links}, fresh["source"])
 
 
 def _add_speed(rec: dict, fresh: dict, report: BuildReport) -> dict:

@@ -26,6 +26,17 @@ USAGE_HANDS = {"held-in-one-hand": "1", "held-in-two-hands": "2", "held-in-one-p
 ATTRS = ("str", "dex", "con", "int", "wis", "cha")
 
 Localize = Callable[[str], "str | None"]
+# Document types whose converted description replaces only the text of the bundled entry of its id (their
+# other fields come from the bundled corpus); a pack without a bundled twin adds nothing.
+TEXT_ONLY = {"spell": "spell", "feat": "feat", "heritage": "heritage"}
+
+
+def roll_data(doc: dict) -> dict[str, float]:
+    """The roll data a document's own formulas use: its level, which for a spell is its rank at base."""
+    level = ((doc.get("system") or {}).get("level") or {}).get("value")
+    if not isinstance(level, int | float) or isinstance(level, bool):
+        return {}
+    return {"item.level": level, "item.rank": level, "item.system.level.value": level}
 
 
 def entry_slug(name: str) -> str:
@@ -98,8 +109,8 @@ class Converter:
         self.resolve = resolve
         self.localize = localize
 
-    def _enrich(self, src: str | None) -> Enriched:
-        return enrich(src or "", self.resolve, self.localize)
+    def _enrich(self, src: str | None, doc: dict | None = None) -> Enriched:
+        return enrich(src or "", self.resolve, self.localize, values=roll_data(doc) if doc else None)
 
     def convert(self, doc: dict, pack: str, source: dict) -> list[dict]:
         """The corpus entries for ``doc`` from pack folder ``pack`` (none when it is not kept; a class
@@ -115,6 +126,8 @@ class Converter:
         return [entry] if entry else []
 
     def _convert_one(self, doc: dict, pack: str, source: dict, kind: str | None) -> dict | None:
+        if kind in TEXT_ONLY:
+            return self._text_only(doc, source, TEXT_ONLY[kind])
         if kind == "action":
             return self._action(doc, pack, source)
         if kind == "weapon":
@@ -126,6 +139,14 @@ class Converter:
         if kind == "hazard":
             return self._hazard(doc, source)
         return None
+
+    def _text_only(self, doc: dict, source: dict, etype: str) -> dict:
+        """The description of a spell, feat or heritage, to replace the text of the bundled entry of that id
+        (``merge: "text"``); the bundled entry keeps its other fields (cast, range, page ...)."""
+        body = self._enrich((doc["system"].get("description") or {}).get("value"), doc)
+        entry = self._base(doc, etype, f"pf2e:{etype}:{entry_slug(doc['name'])}", body, source)
+        entry["merge"] = "text"
+        return entry
 
     def _base(self, doc: dict, etype: str, entry_id: str, body: Enriched, source: dict) -> dict:
         system = doc.get("system") or {}
@@ -145,7 +166,7 @@ class Converter:
     def _class_feature(self, doc: dict, source: dict, cls: str | None) -> dict:
         system = doc["system"]
         traits = list((system.get("traits") or {}).get("value") or [])
-        body = self._enrich((system.get("description") or {}).get("value"))
+        body = self._enrich((system.get("description") or {}).get("value"), doc)
         class_name = cls.title() if cls else None
         entry_id = f"pf2e:class-feature:{cls}--{entry_slug(doc['name'])}" if cls else f"pf2e:class-feature:{entry_slug(doc['name'])}"
         entry = self._base(doc, "class-feature", entry_id, body, source)
@@ -160,7 +181,7 @@ class Converter:
 
     def _action(self, doc: dict, pack: str, source: dict) -> dict:
         system = doc["system"]
-        body = self._enrich((system.get("description") or {}).get("value"))
+        body = self._enrich((system.get("description") or {}).get("value"), doc)
         entry = self._base(doc, "action", f"pf2e:action:{entry_slug(doc['name'])}", body, source)
         cost = action_cost(system)
         if cost:
@@ -179,7 +200,7 @@ class Converter:
 
     def _weapon(self, doc: dict, source: dict) -> dict:
         system = doc["system"]
-        body = self._enrich((system.get("description") or {}).get("value"))
+        body = self._enrich((system.get("description") or {}).get("value"), doc)
         dmg = system.get("damage") or {}
         dice = f"{dmg.get('dice', 1)}{dmg.get('die', '')}" if dmg.get("die") else None
         damage = " ".join(x for x in (dice, dmg.get("damageType")) if x) or None
@@ -205,7 +226,7 @@ class Converter:
 
     def _armor(self, doc: dict, source: dict) -> dict:
         system = doc["system"]
-        body = self._enrich((system.get("description") or {}).get("value"))
+        body = self._enrich((system.get("description") or {}).get("value"), doc)
         fields = {
             "ac_bonus": system.get("acBonus"), "dex_cap": system.get("dexCap"),
             "check_penalty": system.get("checkPenalty"), "speed_penalty": system.get("speedPenalty"),

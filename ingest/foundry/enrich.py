@@ -8,9 +8,12 @@ are reported to the caller, which turns them into corpus ids.
 
 from __future__ import annotations
 
+import ast
 import html
+import math
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 # A UUID resolver: (compendium pack, document id or name, label) -> (display name, corpus id or None).
@@ -54,24 +57,182 @@ def _params(body: str) -> tuple[str | None, dict[str, str]]:
     return first, out
 
 
-def _formula(expr: str) -> str:
-    """``(1d8+6)[bludgeoning]`` -> ``1d8+6 bludgeoning``; ``3d6[persistent,fire]`` -> ``3d6 persistent fire``."""
-    m = re.fullmatch(r"\(?(?P<f>[^\[\]]*?)\)?(?:\[(?P<t>[^\[\]]*)\])?", expr.strip())
+# Foundry's roll-data functions (its Math helpers) that pack formulas use.
+_FUNCS: dict[str, Callable[..., float]] = {
+    "floor": math.floor, "ceil": math.ceil, "round": round, "abs": abs, "max": max, "min": min,
+    "ternary": lambda c, a, b: a if c else b, "gte": operator.ge, "gt": operator.gt, "lte": operator.le,
+    "lt": operator.lt, "eq": operator.eq,
+}
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_REF = re.compile(r"@(?:item|actor)\.[A-Za-z0-9_.]+")
+# The character's roll data a book states in words.
+_LEVEL = "@actor.level"
+_ACTOR_WORDS = {_LEVEL: "your level", "@actor.abilities.str.mod": "your Strength modifier",
+                "@actor.abilities.dex.mod": "your Dexterity modifier", "@actor.abilities.con.mod": "your Constitution modifier",
+                "@actor.abilities.int.mod": "your Intelligence modifier", "@actor.abilities.wis.mod": "your Wisdom modifier",
+                "@actor.abilities.cha.mod": "your Charisma modifier"}
+_LEVEL_WORDS = {_LEVEL: "your level", f"2*{_LEVEL}": "twice your level", f"floor({_LEVEL}/2)": "half your level",
+                f"ceil({_LEVEL}/2)": "half your level (rounded up)"}
+_DICE_PER_LEVEL = {_LEVEL: "per level", f"floor({_LEVEL}/2)": "per 2 levels", f"ceil({_LEVEL}/2)": "per 2 levels"}
+
+
+def _eval(node: ast.AST) -> float:
+    """An arithmetic expression tree of numbers, + - * /, unary minus and ``_FUNCS`` calls; else ValueError."""
+    if isinstance(node, ast.Expression):
+        return _eval(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_eval(node.left), _eval(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
+        return _FUNCS[node.func.id](*[_eval(a) for a in node.args])
+    raise ValueError("not arithmetic")
+
+
+def evaluate(expr: str, values: Mapping[str, float]) -> int | None:
+    """``floor(@item.rank/2)`` with ``{"item.rank": 3}`` -> 1; None when a reference has no value or the
+    expression is not plain arithmetic (Python's parser reads it; nothing is executed)."""
+    text = _REF.sub(lambda m: str(values[m.group(0)[1:]]) if m.group(0)[1:] in values else m.group(0), expr)
+    if "@" in text:
+        return None
+    try:
+        value = _eval(ast.parse(text.strip(), mode="eval"))
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError):
+        return None
+    return int(value) if float(value).is_integer() else None
+
+
+def _balanced(expr: str) -> bool:
+    depth = 0
+    for ch in expr:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _split_dice(formula: str) -> tuple[str, str] | None:
+    """``(floor(@item.rank/2))d8`` or ``floor(@item.level/2)d6`` -> (the count expression, ``d8``/``d6``)."""
+    m = re.fullmatch(r"(?P<count>.+?)(?P<die>d\d+)", formula)
+    if not m or not _balanced(m.group("count")) or not re.search(r"[@(]", m.group("count")):
+        return None
+    count = m.group("count")
+    while count.startswith("(") and count.endswith(")") and _balanced(count[1:-1]):
+        count = count[1:-1]
+    return count, m.group("die")
+
+
+def _per_levels(count: str) -> str | None:
+    """``@actor.level`` -> "per level"; ``floor(@actor.level/6)`` -> "per 6 levels"."""
+    if count == _LEVEL:
+        return "per level"
+    m = re.fullmatch(r"(?:floor|ceil)\(@actor\.level/(\d+)\)", count)
+    return f"per {m.group(1)} levels" if m else None
+
+
+_RANKS = {1: "trained", 2: "expert", 3: "master", 4: "legendary"}
+
+
+def _when(ref: str, threshold: int) -> str | None:
+    """The condition ``ref >= threshold`` in words: "at level 5", "at master in Intimidation"."""
+    if ref == _LEVEL:
+        return f"at level {threshold}"
+    m = re.fullmatch(r"@actor\.system\.skills\.([a-z-]+)\.rank", ref)
+    if m and threshold in _RANKS:
+        return f"at {_RANKS[threshold]} in {m.group(1).replace('-', ' ').title()}"
+    return None
+
+
+def _ladder(expr: str, values: Mapping[str, float]) -> list | None:
+    """``ternary(gte(@actor.level,9),3,ternary(gte(@actor.level,5),2,1))`` -> [1, ("at level 5", 2),
+    ("at level 9", 3)]: a value that steps up with the character's level or a skill's rank, as the books
+    list it; None for any other expression."""
+    steps: list[tuple[str, int]] = []
+    rest = expr
+    while True:
+        m = re.fullmatch(r"ternary\(gte\((?P<ref>@[A-Za-z0-9_.]+),(?P<t>\d+)\),(?P<a>[^,()]+),(?P<b>.+)\)", rest)
+        if not m:
+            break
+        when, value = _when(m.group("ref"), int(m.group("t"))), evaluate(m.group("a"), values)
+        if when is None or value is None:
+            return None
+        steps.append((when, value))
+        rest = m.group("b")
+    base = evaluate(rest, values)
+    if not steps or base is None:
+        return None
+    return [base, *reversed(steps)]
+
+
+def _in_words(expr: str) -> str:
+    """A formula on the character's roll data with the references in words (``2*(1+@actor.level)`` ->
+    ``2×(1+your level)``); a reference with no words is "(varies)"."""
+    out = re.sub(r"@actor\.[A-Za-z0-9_.]+", lambda m: _ACTOR_WORDS.get(m.group(0), "(varies)"), expr)
+    out = _REF.sub("(varies)", out)
+    return out.replace("*", "×")
+
+
+def resolve_formula(formula: str, values: Mapping[str, float]) -> str:
+    """A pack formula with roll-data references as the book prints it: the item's level or rank put in
+    (``(@item.rank)d6`` at rank 1 -> ``1d6``), the character's level in words (``(@actor.level)d6`` ->
+    ``(1d6 per level)``, ``floor(@actor.level/2)`` -> ``half your level``); any other in words as a formula
+    (``(2×(1+your level))``), never the raw reference."""
+    if "@" not in formula:
+        return formula
+    formula = re.sub(r"\s+", "", formula)
+    while formula.startswith("(") and formula.endswith(")") and _balanced(formula[1:-1]):
+        formula = formula[1:-1]
+    dice = _split_dice(formula)
+    if dice:
+        count, die = dice
+        n = evaluate(count, values)
+        if n is not None and n > 0:
+            return f"{n}{die}"
+        per = _per_levels(count)
+        if per:
+            return f"(1{die} {per})"
+        ladder = _ladder(count, values)
+        if ladder:
+            (base, *steps) = ladder
+            return f"{base}{die} (" + ", ".join(f"{n}{die} {when}" for when, n in steps) + ")"
+        return f"({_in_words(count)}){die}"
+    n = evaluate(formula, values)
+    if n is not None:
+        return str(n)
+    ladder = _ladder(formula, values)
+    if ladder:
+        (base, *steps) = ladder
+        return f"{base} (" + ", ".join(f"{n} {when}" for when, n in steps) + ")"
+    if formula in _LEVEL_WORDS:
+        return _LEVEL_WORDS[formula]
+    return f"({_in_words(formula)})"
+
+
+def _formula(expr: str, values: Mapping[str, float] | None = None) -> str:
+    """``(1d8+6)[bludgeoning]`` -> ``1d8+6 bludgeoning``; ``3d6[persistent,fire]`` -> ``3d6 persistent fire``;
+    roll-data references resolved with ``values`` (``resolve_formula``)."""
+    m = re.fullmatch(r"(?P<f>[^\[\]]*?)(?:\[(?P<t>[^\[\]]*)\])?", expr.strip())
     if not m:
         return expr
-    formula = m.group("f").strip().strip("()")
-    formula = re.sub(r"^\((.*)\)$", r"\1", formula)
-    kinds = [k.strip() for k in (m.group("t") or "").split(",") if k.strip()]
+    raw = m.group("f").strip()
+    if "@" in raw:
+        formula = resolve_formula(raw, values or {})
+    else:
+        formula = raw.strip("()")
+        formula = re.sub(r"^\((.*)\)$", r"\1", formula)
+    kinds = [k.strip() for k in (m.group("t") or "").split(",") if k.strip() and "@" not in k]
     kinds = [k for k in kinds if k not in ("splash",)] + [k for k in kinds if k == "splash"]
     return " ".join([formula, *kinds]).strip()
 
 
-def _split_top(body: str) -> list[str]:
-    """Split on commas outside brackets."""
+def _split_rolls(body: str) -> list[str]:
+    """Split on commas outside brackets and parentheses (``max(4,@item.rank)d6`` is one roll)."""
     parts, depth, cur = [], 0, ""
     for ch in body:
-        depth += ch == "["
-        depth -= ch == "]"
+        depth += ch in "[("
+        depth -= ch in "])"
         if ch == "," and depth == 0:
             parts.append(cur)
             cur = ""
@@ -80,10 +241,10 @@ def _split_top(body: str) -> list[str]:
     return [*parts, cur]
 
 
-def damage_text(body: str) -> str:
+def damage_text(body: str, values: Mapping[str, float] | None = None) -> str:
     """``(1d8+1)[bludgeoning],1d6[acid]`` -> ``1d8+1 bludgeoning plus 1d6 acid``."""
-    rolls = [p for p in _split_top(body.split("|")[0]) if p.strip()]
-    return " plus ".join(_formula(p) for p in rolls)
+    rolls = [p for p in _split_rolls(body.split("|")[0]) if p.strip()]
+    return " plus ".join(_formula(p, values) for p in rolls)
 
 
 def check_text(body: str) -> str:
@@ -157,8 +318,10 @@ class _HtmlToMarkdown:
 
 def enrich(
     src: str, resolve: Resolver, localize: Callable[[str], str | None] | None = None, _depth: int = 0,
+    values: Mapping[str, float] | None = None,
 ) -> Enriched:
-    """Foundry HTML with enrichers -> Markdown, the corpus ids it links to, the references left unresolved."""
+    """Foundry HTML with enrichers -> Markdown, the corpus ids it links to, the references left unresolved.
+    ``values``: the document's roll data (``item.level``, ``item.rank``) for formulas that use it."""
     out = Enriched(text="")
 
     def loc(m: re.Match) -> str:
@@ -168,7 +331,7 @@ def enrich(
             out.unresolved.append(f"localize:{key}")
             return ""
         if _depth < 3:  # a localized string may itself hold enrichers and further @Localize keys
-            inner = enrich(value, resolve, localize, _depth + 1)
+            inner = enrich(value, resolve, localize, _depth + 1, values)
             out.links.extend(inner.links)
             out.unresolved.extend(inner.unresolved)
             return inner.text
@@ -187,11 +350,11 @@ def enrich(
 
     s = _LOCALIZE.sub(loc, src)
     s = _UUID.sub(uuid, s)
-    s = _DAMAGE.sub(lambda m: m.group("label") or damage_text(m.group("body")), s)
+    s = _DAMAGE.sub(lambda m: m.group("label") or damage_text(m.group("body"), values), s)
     s = _CHECK.sub(lambda m: m.group("label") or check_text(m.group("body")), s)
     s = _TEMPLATE.sub(lambda m: m.group("label") or template_text(m.group("body")), s)
     s = _ACT.sub(lambda m: m.group("label") or act_text(m.group("body")), s)
-    s = _ROLL.sub(lambda m: m.group("label") or damage_text(m.group("body")), s)
+    s = _ROLL.sub(lambda m: m.group("label") or damage_text(m.group("body"), values), s)
     s = _EMBED.sub("", s)
     out.text = _HtmlToMarkdown.convert(s) if _depth == 0 else s
     out.links = list(dict.fromkeys(out.links))

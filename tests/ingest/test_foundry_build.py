@@ -12,7 +12,14 @@ import pytest
 from gmprep.cli import main
 from gmprep.ingest.corpus import corpus_dir, iter_records
 from gmprep.ingest.foundry.build import build
-from gmprep.ingest.foundry.enrich import check_text, damage_text, enrich, template_text
+from gmprep.ingest.foundry.enrich import (
+    check_text,
+    damage_text,
+    enrich,
+    evaluate,
+    resolve_formula,
+    template_text,
+)
 
 PACKS = Path(__file__).parent / "data" / "foundry"
 
@@ -119,7 +126,8 @@ def test_build_merges_into_the_bundled_corpus_keeping_every_id(tmp_path):
     assert report.speed_added == 0 and report.replaced == 4  # longsword, leather armor, bravery, slamming door
     eagle = got["pf2e:creature:eagle"]
     assert eagle["text"].count("**Speed**") == 1 and "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in eagle["text"]
-    assert got["pf2e:class-feature:fighter--bravery"]["links"] == ["pf2e:condition:frightened"]
+    # the pack's links, and the bundled entry's (its class) kept
+    assert set(got["pf2e:class-feature:fighter--bravery"]["links"]) == {"pf2e:condition:frightened", "pf2e:class:fighter"}
     sword = got["pf2e:equipment:longsword"]
     assert sword["fields"]["usage"] == "held-in-one-hand" and sword["fields"]["damage_die"] == "d8"
     sources = json.loads((tmp_path / "out" / "manifest.json").read_text())["sources"]
@@ -172,3 +180,57 @@ def test_build_adds_speed_to_a_base_creature_without_one(tmp_path):
     got = _entries(tmp_path / "out")["pf2e:creature:eagle"]  # the base stat block stays, Speed joins it after HP
     assert report.speed_added == 1 and "\n\n**HP** 6\n\n**Speed** 10 feet, fly 60 feet\n\n" in got["text"]
     assert got["fields"]["speeds"] == {"land": 10, "fly": 60} and got["source"][-1]["repo"] == "foundryvtt/pf2e"
+
+
+def test_formulas_on_roll_data_read_as_the_book_prints_them():
+    rank = {"item.rank": 1, "item.level": 1}
+    assert damage_text("(@item.rank)d6[fire]", rank) == "1d6 fire"
+    assert damage_text("floor(@item.level/2)d6[persistent,acid]", {"item.level": 2}) == "1d6 persistent acid"
+    assert damage_text("(1+floor((@item.rank -1)/2))[persistent,acid]", rank) == "1 persistent acid"
+    assert damage_text("(ternary(gte(@item.rank,10),115,100))[void]", {"item.rank": 9}) == "100 void"
+    assert damage_text("(max(4,@item.rank-1))d6[void]", rank) == "4d6 void"  # a comma inside is one roll
+    # the character's level is in words, as the books state it
+    assert damage_text("(floor(@actor.level/2))d6[acid]", {}) == "(1d6 per 2 levels) acid"
+    assert damage_text("(@actor.level)d6[@actor.flags.pf2e.barbarian.instinct.dragon.damageType]", {}) == "(1d6 per level)"
+    assert damage_text("2*@actor.level[healing]", {}) == "twice your level healing"
+    assert damage_text("ternary(gte(@actor.level,15),6,4)d6[healing]", {}) == "4d6 (6d6 at level 15) healing"
+    assert damage_text("ternary(gte(@actor.system.skills.intimidation.rank,4),3,"
+                       "ternary(gte(@actor.system.skills.intimidation.rank,3),2,1))d4[mental]", {}) == (
+        "1d4 (2d4 at master in Intimidation, 3d4 at legendary in Intimidation) mental")
+    # anything else keeps its arithmetic, with the references in words: never a raw "@actor"
+    assert damage_text("(2*(1+@actor.level))[healing]", {}) == "(2×(1+your level)) healing"
+    assert "@" not in damage_text("(@actor.system.unknown.value)d6[fire]", {})
+    assert resolve_formula("__import__('os')", {}) == "__import__('os')"  # no reference: left as written
+    assert evaluate("__import__('os').getcwd()", {}) is None  # parsed, never executed
+
+
+FORMULAS = Path(__file__).parent / "data" / "foundry-formulas"
+
+
+def test_build_gives_bundled_spells_and_feats_their_rendered_description_and_keeps_their_fields(tmp_path):
+    base = {r["id"]: r for r in iter_records(corpus_dir(), [])}
+    build(FORMULAS, tmp_path / "out", base=corpus_dir(), commit="c0ffee")
+    got = _entries(tmp_path / "out")
+    ray = got["pf2e:spell:fire-ray"]
+    assert "dealing 1d6 fire damage to each creature that ends its turn" in ray["text"]
+    assert "@" not in ray["text"]
+    # text only: the bundled spell keeps its cast, range, page and links
+    assert ray["fields"] == base["pf2e:spell:fire-ray"]["fields"] and ray["page"] == base["pf2e:spell:fire-ray"]["page"]
+    assert "1d6 persistent acid damage" in got["pf2e:spell:acid-grip"]["text"]
+    assert "1d6 acid damage for every 2 levels you have ((1d6 per 2 levels) acid)" in got["pf2e:feat:regurgitate-mutagen"]["text"]
+    vengeance = got["pf2e:action:destructive-vengeance"]["text"]
+    assert "1d6 (2d6 at level 5, 3d6 at level 9, 4d6 at level 12, 5d6 at level 16, 6d6 at level 19)" in vengeance
+    assert set(base["pf2e:action:destructive-vengeance"]["links"]) <= set(got["pf2e:action:destructive-vengeance"]["links"])
+
+
+def test_a_description_with_no_bundled_entry_adds_nothing(tmp_path):
+    report = build(FORMULAS, tmp_path / "out", base=None, commit="c0ffee")
+    got = _entries(tmp_path / "out")
+    assert set(got) == {"pf2e:action:destructive-vengeance"}  # actions are whole entries; spells and feats text only
+    assert any("pf2e:spell:fire-ray" in m and "no bundled entry" in m for m in report.messages)
+
+
+def test_the_vaults_empty_price_prints_as_a_dash(bundled):
+    club = bundled["pf2e:equipment:club"]
+    assert "**Price** —;" in club["text"] and club["fields"]["price"] == "—"
+    assert not [i for i, r in bundled.items() if "{'value': {}}" in (r.get("text") or "")]
