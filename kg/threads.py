@@ -5,7 +5,7 @@ A query's model work is small (one ~20-token question through the embedder, ~13 
 tokens through the reranker). On the 2-core development machine one intra-op thread ran it faster than two
 (the threads' hand-offs cost more than they save), and splitting the reranker's pairs into one shard per core,
 each shard a whole model call on its own single-threaded worker, is faster still: 13 pairs in ~60 ms against
-~110 ms on one thread and ~82 ms on two intra-op threads (docs/retrieval.md, "Threads"). Bulk encoding (the
+~110 ms on one thread and ~82 ms on two intra-op threads (docs/retrieval.md, "One shard per core"). Bulk encoding (the
 index build's batches of long texts) is compute-bound and uses every core. Torch keeps the intra-op count per
 calling thread (OpenMP), so each model call sets the count it wants for its own duration (``torch_threads``) and
 the query workers are set to one thread when they start.
@@ -60,7 +60,7 @@ def _one_thread() -> None:
 def _quiet_blas() -> None:
     """numpy's BLAS on one thread from now on. A query's numpy work is small (a few thousand vectors against
     one), and OpenBLAS's own threads keep spinning on the cores for a while after each call, which is where
-    the query workers' shards must run: search with rerank p50 ~120 -> ~95 ms on 2 cores with it."""
+    the query workers' shards must run: without this the shards gained nothing in real searches (docs/retrieval.md)."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")

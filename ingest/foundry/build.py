@@ -229,16 +229,16 @@ def _keep(entry: dict, rel: str, new: dict[str, dict], report: BuildReport) -> N
 
 # The vault's conversion printed an item with no price (an artifact, a club) as Python's repr of the empty
 # price object; the books print a dash.
-_EMPTY_PRICE = "**Price** {'value': {}}"
+_EMPTY_PRICE = "{'value': {}}"
 
 
 def _vault_fixes(rec: dict) -> dict:
     """A bundled record with the vault conversion's known misprints corrected."""
     text, fields = rec.get("text") or "", rec.get("fields") or {}
-    if _EMPTY_PRICE not in text and fields.get("price") != "{'value': {}}":
+    if f"**Price** {_EMPTY_PRICE}" not in text and fields.get("price") != _EMPTY_PRICE:
         return rec
-    fields = {**fields, "price": "—"} if fields.get("price") == "{'value': {}}" else fields
-    return {**rec, "text": text.replace(_EMPTY_PRICE, "**Price** —"), "fields": fields}
+    fields = {**fields, "price": "—"} if fields.get("price") == _EMPTY_PRICE else fields
+    return {**rec, "text": text.replace(f"**Price** {_EMPTY_PRICE}", "**Price** —"), "fields": fields}
 
 
 def _with_text(rec: dict, fresh: dict) -> dict:
