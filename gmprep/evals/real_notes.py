@@ -237,7 +237,7 @@ def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None) 
     reports = []
     groups = [(w, [s.id for s in sources if s.split == w]) for w in wanted]
     if split == "both":
-        groups.append(("all", [s.id for s in sources]))
+        groups.append(("all", [s.id for s in sources if s.split in wanted]))  # not the other held-out splits
     for name, ids in groups:
         keep = set(ids)
         reports.append(score(
