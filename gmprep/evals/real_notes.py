@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 
-Split = Literal["tune", "heldout", "heldout2", "both"]
+Split = Literal["tune", "heldout", "heldout2", "heldout3", "both"]
 
 
 class RealSource(BaseModel):
@@ -39,7 +39,7 @@ class RealSource(BaseModel):
     commit: str
     path: str
     licence: str = ""
-    split: Literal["tune", "heldout", "heldout2"]  # heldout2: GMs labelled after heldout had been used once
+    split: Literal["tune", "heldout", "heldout2", "heldout3"]  # heldout2/3: GMs labelled after heldout had been used
     kind: str = ""
     sha256: str | None = None
 
@@ -237,7 +237,7 @@ def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None) 
     reports = []
     groups = [(w, [s.id for s in sources if s.split == w]) for w in wanted]
     if split == "both":
-        groups.append(("all", [s.id for s in sources]))
+        groups.append(("all", [s.id for s in sources if s.split in wanted]))  # not the other held-out splits
     for name, ids in groups:
         keep = set(ids)
         reports.append(score(
