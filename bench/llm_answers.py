@@ -95,6 +95,8 @@ async def run_backend(questions, searcher, settings, progress: bool, warmup: boo
             "model_calls": sum(1 for s in ans.steps if s.tokens_in or s.tokens_out),
             "tokens_in": ans.tokens_in, "tokens_out": ans.tokens_out,
             "tokens_cached": sum(s.tokens_cached for s in ans.steps),
+            # what was said and cited, so a run can be read (and judged) afterwards
+            "question": q.question, "gold": q.gold, "shown": shown, "used": ans.used, "text": ans.text,
         }
         rows.append(row)
         if progress:
