@@ -209,8 +209,8 @@ def _apply(name: str, args: list) -> _Lin | None:
         return None
     x = [a[0] for a in args]
     if name in _ROUNDING or name == "abs":
-        f = {"floor": math.floor, "ceil": math.ceil, "round": round, "abs": abs}[name]
-        return _lin_const(Fraction(f(x[0])))
+        rounded = {"floor": math.floor(x[0]), "ceil": math.ceil(x[0]), "round": round(x[0]), "abs": abs(x[0])}[name]
+        return _lin_const(Fraction(rounded))
     if name in ("max", "min"):
         return _lin_const(max(x) if name == "max" else min(x))
     if name == "ternary":
@@ -229,7 +229,7 @@ def _binop(op: str, left: _Node, right: _Node) -> _Node | None:
     if left.kind.startswith("call:") and left.kind[5:] in _COMPARE or right.kind.startswith("call:") and right.kind[5:] in _COMPARE:
         return None
     prec = 1 if op in "+-" else 2
-    vals = []
+    vals: list[_Lin | None] = []
     for a, b in zip(left.values, right.values, strict=True):
         if a is None or b is None:
             vals.append(None)
