@@ -90,6 +90,14 @@ def test_readings_that_differ_in_value_are_not_guessed():
     assert restore("no formula here") is None
 
 
+def test_dice_plus_flat_terms_on_the_item_render_as_one_sum():
+    assert resolve_formula("3d4+@item.level-6", {"item.level": 6}) == "3d4"
+    assert resolve_formula("3d4+@item.level-6", {"item.level": 4}) == "3d4-2"
+    assert resolve_formula("1d6+@item.rank", {"item.rank": 2}) == "1d6+2"
+    # a flat term on the character stays in words
+    assert "your Strength modifier" in resolve_formula("(floor(@actor.level/2))d6+@actor.abilities.str.mod", {})
+
+
 def test_the_build_renders_the_bundled_vault_formulas(tmp_path):
     src = tmp_path / "base"
     src.mkdir()
