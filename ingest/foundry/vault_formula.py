@@ -176,12 +176,9 @@ class _Chart:
                 continue
             if name in _ROUNDING and args[0].kind != "op:/":
                 continue
-            if name == "ternary" and not args[0].kind.startswith("call:") or (
-                    name == "ternary" and args[0].kind[5:] not in _COMPARE):
-                continue
-            if any(a.kind[5:] in _COMPARE for a in args) and name != "ternary":
-                continue
-            if name == "ternary" and any(a.kind[5:] in _COMPARE for a in args[1:]):
+            # a comparison is ternary's first argument and nothing else
+            compares = [_is_compare(a) for a in args]
+            if compares != ([True] + [False] * (len(args) - 1) if name == "ternary" else [False] * len(args)):
                 continue
             vals = tuple(_apply(name, [a.values[e] for a in args]) for e in range(len(self.envs)))
             text = f"{name}({','.join(a.text for a in args)})"
@@ -202,6 +199,10 @@ class _Chart:
                         out += [(first, *rest) for rest in self._args(k + 1, j, n - 1)]
         self.args_memo[key] = out
         return out
+
+
+def _is_compare(node: _Node) -> bool:
+    return node.kind in {f"call:{c}" for c in _COMPARE}
 
 
 def _apply(name: str, args: list) -> _Lin | None:
@@ -226,7 +227,7 @@ def _binop(op: str, left: _Node, right: _Node) -> _Node | None:
         return None  # dice come first, are added, never scaled or subtracted
     if left.open_end:
         return None  # a max/min/ternary's last argument runs to the end of the formula or its die
-    if left.kind.startswith("call:") and left.kind[5:] in _COMPARE or right.kind.startswith("call:") and right.kind[5:] in _COMPARE:
+    if _is_compare(left) or _is_compare(right):
         return None
     prec = 1 if op in "+-" else 2
     vals: list[_Lin | None] = []
