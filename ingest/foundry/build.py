@@ -22,8 +22,9 @@ from pydantic import BaseModel, Field
 from gmprep.common.errors import GmprepError
 from gmprep.ingest.corpus import iter_records, slug
 from gmprep.ingest.creature_speed import with_source, with_speed
-from gmprep.ingest.foundry.convert import Converter, entry_slug
+from gmprep.ingest.foundry.convert import Converter, entry_slug, level_roll_data
 from gmprep.ingest.foundry.enrich import looks_like_id
+from gmprep.ingest.foundry.vault_formula import repair_text
 from gmprep.ingest.skills import add_skills
 
 log = logging.getLogger(__name__)
@@ -172,7 +173,7 @@ def build(
 
     merged: list[dict] = []
     for rec in base_records:
-        rec = _vault_fixes(rec)
+        rec = _vault_fixes(rec, report.messages)
         fresh = new.pop(rec["id"], None)
         if fresh is None:
             merged.append(rec)
@@ -232,9 +233,15 @@ def _keep(entry: dict, rel: str, new: dict[str, dict], report: BuildReport) -> N
 _EMPTY_PRICE = "{'value': {}}"
 
 
-def _vault_fixes(rec: dict) -> dict:
-    """A bundled record with the vault conversion's known misprints corrected."""
+def _vault_fixes(rec: dict, messages: list[str]) -> dict:
+    """A bundled record with the vault conversion's known misprints corrected: the empty price, and roll-data
+    formulas printed without their parentheses (rendered on the entry's level, as a pack's own are)."""
     text, fields = rec.get("text") or "", rec.get("fields") or {}
+    if "@item." in text or "@actor." in text:
+        repaired = repair_text(text, level_roll_data(rec.get("level")))
+        messages.extend(f"{rec['id']}: vault formula kept as printed, its reading is not certain: {f}" for f in repaired.left)
+        text = repaired.text
+        rec = {**rec, "text": text}
     if f"**Price** {_EMPTY_PRICE}" not in text and fields.get("price") != _EMPTY_PRICE:
         return rec
     fields = {**fields, "price": "—"} if fields.get("price") == _EMPTY_PRICE else fields

@@ -33,7 +33,11 @@ TEXT_ONLY = {"spell": "spell", "feat": "feat", "heritage": "heritage"}
 
 def roll_data(doc: dict) -> dict[str, float]:
     """The roll data a document's own formulas use: its level, which for a spell is its rank at base."""
-    level = ((doc.get("system") or {}).get("level") or {}).get("value")
+    return level_roll_data(((doc.get("system") or {}).get("level") or {}).get("value"))
+
+
+def level_roll_data(level: object) -> dict[str, float]:
+    """The roll data of an item of this level (a spell: this rank); none without a level."""
     if not isinstance(level, int | float) or isinstance(level, bool):
         return {}
     return {"item.level": level, "item.rank": level, "item.system.level.value": level}

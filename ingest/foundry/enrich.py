@@ -201,6 +201,9 @@ def resolve_formula(formula: str, values: Mapping[str, float]) -> str:
     n = evaluate(formula, values)
     if n is not None:
         return str(n)
+    summed = _dice_plus_flat(formula, values)
+    if summed:
+        return summed
     ladder = _ladder(formula, values)
     if ladder:
         (base, *steps) = ladder
@@ -208,6 +211,34 @@ def resolve_formula(formula: str, values: Mapping[str, float]) -> str:
     if formula in _LEVEL_WORDS:
         return _LEVEL_WORDS[formula]
     return f"({_in_words(formula)})"
+
+
+def _terms(formula: str) -> list[str]:
+    """``1d6+max(0,@item.rank-3)`` -> [``1d6``, ``+max(0,@item.rank-3)``]: split before + and - outside parentheses."""
+    terms, depth, cur = [], 0, ""
+    for ch in formula:
+        if ch in "+-" and depth == 0 and cur:
+            terms.append(cur)
+            cur = ""
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return [*terms, cur]
+
+
+def _dice_plus_flat(formula: str, values: Mapping[str, float]) -> str | None:
+    """Dice then flat terms on the item's roll data, as the book prints them: ``3d4+@item.level-6`` at level 6
+    -> ``3d4``, ``1d6+@item.rank`` at rank 2 -> ``1d6+2``; None unless every flat term has a value."""
+    terms = _terms(formula)
+    dice = [t for t in terms if re.search(r"\dd\d+|\)d\d+", t)]
+    if len(terms) < 2 or not dice or dice != terms[: len(dice)]:
+        return None
+    rolled = [resolve_formula(t.lstrip("+"), values) if "@" in t else t.lstrip("+") for t in dice]
+    if any(not re.fullmatch(r"\d+d\d+", r) for r in rolled):
+        return None
+    flat = evaluate("".join(terms[len(dice):]).lstrip("+"), values)
+    if flat is None:
+        return None
+    return "+".join(rolled) + (f"+{flat}" if flat > 0 else f"-{-flat}" if flat < 0 else "")
 
 
 def _formula(expr: str, values: Mapping[str, float] | None = None) -> str:
