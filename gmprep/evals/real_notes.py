@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 
-Split = Literal["tune", "heldout", "heldout2", "heldout3", "both"]
+Split = Literal["tune", "heldout", "heldout2", "heldout3", "heldout4", "both"]
 
 
 class RealSource(BaseModel):
@@ -39,7 +39,7 @@ class RealSource(BaseModel):
     commit: str
     path: str
     licence: str = ""
-    split: Literal["tune", "heldout", "heldout2", "heldout3"]  # heldout2/3: GMs labelled after heldout had been used
+    split: Literal["tune", "heldout", "heldout2", "heldout3", "heldout4"]  # heldout2/3/4: GMs labelled after heldout had been used
     kind: str = ""
     sha256: str | None = None
 
