@@ -118,6 +118,8 @@ _SKIP = re.compile(
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
 NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note", "acronym", "valued"})
+# Forms that mean an entry only with their sign in the text: never looked up alone.
+_SIGNED_FORMS = frozenset({"acronym", "valued"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
@@ -510,18 +512,22 @@ class NameIndex:
                 self._add(initials, next(iter(ids)), variant=5, form="acronym")
 
     # ---- lookup ---------------------------------------------------------------------------
+    def _named(self, name: str) -> list[_Candidate]:
+        # initials and a statistic's word mean an entry only with their sign in a text (capitals, a value)
+        return [c for c in self._keys.get(name_key(name), ()) if c.form not in _SIGNED_FORMS]
+
     def lookup(self, name: str) -> str | None:
         """The entry id of an exact (normalised) name, alias or legacy name, or None."""
-        cands = self._keys.get(name_key(name))
+        cands = self._named(name)
         return cands[0].node_id if cands else None
 
     def candidates(self, name: str) -> list[str]:
         """Every entry id a name could mean, best first."""
-        return [c.node_id for c in self._keys.get(name_key(name), [])]
+        return [c.node_id for c in self._named(name)]
 
     def legacy_of(self, name: str) -> str | None:
         """The canonical legacy name if ``name`` is a legacy name, else None."""
-        cands = self._keys.get(name_key(name))
+        cands = self._named(name)
         return cands[0].legacy_name if cands else None
 
     def __len__(self) -> int:

@@ -212,4 +212,6 @@ def test_new_note_forms_stay_out_of_search(index):
     assert index.find_mentions("RK") == []
     assert [m.node_id for m in index.find_mentions("has resist 10")] == []
     assert index.find_mentions("a short bow") == []
-    assert index.lookup("LoH") == "pf2e:spell:lay-on-hands"  # lookup reads every key; find_mentions does not
+    # nor looked up alone: initials and a statistic's word need their sign in a text
+    assert index.lookup("LoH") is None and index.candidates("RK") == []
+    assert index.lookup("resist") is None
