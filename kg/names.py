@@ -138,6 +138,7 @@ _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:[-+*]|\d+[.)])$")
 _COMPOUND_TYPES = frozenset({"equipment", "spell", "creature", "rule"})
 # What GMs abbreviate to initials in play ("RK", "LoH", "AoO"); items and creatures are written out.
 _ACRONYM_TYPES = frozenset({"action", "spell", "feat", "class-feature", "rule", "condition"})
+_ACRONYM_MIN_CITED = 5  # entries of the corpus naming it, for its initials to be a candidate
 # Quality nouns (English morphology): a rules section so named is a statistic when a number follows.
 _QUALITY_SUFFIXES = ("ness", "ance", "ence", "ity")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
@@ -286,9 +287,12 @@ class NameIndex:
                    and not n.is_prose]
         # the words of the corpus's own prose, rules sections included: what counts as an English word
         # when a form is derived
+        prose_words: list[tuple[str, list[str]]] = []
         for node in nodes_list:
             if node.kind == "entry" and node.text:
-                idx._vocab.update(re.findall(r"[a-z]+", node.text.lower()))
+                words = re.findall(r"[a-z]+", node.text.lower())
+                idx._vocab.update(words)
+                prose_words.append((node.node_id, words))
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
             if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):
@@ -313,7 +317,7 @@ class NameIndex:
         idx._add_families(entries)
         idx._add_note_forms(entries)
         idx._add_statistics([n for n in nodes_list if n.kind == "entry" and n.is_prose])
-        idx._add_acronyms(entries)
+        idx._add_acronyms(entries, prose_words)
         for cands in idx._keys.values():
             cands.sort(key=lambda c: c.rank)
         idx._vocab = set()  # only needed while building
@@ -495,21 +499,39 @@ class NameIndex:
                 if (f,) not in self._keys:
                     self._add(f, node.node_id, variant=3, form="valued")
 
-    def _add_acronyms(self, nodes: list[Node]) -> None:
+    def _add_acronyms(self, nodes: list[Node], prose_words: list[tuple[str, list[str]]]) -> None:
         """Initials of a name of two words or more ("RK", "LoH"; "AoO" of the legacy Attack of
         Opportunity) of what is used at the table (actions, spells, feats, rules, conditions), when
-        they are no word of the corpus's prose, no other key, and no other such entry's initials.
-        Matched only where written with two capitals or more (``_longest``)."""
+        they are no word of the corpus's prose, no other key, no other such entry's initials, and the
+        entry is one the corpus's other entries name often (``_ACRONYM_MIN_CITED``: Recall Knowledge
+        and Reactive Strike are named in about a hundred, Lay on Hands in 8; a feat named nowhere else
+        is no table's shorthand, and its initials collide with a note's "HQ" or "VR"). Matched only
+        where written with a capital after the first letter (``_longest``)."""
         by_initials: dict[str, set[str]] = {}
         names = [(n.name, n.node_id) for n in nodes if n.type in _ACRONYM_TYPES] + list(LEGACY_NAMES.items())
         for name, nid in names:
             key = name_key(name)
-            if len(key) < 2 or "(" in name or not all(w[:1].isalpha() for w in key):
-                continue
+            if nid not in self._by_id or len(key) < 2 or "(" in name or not all(w[:1].isalpha() for w in key):
+                continue  # (an index of some entries only, as the creature resolver's, lacks legacy targets)
             by_initials.setdefault("".join(w[0] for w in key), set()).add(nid)
+        wanted: dict[str, tuple[str, ...]] = {}  # entry -> its current name's key
         for initials, ids in by_initials.items():
+            nid = next(iter(ids))
             if len(ids) == 1 and initials not in self._vocab and (initials,) not in self._keys:
-                self._add(initials, next(iter(ids)), variant=5, form="acronym")
+                wanted[nid] = name_key(self._by_id[nid][0])
+        by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for nid, key in wanted.items():
+            by_first.setdefault(key[0], []).append((key, nid))
+        cited: dict[str, int] = dict.fromkeys(wanted, 0)
+        for owner, words in prose_words:
+            found = {nid for i, w in enumerate(words) if w in by_first
+                     for key, nid in by_first[w] if tuple(words[i:i + len(key)]) == key and nid != owner}
+            for nid in found:
+                cited[nid] += 1
+        for initials, ids in by_initials.items():
+            nid = next(iter(ids))
+            if nid in wanted and cited[nid] >= _ACRONYM_MIN_CITED:
+                self._add(initials, nid, variant=5, form="acronym")
 
     # ---- lookup ---------------------------------------------------------------------------
     def _named(self, name: str) -> list[_Candidate]:

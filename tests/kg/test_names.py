@@ -196,6 +196,7 @@ def test_note_forms_are_candidates(index, text, span, node_id):
         "they were rats in a cage",  # "were" is no half of Wererat
         "his dad and von Lentz",  # initials only in capitals
         "the rk and loh were lowercase",
+        "We met at the thieves' HQ; bring the VR goggles.",  # a feat's initials the corpus never uses
         "she has resistance to poison",  # a statistic needs its number
         "a weakness for sweets",
         "tangible benefits, lore and RP",  # a lowercase skill without a roll, a DC or a skill word
@@ -215,3 +216,10 @@ def test_new_note_forms_stay_out_of_search(index):
     # nor looked up alone: initials and a statistic's word need their sign in a text
     assert index.lookup("LoH") is None and index.candidates("RK") == []
     assert index.lookup("resist") is None
+
+
+def test_an_index_of_some_entries_only_builds(entries):
+    # the creature resolver indexes creatures only: the legacy names' targets are not there
+    creatures = NameIndex.build([n for n in entries if n.type == "creature"])
+    assert creatures.lookup("goblin warriors") == "pf2e:creature:goblin-warrior"
+    assert creatures.lookup("AoO") is None
