@@ -7,7 +7,9 @@ plurals of the last word ("goblin warriors"), the singular of plural multi-word 
 point"), reordered item grades ("minor healing potion" for "Healing Potion (Minor)", "+1 weapon
 potency"), "<rune> rune", "persistent fire damage", and the legacy names of ``kg.legacy``.
 Values after conditions ("frightened 2") and valued traits ("deadly d10", "reach 10 ft") are
-part of the mention.
+part of the mention. Notes also read forms that are no name (``NOTE_FORMS``): verb forms and
+adjectives, compounds written open, hyphenated or closed ("short bow", "chainmail"), initials
+written in capitals ("RK", "LoH"), and a statistic's value for its rules section ("resist 10").
 
 Precision over recall: a name is never matched partially or fuzzily; common English words that
 are also entry names ("light", "hidden", "fire") only count with a sign they are meant as rules
@@ -115,17 +117,30 @@ _SKIP = re.compile(
     re.S,
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
-NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note"})
+NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note", "acronym", "valued"})
+# Forms that mean an entry only with their sign in the text: never looked up alone.
+_SIGNED_FORMS = frozenset({"acronym", "valued"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
 # What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
 _JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
 _SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
-# Determiners and pronouns: never half of a compound name ("fear some" is not Fearsome).
-_GRAMMAR = frozenset("some any many much this that these those what whom whose them they their".split())
+# Determiners, pronouns and auxiliaries (closed-class English): never half of a compound name
+# ("fear some" is not Fearsome, "were rats" not Wererat).
+_GRAMMAR = frozenset(
+    "some any many much this that these those what whom whose them they their "
+    "was were are been being have has had does did can could will would shall should may might must".split()
+)
 _CLASS_TRAIT = re.compile(r"abilities from the [\w' -]+ class", re.I)
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:[-+*]|\d+[.)])$")
+# Entry types whose one-word names GMs write as two words and back ("short bow", "chainmail").
+_COMPOUND_TYPES = frozenset({"equipment", "spell", "creature", "rule"})
+# What GMs abbreviate to initials in play ("RK", "LoH", "AoO"); items and creatures are written out.
+_ACRONYM_TYPES = frozenset({"action", "spell", "feat", "class-feature", "rule", "condition"})
+_ACRONYM_MIN_CITED = 5  # entries of the corpus naming it, for its initials to be a candidate
+# Quality nouns (English morphology): a rules section so named is a statistic when a number follows.
+_QUALITY_SUFFIXES = ("ness", "ance", "ence", "ity")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
 # Lowercase words inside a longer proper name (English grammar, not a list of names).
 _CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
@@ -192,6 +207,7 @@ class _Token:
     end: int
     norm: str
     upper: bool  # starts with a capital letter
+    caps: bool = False  # a capital after the first: written as initials ("RK", "LoH", "AoO")
 
 
 def normalize_token(tok: str) -> str:
@@ -254,19 +270,29 @@ class NameIndex:
         # traits that only mark a class's abilities ("This indicates abilities from the magus class"):
         # a GM writing "Magus" or "Commander" means the class or a rank, never this trait
         self._class_traits: set[str] = set()
+        self._vocab: set[str] = set()
 
     # ---- building -------------------------------------------------------------------------
     @classmethod
     def build(cls, nodes: Iterable[Node]) -> NameIndex:
         """Index every entry node's name, aliases and generated variants, plus legacy names."""
         idx = cls()
+        nodes_list = list(nodes)
         # "Level 2" archetype pages are corpus artefacts, not names anyone writes; the books' rules-prose
         # sections (``fields.hover_name`` False, ingest/aon_rules.py) are searchable and citable but not names:
         # their titles are headings ("Introduction", "Rewards", "Walls", "Wind", "Level") that read as plain
         # English in a note, and where a title is a rule's name (Dying, Cover, Persistent Damage) the
         # condition, action or GM-screen page already answers the hover
-        entries = [n for n in nodes if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)
+        entries = [n for n in nodes_list if n.kind == "entry" and not _LEVEL_PAGE.match(n.name)
                    and not n.is_prose]
+        # the words of the corpus's own prose, rules sections included: what counts as an English word
+        # when a form is derived
+        prose_words: list[tuple[str, list[str]]] = []
+        for node in nodes_list:
+            if node.kind == "entry" and node.text:
+                words = re.findall(r"[a-z]+", node.text.lower())
+                idx._vocab.update(words)
+                prose_words.append((node.node_id, words))
         for node in entries:
             idx._by_id[node.node_id] = (node.name, node.type)
             if node.type == "trait" and _CLASS_TRAIT.search((node.text or "")[:200]):
@@ -290,16 +316,20 @@ class NameIndex:
             idx._add(spelling, LEGACY_NAMES[legacy], variant=1, legacy_name=legacy)
         idx._add_families(entries)
         idx._add_note_forms(entries)
+        idx._add_statistics([n for n in nodes_list if n.kind == "entry" and n.is_prose])
+        idx._add_acronyms(entries, prose_words)
         for cands in idx._keys.values():
             cands.sort(key=lambda c: c.rank)
+        idx._vocab = set()  # only needed while building
         return idx
 
     def _add(
-        self, text: str, node_id: str, *, variant: int, legacy_name: str | None = None, form: str = "name"
+        self, text: str | tuple[str, ...], node_id: str, *, variant: int, legacy_name: str | None = None,
+        form: str = "name",
     ) -> None:
         if node_id not in self._by_id:
             return
-        key = name_key(text)
+        key = name_key(text) if isinstance(text, str) else text
         if not key:
             return
         name, etype = self._by_id[node_id]
@@ -370,9 +400,7 @@ class NameIndex:
         """Forms GMs write that are not names: verb forms of actions ("trips", "Hunted Prey",
         "stood up" when the action's own text says "You stand up"), adjectives of ancestries found
         in the corpus's own prose ("elven", "dwarven"), and plurals of traits ("scrolls", "troops")."""
-        vocab: set[str] = set()
-        for node in nodes:
-            vocab.update(w.lower() for w in re.findall(r"[A-Za-z]+", node.text or ""))
+        vocab = self._vocab
         for node in nodes:
             key = name_key(node.name)
             if node.type == "action" and key and "(" not in node.name:
@@ -397,14 +425,10 @@ class NameIndex:
                     for f in {lemma} | _verb_forms(lemma):
                         if (f,) not in self._keys and f != key[0] and not f.endswith(("ed", "en")):
                             self._add(f, node.node_id, variant=4, form="inflected")
-            if len(key) == 1 and len(key[0]) >= 8 and node.type in ("equipment", "spell", "creature"):
-                # compounds written open: "dark vision", "short sword", "fire ball": when exactly one
-                # cut makes two words of the corpus's prose of 4 letters or more (never "can trip")
-                word = key[0]
-                splits = [(word[:k], word[k:]) for k in range(4, len(word) - 3)
-                          if word[:k] in vocab and word[k:] in vocab and word[k:] not in _GRAMMAR]
-                if len(splits) == 1 and splits[0] not in self._keys:
-                    self._add(" ".join(splits[0]), node.node_id, variant=4, form="compound")
+            if node.type in ("trait", "rule") and len(key) == 1 and key[0].endswith("ity") \
+                    and key[0][:-3] in vocab and (key[0][:-3],) not in self._keys:
+                # "electric" for the electricity trait: the adjective an -ity noun is made from
+                self._add(key[0][:-3], node.node_id, variant=4, form="adjective")
             if node.type == "ancestry" and len(key) == 1:
                 word = key[0]
                 stems = {word, word[:-1] if word.endswith("e") else word}
@@ -414,22 +438,118 @@ class NameIndex:
                         adj = stem + suf
                         if adj != word and adj in vocab and (adj,) not in self._keys:
                             self._add(adj, node.node_id, variant=4, form="adjective")
+        self._add_compounds()
         # Skills (Stealth, Perception) hover their own index entry (type "skill", ingest/skills.py), not
         # the skill-actions table (judged a wrong entry on real notes).
 
+    def _add_compounds(self) -> None:
+        """Compounds written open or closed, derived from the index's own keys: "short bow",
+        "short-bow", "composite short bow", "morning stars" for Shortbow, Composite Shortbow and
+        Morningstar; "chainmail" for Chain Mail. A closed word is cut where exactly one cut makes two
+        words of the corpus's prose (halves of 4 letters or more first, else of 3; no function word:
+        never "can trip", "were rats"); a two-word item or creature name is closed when both words
+        have 3 letters or more."""
+        for key, cands in list(self._keys.items()):
+            if len(key) > 3:
+                continue
+            kept = [c for c in cands if c.type in _COMPOUND_TYPES and c.form not in NOTE_FORMS]
+            if not kept:
+                continue
+            forms: list[tuple[str, ...]] = []
+            kept_closed: list[_Candidate] = []
+            for k, word in enumerate(key):
+                cut = self._cut(word)
+                if cut:
+                    forms += [(*key[:k], *cut, *key[k + 1:]), (*key[:k], "-".join(cut), *key[k + 1:])]
+            if len(key) == 2 and all(len(w) >= 3 and w.isalpha() for w in key):
+                forms += [("".join(key),), ("-".join(key),)]
+                kept_closed = [c for c in kept if c.form == "name" and c.type in ("equipment", "creature")]
+            for form in forms:
+                if form in self._keys:
+                    continue
+                for c in kept if len(form) != 1 or len(key) == 1 else kept_closed:
+                    self._add(form, c.node_id, variant=4, form="compound")
+
+    def _cut(self, word: str) -> tuple[str, str] | None:
+        """The one place a closed compound splits into two prose words ("shortbow" -> short, bow)."""
+        if len(word) < 6 or not word.isalpha():
+            return None
+        for least in (4, 3):
+            splits = [(word[:k], word[k:]) for k in range(least, len(word) - least + 1)
+                      if word[:k] in self._vocab and word[k:] in self._vocab
+                      and word[:k] not in _GRAMMAR and word[k:] not in _GRAMMAR]
+            if splits:
+                return splits[0] if len(splits) == 1 else None
+        return None
+
+    def _add_statistics(self, prose: list[Node]) -> None:
+        """Rules-prose sections named by a statistic (a quality noun: "Resistance", "Weakness",
+        "Hardness") are candidates only with a number after them ("resist 10", "weakness 5"), as are
+        the verb an -ance/-ence noun is made from and the plural. Other section titles stay unnamed."""
+        for node in prose:
+            key = name_key(node.name)
+            if len(key) != 1 or not key[0].endswith(_QUALITY_SUFFIXES) or key in self._keys:
+                continue
+            word = key[0]
+            self._by_id[node.node_id] = (node.name, node.type)
+            forms = {word} | _plural(word)
+            if word.endswith(("ance", "ence")) and _verb_forms(word[:-4]):
+                forms.add(word[:-4])
+            for f in sorted(forms):
+                if (f,) not in self._keys:
+                    self._add(f, node.node_id, variant=3, form="valued")
+
+    def _add_acronyms(self, nodes: list[Node], prose_words: list[tuple[str, list[str]]]) -> None:
+        """Initials of a name of two words or more ("RK", "LoH"; "AoO" of the legacy Attack of
+        Opportunity) of what is used at the table (actions, spells, feats, rules, conditions), when
+        they are no word of the corpus's prose, no other key, no other such entry's initials, and the
+        entry is one the corpus's other entries name often (``_ACRONYM_MIN_CITED``: Recall Knowledge
+        and Reactive Strike are named in about a hundred, Lay on Hands in 8; a feat named nowhere else
+        is no table's shorthand, and its initials collide with a note's "HQ" or "VR"). Matched only
+        where written with a capital after the first letter (``_longest``)."""
+        by_initials: dict[str, set[str]] = {}
+        names = [(n.name, n.node_id) for n in nodes if n.type in _ACRONYM_TYPES] + list(LEGACY_NAMES.items())
+        for name, nid in names:
+            key = name_key(name)
+            if nid not in self._by_id or len(key) < 2 or "(" in name or not all(w[:1].isalpha() for w in key):
+                continue  # (an index of some entries only, as the creature resolver's, lacks legacy targets)
+            by_initials.setdefault("".join(w[0] for w in key), set()).add(nid)
+        wanted: dict[str, tuple[str, ...]] = {}  # entry -> its current name's key
+        for initials, ids in by_initials.items():
+            nid = next(iter(ids))
+            if len(ids) == 1 and initials not in self._vocab and (initials,) not in self._keys:
+                wanted[nid] = name_key(self._by_id[nid][0])
+        by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for nid, key in wanted.items():
+            by_first.setdefault(key[0], []).append((key, nid))
+        cited: dict[str, int] = dict.fromkeys(wanted, 0)
+        for owner, words in prose_words:
+            found = {nid for i, w in enumerate(words) if w in by_first
+                     for key, nid in by_first[w] if tuple(words[i:i + len(key)]) == key and nid != owner}
+            for nid in found:
+                cited[nid] += 1
+        for initials, ids in by_initials.items():
+            nid = next(iter(ids))
+            if nid in wanted and cited[nid] >= _ACRONYM_MIN_CITED:
+                self._add(initials, nid, variant=5, form="acronym")
+
     # ---- lookup ---------------------------------------------------------------------------
+    def _named(self, name: str) -> list[_Candidate]:
+        # initials and a statistic's word mean an entry only with their sign in a text (capitals, a value)
+        return [c for c in self._keys.get(name_key(name), ()) if c.form not in _SIGNED_FORMS]
+
     def lookup(self, name: str) -> str | None:
         """The entry id of an exact (normalised) name, alias or legacy name, or None."""
-        cands = self._keys.get(name_key(name))
+        cands = self._named(name)
         return cands[0].node_id if cands else None
 
     def candidates(self, name: str) -> list[str]:
         """Every entry id a name could mean, best first."""
-        return [c.node_id for c in self._keys.get(name_key(name), [])]
+        return [c.node_id for c in self._named(name)]
 
     def legacy_of(self, name: str) -> str | None:
         """The canonical legacy name if ``name`` is a legacy name, else None."""
-        cands = self._keys.get(name_key(name))
+        cands = self._named(name)
         return cands[0].legacy_name if cands else None
 
     def __len__(self) -> int:
@@ -483,6 +603,11 @@ class NameIndex:
             if key not in self._prefixes:
                 break
             cands = self._usable(self._keys.get(key), note_forms)
+            if cands and any(c.form == "valued" for c in cands) and not _number_follows(tokens, joins, j):
+                cands = [c for c in cands if c.form != "valued"] or None
+            if cands and j == i and not tokens[j].caps and any(c.form == "acronym" for c in cands):
+                # initials only as initials: "RK", "LoH", never "dad" or "von"
+                cands = [c for c in cands if c.form != "acronym"] or None
             if cands:
                 best_j, best = j, cands
             j += 1
@@ -523,9 +648,17 @@ class NameIndex:
                     j_end = j + 2
             elif trait and len(nxt.norm) == 1 and text[nxt.start].isupper() and nxt.norm in "bps":
                 want, j_end = "trait", j + 1
+            elif _NUMBER_RE.match(nxt.norm) and any(c.form == "valued" for c in cands):
+                # a statistic's value: "resist 10", "Hardness 5"
+                cands = sorted(cands, key=lambda c: c.form != "valued")
+                value, j_end = int(nxt.norm), j + 1
         skill = next((c for c in cands if c.type == "skill"), None)
         if skill is not None and want is None and nxt is not None and nxt.norm in _SKILL_CONTEXT \
                 and text[end:nxt.start].strip() == "":
+            want = "skill"
+        elif skill is not None and want is None and i > 0 and joins[i - 1] and _NUMBER_RE.match(tokens[i - 1].norm) \
+                and text[tokens[i - 1].end:start].strip() == "":
+            # a number before it is a roll or a DC: "rolled 38 perception", "DC 16 diplomacy"
             want = "skill"
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
@@ -541,7 +674,9 @@ class NameIndex:
             stop += 1
         veto = chosen.node_id in self._class_traits and want != "trait"
         # the books always capitalise a skill: in lowercase the word is its English sense ("lore and
-        # RP", "the survival systems", "an encouraging performance") unless a skill word follows
+        # RP", "the survival systems", "an encouraging performance") unless a skill word follows or a
+        # roll or DC precedes it. Left to the scorer, lowercase skills on the tuning notes were rules
+        # 8 times in 14 (docs/hover.md): too few to show
         veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
         return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
@@ -559,7 +694,7 @@ class NameIndex:
                 return False
         # forms only notes use (verb forms, adjectives) need a capital or emphasis, or a
         # name of more than one word ("hunted prey")
-        if chosen.form in NOTE_FORMS and not emphasis and want is None and j == i:
+        if chosen.form in NOTE_FORMS and not emphasis and want is None and j == i and value is None:
             if not first.upper or (chosen.form != "inflected" and _at_sentence_start(text, start)):
                 return False
         # backgrounds, archetypes and single-word feats read as plain nouns in lowercase
@@ -576,6 +711,16 @@ class NameIndex:
                 return False
         del end
         return True
+
+
+def _number_follows(tokens: list[_Token], joins: list[bool], j: int) -> bool:
+    """Whether a number follows token ``j``, next or after one word ("resist 10", "resistance fire 5")."""
+    for k in (j + 1, j + 2):
+        if k >= len(tokens) or not joins[k - 1]:
+            return False
+        if _NUMBER_RE.match(tokens[k].norm):
+            return True
+    return False
 
 
 def _is_common(word: str) -> bool:
@@ -598,7 +743,8 @@ def _tokens(text: str, skip: bool = True) -> list[_Token]:
         if s < len(skips) and skips[s][0] < m.end():
             continue
         tok = m.group()
-        out.append(_Token(m.start(), m.end(), normalize_token(tok), tok.lstrip("+")[:1].isupper()))
+        upper = tok.lstrip("+")[:1].isupper()
+        out.append(_Token(m.start(), m.end(), normalize_token(tok), upper, upper and tok[1:] != tok[1:].lower()))
     return out
 
 

@@ -152,3 +152,74 @@ def test_dev_notes_mentions(index, eval_dir):
             if hit != gold["gold"]:
                 wrong.append((note.name, gold["text"], gold["gold"], hit))
     assert wrong == []
+
+
+def _candidates(index, text):
+    """Every match a note scan would score, accepted by the rules of thumb or not: (text, entry, form)."""
+    return [(text[m.start:m.end], m.chosen.node_id, m.chosen.form) for m in index.matches(text) if not m.veto]
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "node_id"),
+    [
+        # compounds written open, hyphenated or closed, derived from the names themselves
+        ("he carries a short bow and", "short bow", "pf2e:equipment:shortbow"),
+        ("he carries a short-bow and", "short-bow", "pf2e:equipment:shortbow"),
+        ("+1 composite short bow, +1 pepperbox", "composite short bow", "pf2e:equipment:composite-shortbow"),
+        ("the guards wear chainmail", "chainmail", "pf2e:equipment:chain-mail"),
+        ("two morning stars hang there", "morning stars", "pf2e:equipment:morningstar"),
+        ("drank an anti-plague before", "anti-plague", "pf2e:equipment:antiplague-lesser"),
+        # a statistic's value: the rules section named by it
+        ("the ooze has resist 10 to acid", "resist 10", "pf2e:rule:player-core--resistance"),
+        ("undead take weakness 5 from it", "weakness 5", "pf2e:rule:player-core--weakness"),
+        ("the door has Hardness 5 and HP 20", "Hardness 5", "pf2e:rule:player-core--hardness"),
+        ("resistances fire 5", "resistances", "pf2e:rule:player-core--resistance"),
+        # initials written as initials
+        ("veris RK/strat: 25 will hit", "RK", "pf2e:action:recall-knowledge"),
+        ("izaya LoH ducim", "LoH", "pf2e:spell:lay-on-hands"),
+        ("trigger centipede AoO: tail strike", "AoO", "pf2e:action:reactive-strike"),
+        # the adjective an -ity noun is made from
+        ("for 5 electric damage", "electric", "pf2e:trait:electricity"),
+        # a skill after a number is a roll or a DC, lowercase or not
+        ("(DC 16 diplomacy or DC 18 intimidation)", "diplomacy", "pf2e:skill:diplomacy"),
+        ("Jack rolled 38 perception", "perception", "pf2e:skill:perception"),
+    ],
+)
+def test_note_forms_are_candidates(index, text, span, node_id):
+    got = _candidates(index, text)
+    assert any(t == span and nid == node_id for t, nid, _ in got), got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "they were rats in a cage",  # "were" is no half of Wererat
+        "his dad and von Lentz",  # initials only in capitals
+        "the rk and loh were lowercase",
+        "We met at the thieves' HQ; bring the VR goggles.",  # a feat's initials the corpus never uses
+        "she has resistance to poison",  # a statistic needs its number
+        "a weakness for sweets",
+        "tangible benefits, lore and RP",  # a lowercase skill without a roll, a DC or a skill word
+        "the hardness of the stone",
+    ],
+)
+def test_note_forms_need_their_sign(index, text):
+    got = _candidates(index, text)
+    assert not any(f in ("compound", "acronym", "valued") or nid.startswith("pf2e:skill:") for _, nid, f in got), got
+
+
+def test_new_note_forms_stay_out_of_search(index):
+    # search queries keep to names: the derived note forms are not looked up
+    assert index.find_mentions("RK") == []
+    assert [m.node_id for m in index.find_mentions("has resist 10")] == []
+    assert index.find_mentions("a short bow") == []
+    # nor looked up alone: initials and a statistic's word need their sign in a text
+    assert index.lookup("LoH") is None and index.candidates("RK") == []
+    assert index.lookup("resist") is None
+
+
+def test_an_index_of_some_entries_only_builds(entries):
+    # the creature resolver indexes creatures only: the legacy names' targets are not there
+    creatures = NameIndex.build([n for n in entries if n.type == "creature"])
+    assert creatures.lookup("goblin warriors") == "pf2e:creature:goblin-warrior"
+    assert creatures.lookup("AoO") is None

@@ -47,10 +47,24 @@ Mirelle uses Shove after the block.
 """
 
 
+# Forms GMs write that are no entry's name: initials, a statistic's value, a roll before a skill,
+# compounds written open, hyphenated or closed (kg/names.py derives each from the names themselves).
+FORMS_NOTE = """# Round 2
+
+- Veris uses RK on the ooze, then LoH on Ducim.
+- The ooze has resist 10 to acid and weakness 5 to fire.
+- Jack rolled 38 perception to spot it.
+- Loot: a +1 composite short bow, two short-bows and a suit of chainmail.
+
+The guards were rats in a cage; his dad knows a lot of lore, and the rk typo stays.
+"""
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("notes-ws")
     (root / "session-09.md").write_text(NOTE, encoding="utf-8")
+    (root / "round-2.md").write_text(FORMS_NOTE, encoding="utf-8")
     return root
 
 
@@ -121,6 +135,29 @@ async def test_inflected_actions_and_adjectives(client, note):
     assert _id(await _hover(client, note, "trips")) == "pf2e:action:trip"
     # "stood up" is matched as Stand (tests/kg/test_note_scan.py); the scorer is unsure of it, so only
     # strictness "loose" shows it (test_strictness_setting)
+
+
+async def test_forms_that_are_no_name(client, workspace):
+    uri = open_doc(client, workspace / "round-2.md")
+
+    async def hover_id(needle: str) -> str | None:
+        return _id(await _hover(client, uri, needle, text=FORMS_NOTE))
+
+    assert await hover_id("RK on") == "pf2e:action:recall-knowledge"
+    assert await hover_id("LoH on") == "pf2e:spell:lay-on-hands"
+    h = await _hover(client, uri, "resist 10", text=FORMS_NOTE)
+    assert _id(h) == "pf2e:rule:player-core--resistance"
+    start = position_of(FORMS_NOTE, "resist 10")
+    assert (h.range.start.character, h.range.end.character) == (start.character, start.character + len("resist 10"))
+    assert await hover_id("weakness 5") == "pf2e:rule:player-core--weakness"
+    assert await hover_id("perception to") == "pf2e:skill:perception"
+    assert await hover_id("short bow,") == "pf2e:equipment:composite-shortbow"
+    assert await hover_id("short-bows") == "pf2e:equipment:shortbow"
+    assert await hover_id("chainmail") == "pf2e:equipment:chain-mail"
+    # no sign, no hover: function words are no half of a compound, initials need capitals, a
+    # lowercase skill needs a roll, a DC or a skill word
+    for needle in ("were rats", "rats in", "dad", "lore,", "rk typo"):
+        assert await _hover(client, uri, needle, text=FORMS_NOTE) is None, needle
 
 
 async def test_ambiguous_name_shows_did_you_mean(client, note):
