@@ -55,6 +55,8 @@ class NoteCandidate:
     z: float  # the corpus model's logit
     label: int | None  # 1 the GM meant this entry, 0 noise or another entry, None not judged
     group: str  # how the scanner treats it below the threshold (``mention_scorer_train._group``)
+    node_id: str = ""  # the entry it would hover (the note's other candidates for it are evidence)
+    etype: str = ""  # that entry's type
 
 
 def corpus_model(model: dict) -> dict:
@@ -96,7 +98,7 @@ def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, gro
             label = None if hit is None else int(hit["label"] == "rule" and sc.mention.node_id in (hit.get("ids") or []))
             z = base._intercept + sum(base._coef.get(k, 0.0) * v for k, v in f.items() if v)
             out.append(NoteCandidate(doc, groups.get(doc, doc.split("-")[0]), (doc, *sc.section), sc.start, sc.end,
-                                     f, z, label, _group(sc)))
+                                     f, z, label, _group(sc), sc.mention.node_id, sc.etype))
     return out
 
 
@@ -177,22 +179,42 @@ def section_means(cands: list[NoteCandidate], zs: list[float]) -> list[float]:
     return out
 
 
-def _scored(cands: list[NoteCandidate], layer: Residual | None, train: set[str]):
-    """Logits, section means, and the note stage fitted on the judged candidates of the GMs in ``train``."""
+def evidence_of(cands: list[NoteCandidate], zs: list[float], names: tuple[str, ...]) -> list[tuple[float, ...]]:
+    """``kg.note_evidence.note_evidence`` for every note of ``cands`` (all candidates of a note), over ``zs``."""
+    from gmprep.kg.note_evidence import note_evidence
+
+    if not names:
+        return [()] * len(cands)
+    by_doc: dict[str, list[int]] = {}
+    for i, x in enumerate(cands):
+        by_doc.setdefault(x.doc, []).append(i)
+    out: list[tuple[float, ...]] = [()] * len(cands)
+    for idx in by_doc.values():
+        ev = note_evidence(names, [cands[i].node_id for i in idx], [cands[i].etype for i in idx], [zs[i] for i in idx])
+        for i, e in zip(idx, ev, strict=True):
+            out[i] = e
+    return out
+
+
+def _scored(cands: list[NoteCandidate], layer: Residual | None, train: set[str], evidence: tuple[str, ...] = ()):
+    """Logits, section means, the note's evidence, and the note stage fitted on the judged candidates of
+    the GMs in ``train``."""
     zs = [layer.logit(x) if layer else x.z for x in cands]
     means = section_means(cands, zs)
-    stage = fit_note_stage([StageSpan(x.doc, x.start, x.end, x.label, zs[i], means[i], x.group)
-                            for i, x in enumerate(cands) if x.label is not None and x.gm in train])
-    return zs, means, stage
+    ev = evidence_of(cands, zs, evidence)
+    stage = fit_note_stage([StageSpan(x.doc, x.start, x.end, x.label, zs[i], means[i], x.group, ev[i])
+                            for i, x in enumerate(cands) if x.label is not None and x.gm in train], evidence=evidence)
+    return zs, means, ev, stage
 
 
-def _spans(cands, idx, zs, means, stage) -> list[LabelledSpan]:
+def _spans(cands, idx, zs, means, ev, stage) -> list[LabelledSpan]:
     return [LabelledSpan(cands[i].doc, cands[i].start, cands[i].end, int(cands[i].label or 0), "",
-                         round(stage.adjust(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, zs[i])))), means[i]), 4),
+                         round(stage.adjust(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, zs[i])))), means[i], ev[i]), 4),
                          cands[i].group) for i in idx]
 
 
-def out_of_gm(cands: list[NoteCandidate], c: float | None, gms: set[str]) -> list[LabelledSpan]:
+def out_of_gm(cands: list[NoteCandidate], c: float | None, gms: set[str],
+              evidence: tuple[str, ...] = ()) -> list[LabelledSpan]:
     """Every judged candidate of the GMs in ``gms``, scored by a layer (``c`` None: none) and a note stage
     fitted on the other GMs of ``gms`` only: the scores a GM the model never saw gets."""
     out: list[LabelledSpan] = []
@@ -202,14 +224,14 @@ def out_of_gm(cands: list[NoteCandidate], c: float | None, gms: set[str]) -> lis
             continue
         rest = [x for x in cands if x.gm in train]
         layer = fit_residual(rest, c) if c is not None else None
-        zs, means, stage = _scored(cands, layer, train)
-        out += _spans(cands, [i for i, x in enumerate(cands) if x.label is not None and x.gm == gm], zs, means, stage)
+        zs, means, ev, stage = _scored(cands, layer, train, evidence)
+        out += _spans(cands, [i for i, x in enumerate(cands) if x.label is not None and x.gm == gm], zs, means, ev, stage)
     return out
 
 
 def leave_one_gm_out(cands: list[NoteCandidate], c: float | None = DEFAULT_C, normal_cap: float = 1.0,
                      rescue_cap: float = 1.0, precision_target: float | None = None,
-                     ) -> tuple[dict[str, dict], list[LabelledSpan]]:
+                     evidence: tuple[str, ...] = ()) -> tuple[dict[str, dict], list[LabelledSpan]]:
     """The whole procedure, measured on a GM it never saw. For each GM: thresholds chosen on the other
     GMs' out-of-GM scores (``out_of_gm`` among them: as the shipped thresholds are chosen), the layer
     (``c`` None: none, the corpus model alone) and the note stage fitted on the other GMs, applied to
@@ -218,16 +240,17 @@ def leave_one_gm_out(cands: list[NoteCandidate], c: float | None = DEFAULT_C, no
     gms = {x.gm for x in cands if x.label is not None}
     report: dict[str, dict] = {}
     for gm in sorted(gms):
-        inner = out_of_gm(cands, c, gms - {gm})
+        inner = out_of_gm(cands, c, gms - {gm}, evidence)
         train = gms - {gm}
         if not inner or len({x.label for x in inner}) < 2:
             continue
         rest = [x for x in cands if x.gm in train]
         layer = fit_residual(rest, c) if c is not None else None
-        zs, means, stage = _scored(cands, layer, train)
-        mine = _spans(cands, [i for i, x in enumerate(cands) if x.label is not None and x.gm == gm], zs, means, stage)
+        zs, means, ev, stage = _scored(cands, layer, train, evidence)
+        mine = _spans(cands, [i for i, x in enumerate(cands) if x.label is not None and x.gm == gm], zs, means, ev,
+                      stage)
         report[gm] = _held_report(mine, calibrate(inner, normal_cap, rescue_cap, precision_target))
-    return report, out_of_gm(cands, c, gms)
+    return report, out_of_gm(cands, c, gms, evidence)
 
 
 def ranking(spans: list[LabelledSpan], recalls: tuple[float, ...] = (0.6, 0.7, 0.8)) -> dict:

@@ -115,16 +115,39 @@ class NoteStage:
     candidates of its section (the part of the note under the same headings). A statblock or a
     house rule puts many confident candidates side by side; narrative prose puts everyday senses of
     rule words there, whose scores sit low together, so the same word needs stronger signs of its
-    own. ``conf' = sigmoid(self_weight * logit(conf) + section_weight * mean logit(section) + bias)``;
-    the three numbers are fitted by ``gmprep hover calibrate --note-stage`` on the tuning notes."""
+    own. ``conf' = sigmoid(self_weight * logit(conf) + section_weight * mean logit(section) + bias)``,
+    plus, when the model learned them, weights on what the rest of the note says about the same entry
+    (``evidence``: names from ``kg.note_evidence.EVIDENCE``); all fitted by ``gmprep hover calibrate
+    --note-stage`` on the tuning notes."""
 
     self_weight: float
     section_weight: float
     bias: float
+    evidence: tuple[str, ...] = ()
+    evidence_weights: tuple[float, ...] = ()
 
-    def adjust(self, conf: float, section_mean_logit: float) -> float:
+    def adjust(self, conf: float, section_mean_logit: float, evidence: Sequence[float] = ()) -> float:
         z = self.self_weight * logit(conf) + self.section_weight * section_mean_logit + self.bias
+        for w, x in zip(self.evidence_weights, evidence, strict=False):
+            z += w * x
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def to_json(self) -> dict:
+        out: dict = {"self_weight": self.self_weight, "section_weight": self.section_weight, "bias": self.bias}
+        if self.evidence:
+            out["evidence"] = {"features": list(self.evidence), "weights": list(self.evidence_weights)}
+        return out
+
+    @classmethod
+    def from_json(cls, stage: dict) -> NoteStage:
+        from gmprep.kg.note_evidence import EVIDENCE
+
+        ev = stage.get("evidence") or {}
+        names = tuple(str(n) for n in ev.get("features", ()))
+        weights = tuple(float(w) for w in ev.get("weights", ()))
+        if len(names) != len(weights) or any(n not in EVIDENCE for n in names):
+            raise ValueError("note stage evidence: unknown features or weights of another length")
+        return cls(float(stage["self_weight"]), float(stage["section_weight"]), float(stage["bias"]), names, weights)
 
 
 class MentionScorer:
@@ -141,9 +164,7 @@ class MentionScorer:
         self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         stage = model.get("note_stage")
-        self.note_stage: NoteStage | None = (
-            NoteStage(float(stage["self_weight"]), float(stage["section_weight"]), float(stage["bias"])) if stage else None
-        )
+        self.note_stage: NoteStage | None = NoteStage.from_json(stage) if stage else None
         if len(self.weights) != len(self.features):
             raise GmprepError("mention scorer model: weights and features differ in length")
         self._index = {f: i for i, f in enumerate(self.features)}

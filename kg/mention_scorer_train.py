@@ -695,7 +695,7 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_o
     ``rescued_only``: count only the mentions the rules of thumb accept, which the "loose" threshold
     still shows below "normal" (so ``recall=1.0`` gives the highest "loose" that keeps them all)."""
     from gmprep.kg.mention_scorer import MentionScorer
-    from gmprep.kg.note_scan import NoteScanner, section_means
+    from gmprep.kg.note_scan import NoteScanner, staged
     from gmprep.kg.prose import line_starts
 
     scorer = MentionScorer(model)
@@ -708,7 +708,7 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_o
         text = note.read_text(encoding="utf-8")
         starts = line_starts(text)
         cands = scanner.candidates(text)
-        means = section_means(cands)
+        confs = staged(scorer.note_stage, cands) if scorer.note_stage is not None else []
         for g in json.loads(labels.read_text(encoding="utf-8")).get("mentions", []):
             if not g.get("gold"):
                 continue
@@ -722,8 +722,7 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_o
             m = cands[i].mention
             if m.value is not None or (rescued_only and not cands[i].heuristic):
                 continue  # a value shows it at any score; the rescue only reads accepted matches
-            stage = scorer.note_stage
-            scores.append(stage.adjust(m.confidence, means[i]) if stage is not None else m.confidence)
+            scores.append(confs[i] if confs else m.confidence)
     if not scores:
         if rescued_only:
             return 1.0
@@ -761,7 +760,7 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
     label rule/noise, ids): a rule span whose accepted ids hold the mention's entry is right; a noise
     span, or a rule span of another entry, is wrong; a mention no label covers is left out."""
     from gmprep.kg.mention_scorer import MentionScorer
-    from gmprep.kg.note_scan import NoteScanner, section_means
+    from gmprep.kg.note_scan import NoteScanner, staged
 
     if "heldout" in labels.name:
         raise GmprepError("refusing to calibrate on a held-out split: pass the tuning labels")
@@ -772,14 +771,13 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
     out: list[LabelledSpan] = []
     for doc, text, rows in labelled_notes(labels, notes_dir):
         cands = scanner.candidates(text)  # what scan reads before its thresholds
-        means = section_means(cands) if stage is not None else [0.0] * len(cands)
-        for sc, mean in zip(cands, means, strict=True):
+        confs = staged(stage, cands) if stage is not None else [sc.mention.confidence for sc in cands]
+        for sc, score in zip(cands, confs, strict=True):
             m = sc.mention
             hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
-            score = round(stage.adjust(m.confidence, mean), 4) if stage is not None else m.confidence
             out.append(LabelledSpan(doc, sc.start, sc.end, int(right), hit.get("reason") or "", score, _group(sc)))
     return out
 
@@ -795,13 +793,16 @@ class StageSpan:
     z: float
     section_mean: float
     group: str = "plain"
+    evidence: tuple[float, ...] = ()  # the note's evidence about its entry (``kg.note_evidence``), if used
 
 
-def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer) -> list[StageSpan]:
+def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer, evidence: tuple[str, ...] = ()) -> list[StageSpan]:
     """Every candidate of the labelled notes that a label covers, with the scorer's logit and the mean
     logit of all candidates (judged or not) under the same headings, as ``NoteScanner._shown`` reads
-    them. ``scorer`` must be the model without its note stage. Refuses a held-out split."""
+    them (and the note's ``evidence`` about its entry). ``scorer`` must be the model without its note
+    stage. Refuses a held-out split."""
     from gmprep.kg.mention_scorer import logit
+    from gmprep.kg.note_evidence import note_evidence
     from gmprep.kg.note_scan import NoteScanner, section_means
 
     if "heldout" in labels.name:
@@ -810,39 +811,47 @@ def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer) -> list[Stag
     out: list[StageSpan] = []
     for doc, text, rows in labelled_notes(labels, notes_dir):
         cands = scanner.candidates(text)
-        for sc, mean in zip(cands, section_means(cands), strict=True):
+        ev = note_evidence(evidence, [sc.mention.node_id for sc in cands], [sc.etype for sc in cands],
+                           [logit(sc.mention.confidence) for sc in cands])
+        for sc, mean, e in zip(cands, section_means(cands), ev, strict=True):
             m = sc.mention
             hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
-            out.append(StageSpan(doc, sc.start, sc.end, int(right), logit(m.confidence), mean, _group(sc)))
+            out.append(StageSpan(doc, sc.start, sc.end, int(right), logit(m.confidence), mean, _group(sc), e))
     return out
 
 
-def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2):
-    """The note stage's three numbers: a logistic regression of the label on (own logit, section mean
-    logit), fitted by Newton steps with a small ridge (three numbers need no library)."""
+def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2, evidence: tuple[str, ...] = ()):
+    """The note stage's numbers: a logistic regression of the label on (own logit, section mean logit,
+    and the spans' ``evidence`` values, named by ``evidence``), fitted by Newton steps with a small ridge
+    (a handful of numbers need no library)."""
     import numpy as np
 
     from gmprep.kg.mention_scorer import NoteStage
 
-    X = np.array([[x.z, x.section_mean, 1.0] for x in spans], dtype=float)
+    k = len(evidence)
+    X = np.array([[x.z, x.section_mean, *(x.evidence[:k] if k else ()), 1.0] for x in spans], dtype=float)
     y = np.array([x.label for x in spans], dtype=float)
-    w = np.zeros(3)
-    reg = np.diag([ridge, ridge, 0.0])
+    d = X.shape[1]
+    w = np.zeros(d)
+    reg = np.eye(d) * ridge
+    reg[-1, -1] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(X @ w, -30, 30)))
         g = X.T @ (p - y) + reg @ w
-        h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(3)
+        h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(d)
         step = np.linalg.solve(h, g)
         w -= step
         if float(np.abs(step).max()) < 1e-8:
             break
-    return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[2]), 5))
+    return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[-1]), 5), tuple(evidence),
+                     tuple(round(float(v), 5) for v in w[2:-1]))
 
 
-def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str]) -> list[LabelledSpan]:
+def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str],
+                         evidence: tuple[str, ...] = ()) -> list[LabelledSpan]:
     """Each GM's spans scored by a note stage fitted without that GM (leave one GM out)."""
     gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
     out: list[LabelledSpan] = []
@@ -850,16 +859,16 @@ def note_stage_out_of_gm(spans: list[StageSpan], groups: dict[str, str]) -> list
         rest = [x for x in spans if gm_of[x.doc] != gm]
         if len({x.label for x in rest}) < 2:
             continue
-        stage = fit_note_stage(rest)
+        stage = fit_note_stage(rest, evidence=evidence)
         for x in spans:
             if gm_of[x.doc] == gm:
-                score = stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean)
+                score = stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean, x.evidence)
                 out.append(LabelledSpan(x.doc, x.start, x.end, x.label, "", round(score, 4), x.group))
     return out
 
 
 def note_stage_leave_one_gm_out(spans: list[StageSpan], groups: dict[str, str], normal_cap: float = 1.0,
-                                rescue_cap: float = 1.0) -> dict[str, dict]:
+                                rescue_cap: float = 1.0, evidence: tuple[str, ...] = ()) -> dict[str, dict]:
     """``leave_one_gm_out`` for the note stage, strictly: for each GM, the stage is fitted and the
     thresholds chosen on the other GMs' spans alone, then both are applied to this GM's."""
     gm_of = {x.doc: groups.get(x.doc, x.doc.split("-")[0]) for x in spans}
@@ -868,11 +877,12 @@ def note_stage_leave_one_gm_out(spans: list[StageSpan], groups: dict[str, str], 
         rest = [x for x in spans if gm_of[x.doc] != gm]
         if len({x.label for x in rest}) < 2:
             continue
-        stage = fit_note_stage(rest)
+        stage = fit_note_stage(rest, evidence=evidence)
 
         def scored(xs: list[StageSpan], stage=stage) -> list[LabelledSpan]:
             return [LabelledSpan(x.doc, x.start, x.end, x.label, "",
-                                 round(stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean), 4), x.group)
+                                 round(stage.adjust(1.0 / (1.0 + math.exp(-x.z)), x.section_mean, x.evidence), 4),
+                                 x.group)
                     for x in xs]
 
         held = scored([x for x in spans if gm_of[x.doc] == gm])

@@ -61,6 +61,7 @@ class Scored:
     heuristic: bool
     section: tuple[str, ...]
     offset: int = 0  # where its chunk starts in the document
+    etype: str = ""  # the entry's type (the note's other candidates of that type are evidence)
 
     @property
     def start(self) -> int:
@@ -179,7 +180,7 @@ class NoteScanner:
                     nl = text.find("\n", a + off)
                     if nl >= 0:
                         ignore_lines.append(nl + 1)
-            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a) for sc in decided])
+            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a, sc.etype) for sc in decided])
         if open_ignore is not None:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
@@ -191,13 +192,10 @@ class NoteScanner:
         if self.scorer is None:
             return [sc.shown(sc.mention.confidence) for sc in scored if sc.heuristic]
         stage = getattr(self.scorer, "note_stage", None)
-        means = section_means(scored) if stage is not None else []
+        confs = staged(stage, scored) if stage is not None else [sc.mention.confidence for sc in scored]
         out: list[Mention] = []
-        for i, sc in enumerate(scored):
+        for sc, conf in zip(scored, confs, strict=True):
             m = sc.mention
-            conf = m.confidence
-            if stage is not None:
-                conf = round(stage.adjust(conf, means[i]), 4)
             if conf >= self.threshold or self._rescued(sc.heuristic, m, conf):
                 out.append(sc.shown(conf, self._memo))
         return out
@@ -267,7 +265,7 @@ class NoteScanner:
                 conf = 1.0 if match.heuristic else 0.0
             else:
                 conf = self._score(prose, match, region, section)
-            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section))
+            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section, 0, match.chosen.type))
         return out
 
     def _rescued(self, heuristic: bool, match: Mention, conf: float) -> bool:
@@ -333,6 +331,20 @@ def section_means(scored: list[Scored]) -> list[float]:
     from gmprep.kg.mention_scorer import logit
 
     return section_mean_logits([sc.section for sc in scored], [logit(sc.mention.confidence) for sc in scored])
+
+
+def staged(stage, scored: list[Scored]) -> list[float]:
+    """Each candidate's confidence after the note stage (``NoteStage``): read against its section's mean
+    and, when the stage has learned them, the note's evidence about its entry (``kg.note_evidence``).
+    Linear in the number of candidates; rounded as a hover shows it."""
+    from gmprep.kg.mention_scorer import logit
+    from gmprep.kg.note_evidence import note_evidence
+
+    zs = [logit(sc.mention.confidence) for sc in scored]
+    means = section_mean_logits([sc.section for sc in scored], zs)
+    ev = (note_evidence(stage.evidence, [sc.mention.node_id for sc in scored], [sc.etype for sc in scored], zs)
+          if stage.evidence else [()] * len(scored))
+    return [round(stage.adjust(sc.mention.confidence, m, e), 4) for sc, m, e in zip(scored, means, ev, strict=True)]
 
 
 def section_mean_logits(sections: list[tuple[str, ...]], zs: list[float]) -> list[float]:

@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--learn-from-notes", action="store_true",
                    help="also fit a residual layer on these judged notes over the corpus model's logit and features "
                    "(folded into the weights; implies --note-stage; kg/mention_residual.py)")
+    c.add_argument("--note-evidence", default="", metavar="NAMES",
+                   help="also let the note stage read what the rest of the note says about each candidate's entry "
+                   "(comma-separated: entry_gap, type_mean; kg/note_evidence.py); off by default")
     c.add_argument("--precision-target", type=float, default=None,
                    help="choose 'normal' (with 'rescue') for the most recall at this precision of what is shown, "
                    "instead of the F-beta (kg.mention_scorer_train.calibrate)")
@@ -136,6 +139,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise GmprepError("--precision-target must be between 0 and 1")
     if args.learn_from_notes:
         args.note_stage = True
+    evidence = tuple(n.strip() for n in args.note_evidence.split(",") if n.strip())
+    from gmprep.kg.note_evidence import EVIDENCE
+
+    if any(n not in EVIDENCE for n in evidence):
+        raise GmprepError(f"--note-evidence: choose from {', '.join(EVIDENCE)}")
+    if evidence and not args.note_stage:
+        raise GmprepError("--note-evidence needs --note-stage or --learn-from-notes")
     if args.note_stage or args.drop_note_stage:
         model.pop("note_stage", None)
     nodes = corpus_text().nodes
@@ -160,12 +170,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
         model = {k: v for k, v in model.items() if k != "corpus_model"} | {
             k: model["corpus_model"][k] for k in model["corpus_model"]}  # back to the corpus model alone
     if args.note_stage:
-        sspans = stage_spans(args.labels, args.notes, nodes, MentionScorer(model))
+        sspans = stage_spans(args.labels, args.notes, nodes, MentionScorer(model), evidence)
         if not sspans or len({s.label for s in sspans}) < 2:
             raise GmprepError("the labels give no rule and noise spans the scorer can read")
-        stage = fit_note_stage(sspans)
-        model["note_stage"] = {"self_weight": stage.self_weight, "section_weight": stage.section_weight,
-                               "bias": stage.bias}
+        stage = fit_note_stage(sspans, evidence=evidence)
+        model["note_stage"] = stage.to_json()
     dev: dict = {}
     normal_cap = rescue_cap = 1.0
     if args.dev_notes is not None:
@@ -181,13 +190,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
         from gmprep.kg import mention_residual
 
         res_logo, spans = mention_residual.leave_one_gm_out(cands, res_c, normal_cap, rescue_cap,
-                                                            args.precision_target)
+                                                            args.precision_target, evidence)
         base_model = mention_residual.corpus_model(model)
         base_model["note_stage"] = model["note_stage"]  # only to place the corpus model's own dev-note caps
         base_caps = ((dev_ceiling(args.dev_notes, nodes, base_model, 0.98),
                       dev_ceiling(args.dev_notes, nodes, base_model, 1.0, rescued_only=True))
                      if args.dev_notes is not None else (1.0, 1.0))
-        base_logo, base_spans = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target)
+        base_logo, base_spans = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target,
+                                                                  evidence)
         residual = {"real_notes": model["real_notes"] | {
             "leave_one_gm_out_pooled": dict(zip(("precision", "recall"), pooled(res_logo), strict=True)),
             "corpus_model_alone_pooled": dict(zip(("precision", "recall"), pooled(base_logo), strict=True)),
@@ -197,9 +207,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         stage_report = {"note_stage": model["note_stage"] | {"leave_one_gm_out": (stage_logo := res_logo)}}
     elif args.note_stage:
         # thresholds are chosen on scores from stages that never saw the GM scored (as train-scorer does)
-        spans = note_stage_out_of_gm(sspans, groups)
+        spans = note_stage_out_of_gm(sspans, groups, evidence)
         stage_report = {"note_stage": model["note_stage"] | {
-            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(sspans, groups, normal_cap, rescue_cap))}}
+            "leave_one_gm_out": (stage_logo := note_stage_leave_one_gm_out(sspans, groups, normal_cap, rescue_cap,
+                                                                          evidence))}}
     else:
         spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
@@ -229,6 +240,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                        + (f" --dev-notes {args.dev_notes}" if args.dev_notes else "")
                                                        + (" --note-stage" if args.note_stage else "")
                                                        + (" --learn-from-notes" if args.learn_from_notes else "")
+                                                       + (f" --note-evidence {','.join(evidence)}" if evidence else "")
                                                        + (f" --residual-c {args.residual_c}" if args.residual_c else "")
                                                        + (f" --precision-target {args.precision_target}"
                                                           if args.precision_target else "")}
