@@ -83,6 +83,9 @@ OTHER_LINK_FACTOR = 0.7  # share a non-condition link target keeps
 LINK_SLOT_AT = 5
 LINK_SLOT_FROM = 2
 LINK_SLOT_PAIRS = 6
+# Seed lists are read SEED_WIDEN times deeper under a filter that keeps fewer than SEED_KEEP of their candidates.
+SEED_WIDEN = 4
+SEED_KEEP = 0.5
 
 @dataclass
 class Candidate:
@@ -341,25 +344,23 @@ class Searcher:
 
     # ----- steps ------------------------------------------------------------------------------------
     def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None) -> np.ndarray | None:
-        """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None)."""
-        k = self.settings.seed_k * (4 if filters and _restrictive(filters) else 1)
+        """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None).
+
+        A filter that drops most of the ``seed_k`` candidates of each list (a book, a type, the notes among
+        the books) has them read ``SEED_WIDEN`` times deeper; one that drops few (the books' own origin in a
+        store of books) leaves the lists as an unfiltered search reads them, so the answer's search ranks
+        as the retrieval eval measures it."""
         kinds = tuple(filters.kinds) if filters and filters.kinds else ("entry",)
-        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
         qvec = None
         embedder = self.embedder
         if embedder is not None:
             qvec = embedder.encode_query(query)
-            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
-            if self.settings.question_index and "entry" in kinds:
-                from gmprep.kg.question_index import question_index_for
-
-                qindex = question_index_for(self.store)
-                if qindex is not None:
-                    # what the entry is asked about (or the situations that link to it), as one more
-                    # ranked list: it adds candidates and fused score, the plain lists keep theirs
-                    lists.append(("question", [nid for nid, _ in qindex.search(qvec, self.settings.question_k)]))
-        ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
-        nodes = self.store.get_many(ids)
+        lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k)
+        if filters and _restrictive(filters):
+            fetched = [nid for name, ranked in lists if name != "question" for nid in ranked]
+            kept = sum(1 for nid in fetched if nid in nodes and passes(nodes[nid], filters))
+            if kept < SEED_KEEP * len(fetched):
+                lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k * SEED_WIDEN)
         for name, ranked in lists:
             for rank, nid in enumerate(ranked):
                 node = nodes.get(nid)
@@ -373,6 +374,23 @@ class Searcher:
                 setattr(c, f"{name}_rank", rank)
                 c.sources.append(name)
         return qvec
+
+    def _seed_lists(self, query: str, qvec: np.ndarray | None, kinds: tuple[str, ...], filters: SearchFilters | None,
+                    k: int) -> tuple[list[tuple[str, list[str]]], dict[str, Node]]:
+        """The ranked BM25, dense and question-index lists (``k`` deep) and their nodes."""
+        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
+        if qvec is not None:
+            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
+            if self.settings.question_index and "entry" in kinds:
+                from gmprep.kg.question_index import question_index_for
+
+                qindex = question_index_for(self.store)
+                if qindex is not None:
+                    # what the entry is asked about (or the situations that link to it), as one more
+                    # ranked list: it adds candidates and fused score, the plain lists keep theirs
+                    lists.append(("question", [nid for nid, _ in qindex.search(qvec, self.settings.question_k)]))
+        ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
+        return lists, self.store.get_many(ids)
 
     def _add_named(self, named: dict[str, str], pool: dict[str, Candidate], filters: SearchFilters | None) -> None:
         nodes = self.store.get_many(list(named))
