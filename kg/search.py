@@ -516,7 +516,8 @@ class Searcher:
         chosen = pool[best]
         rest = [c for c in ranked if c is not chosen]
         at = LINK_SLOT_AT - 1
-        if rest[at].rerank is not None and rest[at].rerank >= (chosen.rerank or 0.0):
+        displaced = rest[at].rerank
+        if displaced is not None and displaced >= (chosen.rerank or 0.0):
             return ranked  # the entry in that place reads as closer to the question
         chosen.score = max(chosen.score, rest[at].score)
         chosen.via = f"link slot ({chosen.via})"
