@@ -8,7 +8,8 @@ Measured in one run, each next to its baseline:
   ``graph`` builds graph + BM25 only; ``skip`` leaves it out);
 - ``search``: latency p50/p95 of ``Searcher.search`` with rerank (first pass over unseen queries, then
   ``--repeat`` passes), the same with one query's model calls on one thread in one shard (``rerank_one_thread``, the
-  baseline of ``query_threads``), without rerank, and of BM25 alone (the baseline), over the queries (``--questions`` JSON Lines, or a built-in set of GM-style queries);
+  baseline of ``query_threads``), without the link slot (``rerank_no_link_slot``, ``search.link_slot`` off), without
+  rerank, and of BM25 alone (the baseline), over the queries (``--questions`` JSON Lines, or a built-in set of GM-style queries);
 - ``vectors``: usearch top-10 against exact numpy top-10 over the same stored vectors (time per query,
   speed ratio, and how many of the exact top 10 usearch returns);
 - ``peak_rss_mb``: the process's peak resident memory.
@@ -68,6 +69,16 @@ def _one_thread(fn):
         return fn()
     finally:
         threads.configure(before)
+
+
+def _without_link_slot(searcher, fn):
+    """``fn()`` with the searcher's link slot off (its settings put back after)."""
+    before = searcher.settings
+    searcher.settings = before.model_copy(update={"link_slot": False})
+    try:
+        return fn()
+    finally:
+        searcher.settings = before
 
 
 def bench_build(mode: str) -> dict:
@@ -150,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
             # baseline: the same search with one query's model calls on one thread, the reranker's pairs in
             # one shard (before kg/threads.shards)
             "rerank_one_thread": _one_thread(lambda: percentiles(
+                timed(lambda q: searcher.search(q, k=10, rerank=True), queries, args.repeat))),
+            # baseline: the same search without the link slot (search.link_slot) and its extra reranker pairs
+            "rerank_no_link_slot": _without_link_slot(searcher, lambda: percentiles(
                 timed(lambda q: searcher.search(q, k=10, rerank=True), queries, args.repeat))),
             "baseline_bm25_only": percentiles(timed(lambda q: store.bm25(q, 10), queries, args.repeat)),
             "rerank_top": settings.search.rerank_top,

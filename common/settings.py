@@ -68,6 +68,11 @@ class SearchSettings(BaseModel):
     # seeds and reranker read "the someone" where the query says "the wizard" (kg.query): dev and situation-dev R@5/R@10/MRR
     # equal or better (docs/retrieval.md)
     mask_characters: bool = True
+    # Two-part questions ("Trips the bandit ... what does that leave it with?") need the entry a top hit's
+    # matching paragraph links to (Trip's Success line -> Prone) among the first five: the best such link the
+    # cross-encoder scores at least ``link_slot_floor`` takes the fifth place (kg.search, docs/retrieval.md).
+    link_slot: bool = True
+    link_slot_floor: float = Field(0.5, ge=0.0, le=1.0)
 
 
 class LLMSettings(BaseModel):

@@ -20,6 +20,10 @@ Pipeline of ``Searcher.search``:
    what brings the condition an action imposes (Trip -> Prone).
 5. **Filters** (book, type, trait, rarity, level range, kind, origin) apply to every candidate, and
    further grades of one item family are demoted so they do not fill the top five.
+6. **Link slot** (``search.link_slot``): when neither of the two best hits has what its paragraph matching
+   the query links to among the first five, the best such link by the cross-encoder (at least
+   ``link_slot_floor``, and above the fifth entry's reranker score) takes the fifth place: a two-part
+   question's second entry (Trip -> Prone) is cited even when it shares none of the question's words.
 """
 
 from __future__ import annotations
@@ -74,6 +78,14 @@ EFFECT_TYPES = frozenset({"condition"})
 # pull the index into the neighbourhood of every action that rolls it.
 INDEX_TYPES = frozenset({"skill"})
 OTHER_LINK_FACTOR = 0.7  # share a non-condition link target keeps
+# The link slot (``search.link_slot``): the place a top hit's linked entry may take, how many of the best hits
+# lend it, and at most how many of their links the cross-encoder scores for it (a few ms each).
+LINK_SLOT_AT = 5
+LINK_SLOT_FROM = 2
+LINK_SLOT_PAIRS = 6
+# Seed lists are read SEED_WIDEN times deeper under a filter that keeps fewer than SEED_KEEP of their candidates.
+SEED_WIDEN = 4
+SEED_KEEP = 0.5
 
 @dataclass
 class Candidate:
@@ -305,8 +317,10 @@ class Searcher:
             c.score = self._base_score(c, qa, reranked=reranker is not None)
         if s.expand_rounds > 0:
             self._expand(pool, rewritten, qvec, filters, k)
-        final = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))[:k]
-        return [to_hit(c.node, c.score, c.via) for c in final]
+        ranked = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))
+        if s.link_slot and reranker is not None and k >= LINK_SLOT_AT:
+            ranked = self._link_slot(ranked, pool, rewritten, filters, reranker)
+        return [to_hit(c.node, c.score, c.via) for c in ranked[:k]]
 
     def search_fused(self, queries: Sequence[str], k: int = 10, filters: SearchFilters | None = None) -> list[Hit]:
         """One ranking for several phrasings of one need (a follow-up's rewrite and its conversation),
@@ -330,25 +344,23 @@ class Searcher:
 
     # ----- steps ------------------------------------------------------------------------------------
     def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None) -> np.ndarray | None:
-        """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None)."""
-        k = self.settings.seed_k * (4 if filters and _restrictive(filters) else 1)
+        """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None).
+
+        A filter that drops most of the ``seed_k`` candidates of each list (a book, a type, the notes among
+        the books) has them read ``SEED_WIDEN`` times deeper; one that drops few (the books' own origin in a
+        store of books) leaves the lists as an unfiltered search reads them, so the answer's search ranks
+        as the retrieval eval measures it."""
         kinds = tuple(filters.kinds) if filters and filters.kinds else ("entry",)
-        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
         qvec = None
         embedder = self.embedder
         if embedder is not None:
             qvec = embedder.encode_query(query)
-            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
-            if self.settings.question_index and "entry" in kinds:
-                from gmprep.kg.question_index import question_index_for
-
-                qindex = question_index_for(self.store)
-                if qindex is not None:
-                    # what the entry is asked about (or the situations that link to it), as one more
-                    # ranked list: it adds candidates and fused score, the plain lists keep theirs
-                    lists.append(("question", [nid for nid, _ in qindex.search(qvec, self.settings.question_k)]))
-        ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
-        nodes = self.store.get_many(ids)
+        lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k)
+        if filters and _restrictive(filters):
+            fetched = [nid for name, ranked in lists if name != "question" for nid in ranked]
+            kept = sum(1 for nid in fetched if nid in nodes and passes(nodes[nid], filters))
+            if kept < SEED_KEEP * len(fetched):
+                lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k * SEED_WIDEN)
         for name, ranked in lists:
             for rank, nid in enumerate(ranked):
                 node = nodes.get(nid)
@@ -362,6 +374,23 @@ class Searcher:
                 setattr(c, f"{name}_rank", rank)
                 c.sources.append(name)
         return qvec
+
+    def _seed_lists(self, query: str, qvec: np.ndarray | None, kinds: tuple[str, ...], filters: SearchFilters | None,
+                    k: int) -> tuple[list[tuple[str, list[str]]], dict[str, Node]]:
+        """The ranked BM25, dense and question-index lists (``k`` deep) and their nodes."""
+        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
+        if qvec is not None:
+            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
+            if self.settings.question_index and "entry" in kinds:
+                from gmprep.kg.question_index import question_index_for
+
+                qindex = question_index_for(self.store)
+                if qindex is not None:
+                    # what the entry is asked about (or the situations that link to it), as one more
+                    # ranked list: it adds candidates and fused score, the plain lists keep theirs
+                    lists.append(("question", [nid for nid, _ in qindex.search(qvec, self.settings.question_k)]))
+        ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
+        return lists, self.store.get_many(ids)
 
     def _add_named(self, named: dict[str, str], pool: dict[str, Candidate], filters: SearchFilters | None) -> None:
         nodes = self.store.get_many(list(named))
@@ -427,6 +456,72 @@ class Searcher:
                 out.append((nid, kind, 0.0))
         out += [(nid, "grade", 0.0) for nid in self._families.get(own, []) if nid != own]
         return out
+
+    def _focused_links(self, src: Candidate, qwords: set[str]) -> list[str]:
+        """The entries named in the paragraph of ``src`` that shares the most of the query's words (Trip's
+        Success line when the question asks what a success does); every named entry when the text is one
+        paragraph. Traits, the entry itself and skill indexes are left out, as in ``_leads``."""
+        own = src.node.node_id
+        paragraphs = self._paragraph_links(own, src.node.text or "")
+        overlaps = [len(qwords & words) for words, _ids in paragraphs]
+        best = max(overlaps, default=0)
+        if best == 0 and len(paragraphs) != 1:
+            return []
+        traits = {nid for nid, kind in self.store.neighbors(own, kinds=("trait",))}
+        out: list[str] = []
+        for (_words, mentioned), overlap in zip(paragraphs, overlaps, strict=True):
+            if overlap < best:
+                continue
+            for nid in mentioned:
+                if nid != own and nid not in traits and self._types.get(nid) not in INDEX_TYPES and nid not in out:
+                    out.append(nid)
+        return out
+
+    def _link_slot(self, ranked: list[Candidate], pool: dict[str, Candidate], query: str,
+                   filters: SearchFilters | None, reranker: Reranker) -> list[Candidate]:
+        """``ranked`` with the best entry that one of its ``LINK_SLOT_FROM`` best hits links to from the
+        paragraph matching the query moved into place ``LINK_SLOT_AT``, when it is not in the places before
+        and the cross-encoder scores it at least ``link_slot_floor``.
+
+        Graph expansion already lends such a link score, but a two-part question's second entry (Trip ->
+        Prone, a hazard's save -> Drained) rarely shares the question's words, so it lands 6th or 7th
+        behind entries that do; the slot gives it the last of the cited five only when the reranker, reading
+        it against the question, agrees it bears on it."""
+        if len(ranked) < LINK_SLOT_AT:
+            return ranked
+        head = {c.node.node_id for c in ranked[:LINK_SLOT_AT]}
+        qwords = content_stems(query)
+        leads: list[str] = []
+        for src in ranked[:LINK_SLOT_FROM]:
+            links = self._focused_links(src, qwords)
+            if any(nid in head for nid in links):
+                continue  # the five already hold what this hit's matching paragraph points to
+            leads += [nid for nid in links if nid not in head and nid not in leads]
+        if not leads:
+            return ranked
+        nodes = self.store.get_many(leads)
+        leads = [nid for nid in leads if nid in nodes and passes(nodes[nid], filters)]
+        # the links graph expansion already rates highest are scored first
+        leads.sort(key=lambda nid: -(pool[nid].score if nid in pool else 0.0))
+        leads = leads[:LINK_SLOT_PAIRS]
+        todo = [nid for nid in leads if nid not in pool or pool[nid].rerank is None]
+        if todo:
+            logits = reranker.score_nodes(query, [nodes[nid] for nid in todo])
+            for nid, logit in zip(todo, logits, strict=True):
+                c = pool.get(nid) or pool.setdefault(nid, Candidate(node=nodes[nid], via="link slot"))
+                c.rerank = _sigmoid(logit)
+        best = max(leads, key=lambda nid: (pool[nid].rerank or 0.0, nid), default=None)
+        if best is None or (pool[best].rerank or 0.0) < self.settings.link_slot_floor:
+            return ranked
+        chosen = pool[best]
+        rest = [c for c in ranked if c is not chosen]
+        at = LINK_SLOT_AT - 1
+        displaced = rest[at].rerank
+        if displaced is not None and displaced >= (chosen.rerank or 0.0):
+            return ranked  # the entry in that place reads as closer to the question
+        chosen.score = max(chosen.score, rest[at].score)
+        chosen.via = f"link slot ({chosen.via})"
+        return rest[:at] + [chosen] + rest[at:]
 
     def _scan_paragraphs(self, node_id: str, text: str) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
         """``(content words, mentioned entry ids)`` for each paragraph of an entry's text."""
