@@ -65,6 +65,11 @@ class SearchSettings(BaseModel):
     question_index: bool = True
     question_k: int = 20  # entries taken from it
     question_weight: float = Field(1.0, ge=0.0, le=2.0)  # its share in the fusion, relative to BM25/dense
+    # The fine-tuned bi-encoder's dense list (kg.dense_stage) where the repository ships the model and the store
+    # holds its vectors (none is shipped: measured, not better on the tuning sets, docs/retrieval.md); with
+    # dense_model_questions its question-index list too. Off: the stock MiniLM's lists.
+    dense_model: bool = True
+    dense_model_questions: bool = False
     # seeds and reranker read "the someone" where the query says "the wizard" (kg.query): dev and situation-dev R@5/R@10/MRR
     # equal or better (docs/retrieval.md)
     mask_characters: bool = True

@@ -12,6 +12,7 @@ from gmprep.commands import (
     corpus,
     creators,
     doctor,
+    embedder,
     hover,
     index,
     lsp,
@@ -25,7 +26,7 @@ from gmprep.common.errors import GmprepError
 
 # Each module defines ``register(subparsers)`` and sets ``func`` on its parsers. Imported plainly: a
 # module that fails to import is a packaging error and must fail loudly, not drop its command.
-COMMAND_MODULES = [index, search, reranker, eval_cmd, lsp, ask, doctor, books, creators, mentions, hover, corpus,
+COMMAND_MODULES = [index, search, reranker, embedder, eval_cmd, lsp, ask, doctor, books, creators, mentions, hover, corpus,
                    questions]
 
 

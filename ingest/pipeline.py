@@ -116,6 +116,7 @@ def build_index(
         if embed:
             report.nodes_embedded = embed_pending(store, settings, progress_fn)
             _question_index(store, settings, report)
+            _dense_stage(store, settings, report)
             store.set_meta(build_state="complete")
         else:
             store.set_meta(build_state="graph-only")
@@ -134,6 +135,16 @@ def _question_index(store: Store, settings: Settings, report: BuildReport) -> No
 
     if report.corpus_reingested or not (Path(store.root) / SIDECAR).exists():
         log.info(build_question_index(store, default_data_paths(), device=settings.device))
+
+
+def _dense_stage(store: Store, settings: Settings, report: BuildReport) -> None:
+    """The fine-tuned bi-encoder's vectors beside the store (kg/dense_stage.py), when the repository ships
+    the model: rebuilt with the question index, or when missing or written by another model; removed when
+    no fine-tuned model is shipped."""
+    from gmprep.kg.dense_stage import build_dense_stage, dense_stage_current
+
+    if report.corpus_reingested or not dense_stage_current(store):
+        log.info(build_dense_stage(store, device=settings.device))
 
 
 def sync_notes(store: Store, root: Path, report: BuildReport) -> None:

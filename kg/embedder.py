@@ -19,6 +19,8 @@ from gmprep.common.errors import GmprepError
 from gmprep.kg import threads
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2"
+FINETUNED_DIR = Path(__file__).parent / "embedder_model"  # ``gmprep embedder train``'s bundled output
+FINETUNED_META = "gmprep_embedder.json"
 EMBEDDER_DIM = 384
 QUERY_BATCH = 16  # this many texts or fewer are one query's work (a question, a sentence and its passage windows), more are bulk
 # Models load one at a time: the index thread (notes) and a search thread can ask at once, and two
@@ -62,12 +64,16 @@ class Embedder:
     name = EMBEDDER_NAME
     dim = EMBEDDER_DIM
 
-    def __init__(self, device: str | None = None):
+    def __init__(self, device: str | None = None, model_dir: Path | None = None):
+        """The stock MiniLM, or the fine-tuned weights in ``model_dir`` (saved in fp16: run in fp32)."""
         prepare_hf()
         from sentence_transformers import SentenceTransformer
 
         self.device = pick_device(device)
-        self.model = SentenceTransformer(str(minilm_path()), device=self.device)
+        self.model_dir = model_dir
+        # the fine-tuned weights are stored in fp16 (half the size): loaded as fp32, CPUs run that faster
+        kwargs = {"model_kwargs": {"dtype": "float32"}} if model_dir is not None else {}
+        self.model = SentenceTransformer(str(model_dir or minilm_path()), device=self.device, **kwargs)
 
     def encode(
         self,
@@ -105,3 +111,23 @@ def shared_embedder(device: str | None = None) -> Embedder:
 @lru_cache(maxsize=2)
 def _embedder_on(device: str) -> Embedder:
     return Embedder(device)
+
+
+def finetuned_dir() -> Path | None:
+    """The bundled fine-tuned bi-encoder's folder (search's dense stage, ``kg.dense_stage``), or None when
+    the repository ships none: search then runs on the stock vectors alone."""
+    return FINETUNED_DIR if any(FINETUNED_DIR.glob("*.safetensors")) else None
+
+
+def shared_finetuned_embedder(device: str | None = None, model_dir: Path | None = None) -> Embedder:
+    """One fine-tuned embedder per process, device and folder (beside the stock ``shared_embedder``)."""
+    folder = model_dir or finetuned_dir()
+    if folder is None:
+        raise GmprepError("no fine-tuned embedder: run `gmprep embedder train`")
+    with MODEL_LOAD_LOCK:
+        return _finetuned_on(pick_device(device), str(folder))
+
+
+@lru_cache(maxsize=2)
+def _finetuned_on(device: str, folder: str) -> Embedder:
+    return Embedder(device, Path(folder))

@@ -93,14 +93,21 @@ def inbound_contexts(store: Store, types: Sequence[str] = CONTEXT_TYPES,
     return out
 
 
+def question_pairs(store: Store, paths: Sequence[Path], contexts: bool = True, types: Sequence[str] = CONTEXT_TYPES,
+                   per_entry: int = CONTEXTS_PER_ENTRY) -> list[tuple[str, str]]:
+    """``(node_id, text)`` the index holds: the questions of ``paths`` whose entry is in ``store`` and, with
+    ``contexts``, the rules entries' inbound contexts (the dense stage embeds the same texts)."""
+    pairs = read_texts(paths) + (inbound_contexts(store, types, per_entry) if contexts else [])
+    known = store.get_many(list(dict.fromkeys(nid for nid, _ in pairs)))
+    return [(nid, t) for nid, t in pairs if nid in known]
+
+
 def build_question_index(store: Store, paths: Sequence[Path], device: str | None = None, embedder=None,
                          contexts: bool = True, types: Sequence[str] = CONTEXT_TYPES,
                          per_entry: int = CONTEXTS_PER_ENTRY) -> str:
     """Embed the questions of ``paths`` whose entry is in ``store`` (and, with ``contexts``, the rules
     entries' inbound contexts) into the store's sidecar file."""
-    pairs = read_texts(paths) + (inbound_contexts(store, types, per_entry) if contexts else [])
-    known = store.get_many(list(dict.fromkeys(nid for nid, _ in pairs)))
-    pairs = [(nid, t) for nid, t in pairs if nid in known]
+    pairs = question_pairs(store, paths, contexts, types, per_entry)
     target = Path(store.root) / SIDECAR
     if not pairs:
         target.unlink(missing_ok=True)

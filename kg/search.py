@@ -45,6 +45,7 @@ from gmprep.kg.models import Hit, Node, SearchFilters
 from gmprep.kg.query import QueryAnalysis, analyze, verb_index
 
 if TYPE_CHECKING:
+    from gmprep.kg.dense_stage import DenseStage
     from gmprep.kg.embedder import Embedder
     from gmprep.kg.names import NameIndex
     from gmprep.kg.reranker import Reranker
@@ -247,6 +248,21 @@ class Searcher:
         return self._embedder
 
     @property
+    def dense_stage(self) -> DenseStage | None:
+        """The fine-tuned bi-encoder's seed lists (``kg.dense_stage``), or None: no fine-tuned model, no
+        sidecar of it in the store, or ``dense_model`` off. The stock vectors serve everything else."""
+        if not self.settings.dense_model:
+            return None
+        from gmprep.kg.dense_stage import dense_stage_for
+
+        return dense_stage_for(self.store, self.device)
+
+    def _has_notes(self) -> bool:
+        """Whether the store holds entries beyond the corpus (notes), cheap: one row."""
+        row = self.store.db.execute("SELECT 1 FROM nodes WHERE kind = 'entry' AND origin NOT LIKE 'corpus:%' LIMIT 1").fetchone()
+        return row is not None
+
+    @property
     def reranker(self) -> Reranker | None:
         """The cross-encoder, or None when it cannot be loaded (the reason is in ``warnings``)."""
         if self._reranker is None and not self._reranker_failed:
@@ -354,13 +370,16 @@ class Searcher:
         qvec = None
         embedder = self.embedder
         if embedder is not None:
-            qvec = embedder.encode_query(query)
-        lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k)
+            qvec = embedder.encode_query(query)  # stock: graph expansion's similarities read it too
+        stage = self.dense_stage if qvec is not None and kinds == ("entry",) else None
+        # the fine-tuned model's query vector, when a dense-stage sidecar is there (kg/dense_stage.py)
+        dvec = stage.embedder.encode_query(query) if stage is not None else None
+        lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k, stage, dvec)
         if filters and _restrictive(filters):
             fetched = [nid for name, ranked in lists if name != "question" for nid in ranked]
             kept = sum(1 for nid in fetched if nid in nodes and passes(nodes[nid], filters))
             if kept < SEED_KEEP * len(fetched):
-                lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k * SEED_WIDEN)
+                lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k * SEED_WIDEN, stage, dvec)
         for name, ranked in lists:
             for rank, nid in enumerate(ranked):
                 node = nodes.get(nid)
@@ -376,19 +395,29 @@ class Searcher:
         return qvec
 
     def _seed_lists(self, query: str, qvec: np.ndarray | None, kinds: tuple[str, ...], filters: SearchFilters | None,
-                    k: int) -> tuple[list[tuple[str, list[str]]], dict[str, Node]]:
+                    k: int, stage: DenseStage | None = None, dvec: np.ndarray | None = None) -> tuple[list[tuple[str, list[str]]], dict[str, Node]]:
         """The ranked BM25, dense and question-index lists (``k`` deep) and their nodes."""
         lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
         if qvec is not None:
-            lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
+            if stage is not None and dvec is not None:
+                # the fine-tuned model's ranking of the corpus entries; the entries it does not hold
+                # (notes) keep their stock rank, as one more list
+                lists.append(("dense", [nid for nid, _ in stage.entries.search(dvec, k)]))
+                if self._has_notes():
+                    rest = [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds) if nid not in stage.entry_ids]
+                    lists.append(("dense", rest))
+            else:
+                lists.append(("dense", [nid for nid, _ in self.store.vector_search(qvec, k, kinds=kinds)]))
             if self.settings.question_index and "entry" in kinds:
                 from gmprep.kg.question_index import question_index_for
 
-                qindex = question_index_for(self.store)
+                qindex, qv = question_index_for(self.store), qvec
+                if stage is not None and dvec is not None and self.settings.dense_model_questions:
+                    qindex, qv = stage.questions, dvec
                 if qindex is not None:
                     # what the entry is asked about (or the situations that link to it), as one more
                     # ranked list: it adds candidates and fused score, the plain lists keep theirs
-                    lists.append(("question", [nid for nid, _ in qindex.search(qvec, self.settings.question_k)]))
+                    lists.append(("question", [nid for nid, _ in qindex.search(qv, self.settings.question_k)]))
         ids = list(dict.fromkeys(nid for _, ranked in lists for nid in ranked))
         return lists, self.store.get_many(ids)
 

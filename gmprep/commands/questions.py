@@ -78,11 +78,16 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def run_index(args: argparse.Namespace) -> int:
+    from gmprep.kg.dense_stage import build_dense_stage
+    from gmprep.kg.embedder import finetuned_dir
     from gmprep.kg.question_index import build_question_index, default_data_paths
     from gmprep.kg.store import Store
 
     settings = settings_from_args(args)
     with Store.open(settings.store_dir, create=False) as store:
-        report = build_question_index(store, args.data or default_data_paths(), device=settings.device)
+        paths = args.data or default_data_paths()
+        report = build_question_index(store, paths, device=settings.device)
+        if finetuned_dir() is not None:  # the fine-tuned dense stage holds the same questions (kg.dense_stage)
+            report += "\n" + build_dense_stage(store, device=settings.device, question_paths=paths)
     print(report)
     return 0
