@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import contextual_text
 from gmprep.kg.embedder import FINETUNED_META, prepare_hf
-from gmprep.training.negatives import mine_negatives
+from gmprep.training.negatives import dense_miner, mine_negatives
 from gmprep.training.queries import quota_group, written_queries
 
 
@@ -78,15 +78,7 @@ def mine_triples(store, questions: Sequence[tuple[str, str]], config: EmbedderTr
     queries = written_queries(questions, nodes, limit, config.seed)
     if not queries:
         raise GmprepError("none of the questions names an entry of this store")
-    dense = None
-    if store.has_embeddings():
-        from gmprep.kg.embedder import shared_embedder
-
-        embedder = shared_embedder()
-
-        def dense(texts: list[str], k: int) -> list[list[tuple[str, float]]]:
-            vecs = embedder.encode(texts, batch_size=128)
-            return [store.vector_search(v, k) for v in vecs]
+    dense = dense_miner(store)
 
     groups = mine_negatives(queries, nodes, store.bm25, dense, config.negatives, config.seed, progress=progress)
     triples = [Triple(query=g.query, positive=g.positive, negatives=g.negatives, group=quota_group(nodes[g.positive]))

@@ -98,15 +98,23 @@ def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bo
     n_queries = max(1, pairs // (1 + negatives))
     from_written = written_queries(written, nodes, round(n_queries * written_share), seed) if written else []
     queries = from_written + generate_queries(list(nodes.values()), n_queries - len(from_written), seed)
-    dense = None
-    if store.has_embeddings():
-        from gmprep.kg.embedder import shared_embedder
-
-        embedder = shared_embedder()
-
-        def dense(texts: list[str], k: int) -> list[list[tuple[str, float]]]:
-            vecs = embedder.encode(texts, batch_size=128)
-            return [store.vector_search(v, k) for v in vecs]
+    dense = dense_miner(store)
 
     groups = mine_negatives(queries, nodes, store.bm25, dense, negatives, seed, progress=progress)
     return groups, nodes
+
+
+def dense_miner(store):
+    """``texts, k -> ranked (id, score) lists`` from the store's stock vectors, or None without vectors: the
+    dense half of hard-negative mining, shared by the reranker's and the bi-encoder's rows."""
+    if not store.has_embeddings():
+        return None
+    from gmprep.kg.embedder import shared_embedder
+
+    embedder = shared_embedder()
+
+    def dense(texts: list[str], k: int) -> list[list[tuple[str, float]]]:
+        vecs = embedder.encode(texts, batch_size=128)
+        return [store.vector_search(v, k) for v in vecs]
+
+    return dense
