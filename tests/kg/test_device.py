@@ -12,14 +12,6 @@ from gmprep.core.answer import AnswerContext
 from gmprep.kg.embedder import pick_device, shared_embedder
 from gmprep.kg.reranker import Reranker, quantize_on, shared_reranker
 from gmprep.kg.search import Searcher
-from gmprep.kg.store import Store
-
-
-@pytest.fixture(scope="module")
-def store(store_dir):
-    st = Store.open(store_dir, create=False)
-    yield st
-    st.close()
 
 
 def _int8_layers(reranker: Reranker) -> int:

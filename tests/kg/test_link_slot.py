@@ -12,21 +12,8 @@ import pytest
 from gmprep.common.settings import SearchSettings
 from gmprep.kg.models import SearchFilters
 from gmprep.kg.search import LINK_SLOT_AT, Searcher
-from gmprep.kg.store import Store
 
 DAZZLED = "My fighter is dazzled by the sun. What happens when he swings at the orc?"
-
-
-@pytest.fixture(scope="module")
-def store(store_dir):
-    st = Store.open(store_dir, create=False)
-    yield st
-    st.close()
-
-
-@pytest.fixture(scope="module")
-def searcher(store):
-    return Searcher(store, settings=SearchSettings())
 
 
 def _like(searcher: Searcher, **settings) -> Searcher:

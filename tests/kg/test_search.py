@@ -9,19 +9,6 @@ from gmprep.common.settings import SearchSettings
 from gmprep.kg.models import SearchFilters
 from gmprep.kg.render import render_entry
 from gmprep.kg.search import Searcher
-from gmprep.kg.store import Store
-
-
-@pytest.fixture(scope="module")
-def store(store_dir):
-    st = Store.open(store_dir, create=False)
-    yield st
-    st.close()
-
-
-@pytest.fixture(scope="module")
-def searcher(store):
-    return Searcher(store, settings=SearchSettings())
 
 
 def ids(hits):
