@@ -20,3 +20,15 @@ def store(store_dir):
 @pytest.fixture(scope="module")
 def searcher(store):
     return Searcher(store, settings=SearchSettings())
+
+
+@pytest.fixture
+def scorer_copy(tmp_path):
+    """A writable copy of the shipped mention-scorer model (model + manifest), for commands that refit it."""
+    from gmprep.kg.mention_scorer import MODEL_DIR
+
+    model = tmp_path / "model"
+    model.mkdir()
+    for name in ("mention_scorer.json", "manifest.json"):
+        (model / name).write_bytes((MODEL_DIR / name).read_bytes())
+    return model

@@ -214,14 +214,10 @@ def test_train_on_a_tiny_sample(tmp_path):
     assert again["thresholds"] == saved["thresholds"] and again["note_stage"] == saved["note_stage"]
 
 
-def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path):
+def test_calibrate_on_labelled_notes_and_refuse_heldout(tmp_path, scorer_copy):
     from gmprep.cli import main
-    from gmprep.kg.mention_scorer import MODEL_DIR
 
-    model = tmp_path / "model"
-    model.mkdir()
-    for name in ("mention_scorer.json", "manifest.json"):
-        (model / name).write_bytes((MODEL_DIR / name).read_bytes())
+    model = scorer_copy
     notes = tmp_path / "notes"
     notes.mkdir()
     text = (
@@ -352,9 +348,8 @@ def test_note_stage_reads_a_candidate_against_its_section(index):
     assert abs(section_means(one)[2] - (zs[2] + SECTION_PRIOR * sum(zs) / 3) / (1 + SECTION_PRIOR)) < 1e-9
 
 
-def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
+def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path, scorer_copy):
     from gmprep.cli import main
-    from gmprep.kg.mention_scorer import MODEL_DIR
     from gmprep.kg.mention_scorer_train import StageSpan, fit_note_stage
 
     # the fit: a label that follows the section's mean more than the span's own logit weighs it more
@@ -363,10 +358,7 @@ def test_calibrate_fits_the_note_stage_leaving_one_gm_out(tmp_path):
     st = fit_note_stage(spans)
     assert st.section_weight > abs(st.self_weight)
 
-    model = tmp_path / "model"
-    model.mkdir()
-    for name in ("mention_scorer.json", "manifest.json"):
-        (model / name).write_bytes((MODEL_DIR / name).read_bytes())
+    model = scorer_copy
     notes = tmp_path / "notes"
     notes.mkdir()
     texts = {

@@ -105,14 +105,10 @@ def test_the_model_file_keeps_the_evidence_and_refuses_unknown_names(tmp_path):
     _load.cache_clear()
 
 
-def test_calibrate_learns_the_evidence_weights_leaving_one_gm_out(tmp_path):
+def test_calibrate_learns_the_evidence_weights_leaving_one_gm_out(tmp_path, scorer_copy):
     from gmprep.cli import main
-    from gmprep.kg.mention_scorer import MODEL_DIR
 
-    model = tmp_path / "model"
-    model.mkdir()
-    for name in ("mention_scorer.json", "manifest.json"):
-        (model / name).write_bytes((MODEL_DIR / name).read_bytes())
+    model = scorer_copy
     notes = tmp_path / "notes"
     notes.mkdir()
     texts = {"gma-1": ENCOUNTER + "\n" + EVERYDAY, "gmb-1": NARRATION + "\nThe ogre is frightened 2 and prone.\n" + EVERYDAY}
