@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import contextual_text
 from gmprep.kg.embedder import FINETUNED_META, prepare_hf
+from gmprep.training.loss_log import final_loss, loss_log
 from gmprep.training.negatives import dense_miner, mine_negatives
 from gmprep.training.queries import quota_group, written_queries
 
@@ -103,7 +104,7 @@ def train_bi_encoder(triples: Sequence[Triple], passages: dict[str, str], config
     )
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
     from sentence_transformers.sentence_transformer.training_args import BatchSamplers
-    from transformers import PrinterCallback, TrainerCallback
+    from transformers import PrinterCallback
 
     from gmprep.kg.embedder import minilm_path
 
@@ -120,12 +121,7 @@ def train_bi_encoder(triples: Sequence[Triple], passages: dict[str, str], config
     for i in range(n_neg):
         columns[f"negative_{i + 1}"] = [passages[t.negatives[i]] for t in triples]
     data = Dataset.from_dict(columns)
-    losses: list[float] = []
-
-    class _KeepLoss(TrainerCallback):
-        def on_log(self, args, state, control, logs=None, **kw):  # noqa: ARG002 - the callback signature
-            if logs and "loss" in logs:
-                losses.append(float(logs["loss"]))
+    log = loss_log()
 
     with tempfile.TemporaryDirectory(prefix="gmprep-embedder-train-") as scratch:
         args = SentenceTransformerTrainingArguments(
@@ -135,14 +131,14 @@ def train_bi_encoder(triples: Sequence[Triple], passages: dict[str, str], config
             use_cpu=device == "cpu", disable_tqdm=not progress, batch_sampler=BatchSamplers.NO_DUPLICATES,
         )
         trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data,
-                                             loss=MultipleNegativesRankingLoss(model), callbacks=[_KeepLoss()])
+                                             loss=MultipleNegativesRankingLoss(model), callbacks=[log])
         if not progress:
             trainer.remove_callback(PrinterCallback)
         result = trainer.train()
     seconds = round(time.perf_counter() - t0, 1)
     report = EmbedderTrainReport(
         out_dir=str(out_dir), rows=len(triples), epochs=config.epochs, seconds=seconds, mine_seconds=0.0,
-        final_loss=round(losses[-1] if losses else float(result.training_loss), 4),
+        final_loss=final_loss(log, result.training_loss),
         by_group=dict(sorted(Counter(t.group for t in triples).items())), config=config, device=device,
         base_max_seq_length=base_len,
     )

@@ -29,6 +29,7 @@ from gmprep.common.errors import GmprepError
 from gmprep.kg.embedder import prepare_hf
 from gmprep.kg.models import Node
 from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
+from gmprep.training.loss_log import final_loss, loss_log
 from gmprep.training.negatives import TrainGroup, groups_from_store
 from gmprep.training.queries import quota_group
 from gmprep.training.rows import Row, Rows
@@ -169,7 +170,7 @@ def train_cross_encoder(
         CrossEncoderTrainer,
         CrossEncoderTrainingArguments,
     )
-    from transformers import PrinterCallback, TrainerCallback
+    from transformers import PrinterCallback
 
     from gmprep.kg.embedder import minilm_path
 
@@ -186,12 +187,7 @@ def train_cross_encoder(
         encoder.layer = encoder.layer[: config.layers]
         ce.model.config.num_hidden_layers = len(encoder.layer)
     data = Dataset.from_dict(rows.columns())
-    losses: list[float] = []
-
-    class _KeepLoss(TrainerCallback):
-        def on_log(self, args, state, control, logs=None, **kw):  # noqa: ARG002 - the callback signature
-            if logs and "loss" in logs:
-                losses.append(float(logs["loss"]))
+    log = loss_log()
 
     with tempfile.TemporaryDirectory(prefix="gmprep-rerank-train-") as scratch:
         args = CrossEncoderTrainingArguments(
@@ -202,7 +198,7 @@ def train_cross_encoder(
             dataloader_drop_last=False,
         )
         trainer = CrossEncoderTrainer(model=ce, args=args, train_dataset=data, loss=_group_loss(ce),
-                                      callbacks=[_KeepLoss()])
+                                      callbacks=[log])
         if not progress:  # --json: stdout carries the report only, not the trainer's per-step log lines
             trainer.remove_callback(PrinterCallback)
         result = trainer.train()
@@ -212,7 +208,7 @@ def train_cross_encoder(
         out_dir=str(out_dir), queries=len(rows.rows), pairs_per_epoch=len(rows.rows) * (1 + config.negatives),
         epochs=config.epochs, seconds=round(time.perf_counter() - t0, 1),
         # the last logged loss (every 10 steps); a run shorter than that has only the run's mean
-        final_loss=round(losses[-1] if losses else float(result.training_loss), 4), by_generator=rows.by_generator, config=config,
+        final_loss=final_loss(log, result.training_loss), by_generator=rows.by_generator, config=config,
         device=device, rows_file=rows.path, rows_sha256=rows.sha256, rows_header=rows.header,
     )
     if base_model is not None:
