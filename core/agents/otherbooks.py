@@ -222,8 +222,10 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             if any(used[i:i + n]):
                 continue
             words = [t.group(0) for t in toks[i:i + n]]
-            key = _norm(" ".join(words))
-            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") else None)  # or its plural
+            # "Titan's Breaker's immanence": the name, possessive
+            key = re.sub(r"'s?$", "", _norm(" ".join(words)))
+            # or its plural, or the plural the book lists ("vessel spell" for Vessel Spells)
+            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") else None) or cat.get(f"{key}s")
             if not found:
                 continue
             books = [(name, book, category) for name, book, category in found if book not in held_set]
@@ -233,7 +235,10 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
                 continue
             before = question[: toks[i].start()].rstrip()
             start = not before or before[-1] in ".!?:\"(\n"
-            if not _titled(words, start) and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
+            # a name in lower case counts when English rarely uses it, or when it is several words none of them
+            # small ("shield augmentation", "air repeater"): the held books never write the phrase (below)
+            spelled = n >= 2 and not any(w.lower() in _SMALL or w.lower() in _STOP for w in words)
+            if not _titled(words, start) and not spelled and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
                 continue
             if use.is_name(key) or use.uses(key) > 0:
                 continue  # the held books name or write it: it is theirs as well
@@ -241,6 +246,7 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             used[i:i + n] = [True] * n
             if any(t.name == name for t in out):
                 continue  # named again
-            out.append(OtherBookTerm(shown=question[toks[i].start():toks[i + n - 1].end()], name=name,
+            shown = re.sub(r"['\u2019]s?$", "", question[toks[i].start():toks[i + n - 1].end()])
+            out.append(OtherBookTerm(shown=shown, name=name,
                                      book=book, category=_singular(category)))
     return out
