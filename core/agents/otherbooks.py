@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import snowballstemmer
+
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS
 
 # Off by default since its one held-out run (docs/answerability.md, "Held-out, run once"): on the 147
@@ -250,3 +252,64 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             out.append(OtherBookTerm(shown=shown, name=name,
                                      book=book, category=_singular(category)))
     return out
+
+
+# ----- the term the question turns on -----------------------------------------------------------------------------
+# A question about another book's rule repeats that book's word for it ("kingdom" three times, "boons" four, "vessel
+# spell" twice). When the held books use that word in hardly more entries than the question repeats it, and books
+# gmprep does not hold name their entries with it, the question turns on a rule of those books: the held books only
+# say the word in passing ("kingdom" in Downtime and Wish). Thresholds: ``AnswerabilitySettings`` (common/settings.py).
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def _stems(words: Sequence[str]) -> str:
+    return " ".join(_STEMMER.stemWord(w) for w in words)
+
+
+@lru_cache(maxsize=4)
+def _other_vocabulary(held: frozenset[str]) -> frozenset[str]:
+    """Stemmed words and word pairs of the names only books other than ``held`` (and the superseded ones) list."""
+    out: set[str] = set()
+    for key, rows in _catalogue().items():
+        if all(book in held for _, book, _ in rows):
+            continue
+        ws = [re.sub(r"'s?$", "", w) for w in key.split()]
+        out.update(_stems(ws[i:i + n]) for n in (1, 2) for i in range(len(ws) - n + 1))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class HingeTerm:
+    """A word (or two) the question repeats that the held books use only in passing."""
+
+    shown: str  # as the question first writes it
+    repeats: int  # times the question uses it (same stem)
+    uses: int  # entries of the held books that use it (trait definitions and tags aside)
+
+
+def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, min_repeats: int) -> list[HingeTerm]:
+    """The terms the question repeats (at least ``min_repeats`` times, one or two content words) that no held entry
+    is named for, that at most ``repeats + slack`` held entries use, and that other books' entry names use; rarest
+    first."""
+    vocab = _other_vocabulary(frozenset({b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED))
+    if not vocab:
+        return []
+    written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in _TOKEN.finditer(question)]
+    words = [w.lower() for w in written]
+    content = [len(w) >= MIN_LEN and w.isalpha() and w not in _STOP for w in words]
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for n in (1, 2):
+        for i in range(len(words) - n + 1):
+            if all(content[i:i + n]):
+                key = _stems(words[i:i + n])
+                counts[key] = counts.get(key, 0) + 1
+                shown.setdefault(key, " ".join(written[i:i + n]))
+    out = []
+    for key, repeats in counts.items():
+        if repeats < min_repeats or key not in vocab or use.is_name(shown[key].lower()):
+            continue
+        uses = use.uses(shown[key].lower())
+        if uses <= repeats + slack:
+            out.append(HingeTerm(shown[key], repeats, uses))
+    return sorted(out, key=lambda t: (t.uses, -t.repeats))
