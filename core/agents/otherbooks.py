@@ -210,6 +210,16 @@ def _titled(words: list[str], sentence_start: bool) -> bool:
     return len(big) >= 2 or not sentence_start
 
 
+def _in_held_name(toks: list[re.Match], i: int, n: int, use: BookUse) -> bool:
+    """Tokens ``i .. i+n-1`` overlap a run of two or more words (up to ``MAX_NAME_WORDS``) that a held entry is
+    named for."""
+    for m in range(2, MAX_NAME_WORDS + 1):
+        for j in range(max(0, i - m + 1), min(i + n, len(toks) - m + 1)):
+            if use.is_name(_norm(" ".join(t.group(0) for t in toks[j:j + m]))):
+                return True
+    return False
+
+
 def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[OtherBookTerm]:
     """Entries of books other than ``held`` that the question names (longest first, left to right)."""
     cat = _catalogue()
@@ -240,8 +250,11 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             # a name in lower case counts when English rarely uses it, or when it is several words none of them
             # small ("shield augmentation", "air repeater"): the held books never write the phrase (below)
             spelled = n >= 2 and not any(w.lower() in _SMALL or w.lower() in _STOP for w in words)
-            if not _titled(words, start) and not spelled and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
-                continue
+            if not _titled(words, start):
+                if spelled and _in_held_name(toks, i, n, use):
+                    continue  # "the Shed Spirit spell": part of a held entry's name, not "Spirit Spell"
+                if not spelled and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
+                    continue
             if use.is_name(key) or use.uses(key) > 0:
                 continue  # the held books name or write it: it is theirs as well
             name, book, category = books[0]
