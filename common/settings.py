@@ -115,10 +115,11 @@ class AnswerabilitySettings(BaseModel):
     # A term the question repeats (at least ``hinge_repeats`` times) that books gmprep does not hold name entries
     # with, and that at most ``repeats + hinge_slack`` entries of the held books use, is another book's rule
     # ("kingdom" three times, the books say it in five entries): not_in_corpus (core/agents/otherbooks.py). Measured
-    # on the tuning sets (docs/answerability.md, "The term the question turns on"): slack 2-3 finds the same gaps
-    # with no false not_in_corpus, 4 declines an answerable question ("zombies" twice, six entries).
+    # on the tuning sets (docs/answerability.md, "The term the question turns on"): with 3 repeats, slack 2-12 finds
+    # the same gaps and declines no answerable question; with 2 repeats only slack 2-3 does (4: "zombies" twice, six
+    # entries). Answerable questions repeat words the books use in 6-22 entries, so the slack stays at 2.
     hinge_slack: int = Field(2, ge=-1, le=50)  # -1: off
-    hinge_repeats: int = Field(2, ge=2, le=10)
+    hinge_repeats: int = Field(3, ge=2, le=10)
 
 
 class Settings(BaseModel):

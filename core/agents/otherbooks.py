@@ -268,8 +268,8 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
 
 
 # ----- the term the question turns on -----------------------------------------------------------------------------
-# A question about another book's rule repeats that book's word for it ("kingdom" three times, "boons" four, "vessel
-# spell" twice). When the held books use that word in hardly more entries than the question repeats it, and books
+# A question about another book's rule repeats that book's word for it ("kingdom" three times, "boons" four, "Envoys"
+# three). When the held books use that word in hardly more entries than the question repeats it, and books
 # gmprep does not hold name their entries with it, the question turns on a rule of those books: the held books only
 # say the word in passing ("kingdom" in Downtime and Wish). Thresholds: ``AnswerabilitySettings`` (common/settings.py).
 _STEMMER = snowballstemmer.stemmer("english")
