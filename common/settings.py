@@ -109,6 +109,19 @@ class HoverSettings(BaseModel):
     strictness: Literal["loose", "normal", "strict"] = "normal"
 
 
+class AnswerabilitySettings(BaseModel):
+    """Knobs of the answer / not_in_books / not_in_corpus decision (``core/agents/answerability.py``)."""
+
+    # A term the question repeats (at least ``hinge_repeats`` times) that books gmprep does not hold name entries
+    # with, and that at most ``repeats + hinge_slack`` entries of the held books use, is another book's rule
+    # ("kingdom" three times, the books say it in five entries): not_in_corpus (core/agents/otherbooks.py). Measured
+    # on the tuning sets (docs/answerability.md, "The term the question turns on"): with 3 repeats, slack 2-12 finds
+    # the same gaps and declines no answerable question; with 2 repeats only slack 2-3 does (4: "zombies" twice, six
+    # entries). Answerable questions repeat words the books use in 6-22 entries, so the slack stays at 2.
+    hinge_slack: int = Field(2, ge=-1, le=50)  # -1: off
+    hinge_repeats: int = Field(3, ge=2, le=10)
+
+
 class Settings(BaseModel):
     """Everything gmprep reads from configuration."""
 
@@ -126,6 +139,7 @@ class Settings(BaseModel):
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     hover: HoverSettings = Field(default_factory=HoverSettings)
+    answerability: AnswerabilitySettings = Field(default_factory=AnswerabilitySettings)
 
     def merged(self, overrides: dict | None) -> Settings:
         """A copy with ``overrides`` (possibly nested, camelCase or snake_case keys) applied."""

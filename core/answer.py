@@ -97,7 +97,8 @@ class AnswerContext:
         if self._answerability is None:
             from gmprep.core.agents.answerability import AnswerabilityJudge
 
-            self._answerability = AnswerabilityJudge(self.searcher.store, self.judge, books=self.settings.books)
+            self._answerability = AnswerabilityJudge(self.searcher.store, self.judge, books=self.settings.books,
+                                                     settings=self.settings.answerability)
         return self._answerability
 
     def search_sources(self) -> list[KnowledgeSource]:
@@ -110,7 +111,7 @@ _CONTEXTS: dict[tuple[int, str], AnswerContext] = {}
 
 def context_for(searcher: Searcher, settings: Settings) -> AnswerContext:
     """One context per (searcher, settings): the glossary scan and judge are reused across questions."""
-    key = (id(searcher), settings.model_dump_json(include={"books", "device"}))
+    key = (id(searcher), settings.model_dump_json(include={"books", "device", "answerability"}))
     ctx = _CONTEXTS.get(key)
     if ctx is None or ctx.searcher is not searcher:
         ctx = AnswerContext(searcher, settings)

@@ -39,10 +39,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from gmprep.common.settings import AnswerabilitySettings
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents import otherbooks
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
-from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, other_book_terms
+from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, hinge_terms, other_book_terms
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
@@ -86,13 +87,16 @@ class Assessment(BaseModel):
     foreign: str = ""
     foreign_book: str = ""  # the book that lists ``foreign`` by name, when one does (otherbooks.other_book_terms)
     foreign_kind: str = ""  # what that book lists it as: "feat", "class feature", ...
+    # ``foreign`` is the term the question turns on that the held books use only in passing: in this many entries
+    # (otherbooks.hinge_terms); None when ``foreign`` is not such a term
+    foreign_uses: int | None = None
     held_books: list[str] = Field(default_factory=list)  # the books the store holds, for the decline text
     features: dict[str, float] = Field(default_factory=dict)
 
     def trace_output(self) -> dict:
         """What the answerability step shows in an answer's trace (both answerers)."""
         return self.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign",
-                                        "foreign_book", "foreign_kind"})
+                                        "foreign_book", "foreign_kind", "foreign_uses"})
 
 
 class AnswerabilityModel(BaseModel):
@@ -354,12 +358,13 @@ class AnswerabilityJudge:
     """Decides answer / not_in_books / not_in_corpus for a question and its retrieved passages."""
 
     def __init__(self, store, judge: RelevanceJudge, model: AnswerabilityModel | None = None,
-                 books: Sequence[str] = ()):
+                 books: Sequence[str] = (), settings: AnswerabilitySettings | None = None):
         self.store = store
         self.judge = judge
         self.index = CorpusIndex(store)
         self.model = model or load_model()
         self.books = list(books)  # the workspace's ``books`` setting (empty: every book)
+        self.settings = settings or AnswerabilitySettings()
         # the books' rules outline and which sections the store holds (decided once, on first use)
         self.coverage = OutlineCoverage(store, judge.embedder)
         self.use = BookUse(store.db)  # which words the books use, for another book's terms
@@ -394,6 +399,16 @@ class AnswerabilityJudge:
             if other:
                 outcome, foreign = "not_in_corpus", other[0].shown
                 foreign_book, foreign_kind = other[0].book, other[0].category.lower()
+        foreign_uses = None
+        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+                and self.settings.hinge_slack >= 0:
+            # the question repeats a word other books name their rules with, and the held books use it hardly
+            # more often than the question does ("kingdom" three times; Downtime and Wish say it in passing): that
+            # book's rule. A question judged off-topic stays so, as for the word rule below
+            hinge = hinge_terms(question, self.use, held_books(self.use.db), self.settings.hinge_slack,
+                                self.settings.hinge_repeats)
+            if hinge:
+                outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
             # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
@@ -404,6 +419,7 @@ class AnswerabilityJudge:
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
                           foreign=foreign, foreign_book=foreign_book, foreign_kind=foreign_kind,
+                          foreign_uses=foreign_uses,
                           held_books=held_books(self.use.db) if foreign else [],
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
@@ -462,10 +478,15 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
     return _with_mentions(text, mentions)
 
 
-def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = "") -> str:
+def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = "", uses: int | None = None) -> str:
     """The not_in_corpus sentence for another book's term: name it, the book that lists it when known, and the
     books gmprep holds."""
     held = ", ".join(books) or "the core rulebooks"
+    if uses is not None:
+        said = "never use it" if uses == 0 else (
+            f"use it only in passing ({uses} {'entry' if uses == 1 else 'entries'}, none of them for its rules)")
+        return (f"This question turns on “{term}”: the books gmprep holds ({held}) {said}, while books gmprep does "
+                "not have name their rules with it. Add your book's PDF with `gmprep books add` to get its rules.")
     if book:
         what = f"“{term}” ({kind})" if kind else f"“{term}”"
         return (f"{what} is from {book}, which is not among the books gmprep holds ({held}), so the passages it "
@@ -483,7 +504,8 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
                 f"workspace (the `books` setting: {', '.join(verdict.selected_books)}). The books you selected "
                 "do not answer this; add that book to `books` to get its rules.")
     if verdict.outcome == "not_in_corpus" and verdict.foreign:
-        return foreign_text(verdict.foreign, verdict.held_books, verdict.foreign_book, verdict.foreign_kind)
+        return foreign_text(verdict.foreign, verdict.held_books, verdict.foreign_book, verdict.foreign_kind,
+                            verdict.foreign_uses)
     if verdict.outcome == "not_in_corpus" and verdict.section is not None:
         return section_text(verdict.section, mentions)
     if verdict.outcome == "not_in_corpus":

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import snowballstemmer
+
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS
 
 # Off by default since its one held-out run (docs/answerability.md, "Held-out, run once"): on the 147
@@ -208,6 +210,16 @@ def _titled(words: list[str], sentence_start: bool) -> bool:
     return len(big) >= 2 or not sentence_start
 
 
+def _in_held_name(toks: list[re.Match], i: int, n: int, use: BookUse) -> bool:
+    """Tokens ``i .. i+n-1`` overlap a run of two or more words (up to ``MAX_NAME_WORDS``) that a held entry is
+    named for."""
+    for m in range(2, MAX_NAME_WORDS + 1):
+        for j in range(max(0, i - m + 1), min(i + n, len(toks) - m + 1)):
+            if use.is_name(_norm(" ".join(t.group(0) for t in toks[j:j + m]))):
+                return True
+    return False
+
+
 def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[OtherBookTerm]:
     """Entries of books other than ``held`` that the question names (longest first, left to right)."""
     cat = _catalogue()
@@ -222,8 +234,10 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             if any(used[i:i + n]):
                 continue
             words = [t.group(0) for t in toks[i:i + n]]
-            key = _norm(" ".join(words))
-            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") else None)  # or its plural
+            # "Titan's Breaker's immanence": the name, possessive
+            key = re.sub(r"'s?$", "", _norm(" ".join(words)))
+            # or its plural, or the plural the book lists ("vessel spell" for Vessel Spells)
+            found = cat.get(key) or (cat.get(key[:-1]) if key.endswith("s") else None) or cat.get(f"{key}s")
             if not found:
                 continue
             books = [(name, book, category) for name, book, category in found if book not in held_set]
@@ -233,14 +247,82 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
                 continue
             before = question[: toks[i].start()].rstrip()
             start = not before or before[-1] in ".!?:\"(\n"
-            if not _titled(words, start) and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
-                continue
+            # a name in lower case counts when English rarely uses it, or when it is several words none of them
+            # small ("shield augmentation", "air repeater"): the held books never write the phrase (below)
+            spelled = n >= 2 and not any(w.lower() in _SMALL or w.lower() in _STOP for w in words)
+            if not _titled(words, start):
+                if spelled and _in_held_name(toks, i, n, use):
+                    continue  # "the Shed Spirit spell": part of a held entry's name, not "Spirit Spell"
+                if not spelled and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
+                    continue
             if use.is_name(key) or use.uses(key) > 0:
                 continue  # the held books name or write it: it is theirs as well
             name, book, category = books[0]
             used[i:i + n] = [True] * n
             if any(t.name == name for t in out):
                 continue  # named again
-            out.append(OtherBookTerm(shown=question[toks[i].start():toks[i + n - 1].end()], name=name,
+            shown = re.sub(r"['\u2019]s?$", "", question[toks[i].start():toks[i + n - 1].end()])
+            out.append(OtherBookTerm(shown=shown, name=name,
                                      book=book, category=_singular(category)))
     return out
+
+
+# ----- the term the question turns on -----------------------------------------------------------------------------
+# A question about another book's rule repeats that book's word for it ("kingdom" three times, "boons" four, "Envoys"
+# three). When the held books use that word in hardly more entries than the question repeats it, and books
+# gmprep does not hold name their entries with it, the question turns on a rule of those books: the held books only
+# say the word in passing ("kingdom" in Downtime and Wish). Thresholds: ``AnswerabilitySettings`` (common/settings.py).
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def _stems(words: Sequence[str]) -> str:
+    return " ".join(_STEMMER.stemWord(w) for w in words)
+
+
+@lru_cache(maxsize=4)
+def _other_vocabulary(held: frozenset[str]) -> frozenset[str]:
+    """Stemmed words and word pairs of the names only books other than ``held`` (and the superseded ones) list."""
+    out: set[str] = set()
+    for key, rows in _catalogue().items():
+        if all(book in held for _, book, _ in rows):
+            continue
+        ws = [re.sub(r"'s?$", "", w) for w in key.split()]
+        out.update(_stems(ws[i:i + n]) for n in (1, 2) for i in range(len(ws) - n + 1))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class HingeTerm:
+    """A word (or two) the question repeats that the held books use only in passing."""
+
+    shown: str  # as the question first writes it
+    repeats: int  # times the question uses it (same stem)
+    uses: int  # entries of the held books that use it (trait definitions and tags aside)
+
+
+def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, min_repeats: int) -> list[HingeTerm]:
+    """The terms the question repeats (at least ``min_repeats`` times, one or two content words) that no held entry
+    is named for, that at most ``repeats + slack`` held entries use, and that other books' entry names use; rarest
+    first."""
+    vocab = _other_vocabulary(frozenset({b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED))
+    if not vocab:
+        return []
+    written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in _TOKEN.finditer(question)]
+    words = [w.lower() for w in written]
+    content = [len(w) >= MIN_LEN and w.isalpha() and w not in _STOP for w in words]
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for n in (1, 2):
+        for i in range(len(words) - n + 1):
+            if all(content[i:i + n]):
+                key = _stems(words[i:i + n])
+                counts[key] = counts.get(key, 0) + 1
+                shown.setdefault(key, " ".join(written[i:i + n]))
+    out = []
+    for key, repeats in counts.items():
+        if repeats < min_repeats or key not in vocab or use.is_name(shown[key].lower()):
+            continue
+        uses = use.uses(shown[key].lower())
+        if uses <= repeats + slack:
+            out.append(HingeTerm(shown[key], repeats, uses))
+    return sorted(out, key=lambda t: (t.uses, -t.repeats))

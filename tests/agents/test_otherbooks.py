@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gmprep.common.settings import LLMSettings, Settings
-from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, other_book_terms
+from gmprep.common.settings import AnswerabilitySettings, LLMSettings, Settings
+from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, hinge_terms, other_book_terms
 from gmprep.core.answer import answer_question
 
 pytestmark = pytest.mark.slow
@@ -113,3 +113,51 @@ async def test_a_class_of_another_pf2e_book_is_not_in_corpus(searcher, extractiv
 async def test_another_games_rule_stays_not_in_books(searcher, extractive):
     ans = await answer_question("Can I Stride as a bonus action?", history=[], searcher=searcher, settings=extractive)
     assert ans.outcome == "not_in_books", ans.text
+
+
+def test_other_books_names_possessive_singular_or_in_plain_words(use):
+    held = held_books(use.db)
+    # the name written possessive
+    [t] = other_book_terms("Does Titan's Breaker's extra damage count per die?", use, held)
+    assert (t.shown, t.name, t.book) == ("Titan's Breaker", "Titan's Breaker", "War of Immortals")
+    # the singular of the plural the book lists
+    [t] = other_book_terms("Can I Sustain a vessel spell on another creature's turn?", use, held)
+    assert (t.shown, t.name) == ("vessel spell", "Vessel Spells")
+    # in lower case, several plain words the held books never write
+    [t] = other_book_terms("Can a shield augmentation give my buckler the forceful trait?", use, held)
+    assert (t.shown, t.book) == ("shield augmentation", "Grand Bazaar")
+    # ... but not words the held books write together, nor a phrase with small words in it
+    assert other_book_terms("Does the fire damage of my shield spikes double on a crit?", use, held) == []
+    # nor part of a held entry's name ("Spirit Spell" is an adventure's entry; Shed Spirit is held)
+    assert other_book_terms("What is the frequency of the Shed Spirit spell?", use, held) == []
+
+
+def test_a_term_the_question_turns_on_and_the_books_say_in_passing(use):
+    held = held_books(use.db)
+    q = "Our kingdom has a Loyalty problem. Which kingdom skill fixes it, and who rolls for the kingdom?"
+    [t] = hinge_terms(q, use, held, slack=2, min_repeats=2)
+    assert (t.shown, t.repeats) == ("kingdom", 3) and 0 < t.uses <= 5  # Downtime, Wish ... say it in passing
+    assert hinge_terms(q, use, held, slack=1, min_repeats=2) == []  # five entries: more than three plus one
+    assert hinge_terms(q, use, held, slack=2, min_repeats=4) == []
+    # said once, it is not what the question turns on
+    assert hinge_terms("Which skill fixes Loyalty in my kingdom?", use, held, slack=2, min_repeats=2) == []
+    # repeated, but the books use it more (creatures, their abilities), or name an entry with it, or no other
+    # book names its entries with it (the asker's own word)
+    for q in ("Do two zombies next to me both hit me with their auras, or do the zombies share one?",
+              "Can I Shield Block with a shield that is already broken, and does the shield take the damage?",
+              "I get a discount per extra day of Crafting. Does the discount grow when I level up?"):
+        assert hinge_terms(q, use, held, slack=2, min_repeats=2) == [], q
+
+
+async def test_a_term_the_books_say_in_passing_is_not_in_corpus(searcher, extractive):
+    q = "Our kingdom has a Loyalty problem. Which kingdom skill fixes it, and who rolls for the kingdom?"
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert verdict["foreign"] == "kingdom" and verdict["foreign_uses"] == 5
+    assert ans.text.startswith("This question turns on “kingdom”: the books gmprep holds (")
+    assert "use it only in passing (5 entries, none of them for its rules)" in ans.text and "`gmprep books add`" in ans.text
+    # the setting turns it off: the same question is no longer declined for the term
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_slack=-1)})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign_uses") is None
