@@ -327,7 +327,7 @@ class Searcher:
             chosen += [c for c in _window(plain, s.rerank_top, s.prose_top) if c not in chosen]
             chosen = [c for c in chosen if c.named != "exact"]  # a name that is the whole query is decided
             chosen += [c for c in pool.values() if c.named in ("hint", "verb") and c not in chosen]
-            probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
+            probs = reranker.score_nodes(rewritten, [c.node for c in chosen], s.rerank_query_tokens)
             for c, logit in zip(chosen, probs, strict=True):
                 c.rerank = _sigmoid(logit)
         hint_share = _hint_share(qa.text, s.hint_words)
@@ -537,7 +537,7 @@ class Searcher:
         leads = leads[:LINK_SLOT_PAIRS]
         todo = [nid for nid in leads if nid not in pool or pool[nid].rerank is None]
         if todo:
-            logits = reranker.score_nodes(query, [nodes[nid] for nid in todo])
+            logits = reranker.score_nodes(query, [nodes[nid] for nid in todo], self.settings.rerank_query_tokens)
             for nid, logit in zip(todo, logits, strict=True):
                 c = pool.get(nid) or pool.setdefault(nid, Candidate(node=nodes[nid], via="link slot"))
                 c.rerank = _sigmoid(logit)
