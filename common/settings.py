@@ -50,6 +50,11 @@ class SearchSettings(BaseModel):
     # type, traits and first lines, which is what tells relevance apart: 80 scored as well as 128
     # on dev (R@5 0.91 vs 0.89) at 60% of the CPU time.
     rerank_max_length: int = Field(80, ge=32, le=512)
+    # A question longer than this many tokens is read by the cross-encoder as what it asks: its question
+    # sentences and the sentence before them (kg.query.condense), so a forum post does not fill the window and
+    # leave the passage unread; the first stage reads the whole question. 28: tuning sets with hint_words,
+    # R@1 0.622 -> 0.627, R@5 0.896 -> 0.902 (docs/retrieval.md "Long questions"). 0: the whole question.
+    rerank_query_tokens: int = Field(28, ge=0, le=512)
     # The books' rules-prose sections (kg.models.Node.is_prose) have places of their own in the rerank
     # window, beside the rerank_top entries: in one window, long prose sections sharing the question's words
     # took the places of the entries the question names (docs/retrieval.md, "Rules prose").
@@ -58,6 +63,10 @@ class SearchSettings(BaseModel):
     # first fused candidate, 0.5 for the fifth): the first-stage order keeps a say where the cross-encoder
     # is unsure. 0.6 since reranker r7 (trained on written situation questions): tuning sets, docs/retrieval.md.
     rerank_prior: float = Field(0.6, ge=0.0, le=5.0)
+    # An entry named inside the question (a hint, or an action used as a verb) earns a bonus (kg.search NAME_BONUS);
+    # past this many words the bonus shrinks to hint_words / words: a long question names the story around what it
+    # asks (tuning sets: R@1 0.601 -> 0.622 at equal R@5, docs/retrieval.md "Long questions"). 0: always the full bonus.
+    hint_words: int = Field(15, ge=0, le=1000)
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
     expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)

@@ -8,6 +8,8 @@
   vectors and the reranker all read the current term.
 - **Action verbs**: one-word actions used as inflected verbs ("Trips", "Feints", "Demoralizing",
   "stepping") are ``verb`` hints; the name index matches names only in their base forms.
+- **What a long question asks** (``condense``): the question sentences of a forum post within a token budget,
+  for the cross-encoder, whose short window a whole post would fill (the first stage reads the whole post).
 - **Asked-for type and rank**: "Which condition ...", "Is there a spell ...", "a 3rd-rank spell" say
   what kind of entry answers; matching entries get a small boost.
 """
@@ -15,7 +17,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
@@ -131,3 +133,26 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
         for a, b in sorted(characters, reverse=True):
             situation = situation[:a] + "someone" + situation[b:]
     return QueryAnalysis(text=rewritten, named=named, types=types, rank=rank, situation=situation)
+
+
+_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=\S)|\n+")
+
+
+def condense(query: str, budget: int, count: Callable[[str], int]) -> str:
+    """What a long question asks, in at most ``budget`` tokens as ``count`` counts them: its sentences ending
+    in "?" (the last sentence when none does), then the sentences just before the first of them (what "that"
+    refers to), then the rest, each whole sentence while it fits, in the question's order. A question within
+    the budget is returned as it is; a single asking sentence over it is kept whole (the window cuts it)."""
+    if budget <= 0 or count(query) <= budget:
+        return query
+    sents = [s.strip() for s in _SENTENCE.split(query.strip()) if s.strip()]
+    asks = [i for i, s in enumerate(sents) if s.endswith("?")] or [len(sents) - 1]
+    order = asks + list(range(asks[0] - 1, -1, -1)) + [i for i in range(asks[0] + 1, len(sents)) if i not in asks]
+    kept: list[int] = []
+    used = 0
+    for i in order:
+        n = count(sents[i])
+        if used + n <= budget or not kept:
+            kept.append(i)
+            used += n
+    return " ".join(sents[i] for i in sorted(kept))

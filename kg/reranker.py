@@ -28,6 +28,7 @@ from gmprep.common.text import clean_markdown, pick_paragraphs
 from gmprep.kg import threads
 from gmprep.kg.embedder import MODEL_LOAD_LOCK, pick_device, prepare_hf
 from gmprep.kg.models import Node
+from gmprep.kg.query import condense
 from gmprep.kg.render import plain_stat_line
 
 log = logging.getLogger(__name__)
@@ -140,11 +141,15 @@ class Reranker:
         return cls(model, tokenizer, max_length or int(meta.get("max_length", DEFAULT_MAX_LENGTH)), path, meta,
                    "cpu" if quantize else device)
 
-    def score(self, query: str, passages: Sequence[str], batch_size: int = 32) -> list[float]:
-        """Relevance logits of ``passages`` for ``query``, in input order."""
+    def score(self, query: str, passages: Sequence[str], batch_size: int = 32, query_tokens: int = 0) -> list[float]:
+        """Relevance logits of ``passages`` for ``query``, in input order. With ``query_tokens`` a longer
+        question is read as what it asks (``kg.query.condense``), so the passage keeps its share of the window."""
         if not passages:
             return []
         import torch
+
+        if query_tokens:
+            query = condense(query, query_tokens, self.count_tokens)
 
         # Cut only the passage, so the whole question is read; a question too long for the window
         # (a pasted paragraph) is cut too rather than failing.
@@ -175,9 +180,14 @@ class Reranker:
                 out.extend(run(encode(passages[start : start + batch_size])))
         return out
 
-    def score_nodes(self, query: str, nodes: Sequence[Node]) -> list[float]:
-        """Scores of graph nodes, each read through ``rerank_passage``."""
-        return self.score(query, [rerank_passage(n, query) for n in nodes])
+    def count_tokens(self, text: str) -> int:
+        """How many of the window's tokens ``text`` takes."""
+        return len(self.tokenizer.tokenize(text))
+
+    def score_nodes(self, query: str, nodes: Sequence[Node], query_tokens: int = 0) -> list[float]:
+        """Scores of graph nodes, each read through ``rerank_passage`` (its paragraphs picked by the whole
+        question's words); ``query_tokens`` as in ``score``."""
+        return self.score(query, [rerank_passage(n, query) for n in nodes], query_tokens=query_tokens)
 
 
 def quantize_on(device: str) -> bool:

@@ -64,6 +64,7 @@ LEAD_WEIGHTS = {
 }
 # What the query's own words add: a name that is the whole query wins outright.
 NAME_BONUS = {"exact": 2.0, "hint": 0.5, "verb": 0.3, "character": 0.0}
+HINTS = frozenset({"hint", "verb"})  # the bonuses ``search.hint_words`` scales down in a long question
 CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a question about a PC asks for
 INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
 FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
@@ -326,11 +327,12 @@ class Searcher:
             chosen += [c for c in _window(plain, s.rerank_top, s.prose_top) if c not in chosen]
             chosen = [c for c in chosen if c.named != "exact"]  # a name that is the whole query is decided
             chosen += [c for c in pool.values() if c.named in ("hint", "verb") and c not in chosen]
-            probs = reranker.score_nodes(rewritten, [c.node for c in chosen])
+            probs = reranker.score_nodes(rewritten, [c.node for c in chosen], s.rerank_query_tokens)
             for c, logit in zip(chosen, probs, strict=True):
                 c.rerank = _sigmoid(logit)
+        hint_share = _hint_share(qa.text, s.hint_words)
         for c in pool.values():
-            c.score = self._base_score(c, qa, reranked=reranker is not None)
+            c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=hint_share)
         if s.expand_rounds > 0:
             self._expand(pool, rewritten, qvec, filters, k)
         ranked = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))
@@ -432,9 +434,9 @@ class Searcher:
             c.via = "name"
             c.sources.append("name")
 
-    def _base_score(self, c: Candidate, qa: QueryAnalysis, reranked: bool) -> float:
+    def _base_score(self, c: Candidate, qa: QueryAnalysis, reranked: bool, hint_share: float = 1.0) -> float:
         """Reranker probability (when reranked) plus a share of the fused rank score, plus what the query
-        says: a name, an action verb, the asked-for type and rank."""
+        says: a name (a hint's or verb's bonus times ``hint_share``), an action verb, the asked-for type and rank."""
         prior = c.prior
         if reranked and c.rerank is not None:
             score = c.rerank + self.settings.rerank_prior * prior
@@ -444,7 +446,7 @@ class Searcher:
             score = self.settings.rerank_prior * prior  # below the reranked ones, in fused order
         else:
             score = prior
-        score += NAME_BONUS.get(c.named or "", 0.0)
+        score += NAME_BONUS.get(c.named or "", 0.0) * (hint_share if c.named in HINTS else 1.0)
         if c.named == "character":
             score *= CHARACTER_FACTOR
         if c.node.type in qa.types:
@@ -535,7 +537,7 @@ class Searcher:
         leads = leads[:LINK_SLOT_PAIRS]
         todo = [nid for nid in leads if nid not in pool or pool[nid].rerank is None]
         if todo:
-            logits = reranker.score_nodes(query, [nodes[nid] for nid in todo])
+            logits = reranker.score_nodes(query, [nodes[nid] for nid in todo], self.settings.rerank_query_tokens)
             for nid, logit in zip(todo, logits, strict=True):
                 c = pool.get(nid) or pool.setdefault(nid, Candidate(node=nodes[nid], via="link slot"))
                 c.rerank = _sigmoid(logit)
@@ -649,6 +651,16 @@ def _diversify(ranked: list[Candidate]) -> list[Candidate]:
             c.score *= FAMILY_DECAY**n
         seen[fam] = n + 1
     return sorted(ranked, key=lambda c: (-c.score, c.node.node_id))
+
+
+def _hint_share(text: str, hint_words: int) -> float:
+    """The share of a name hint's bonus a question of ``text`` keeps: all of it up to ``hint_words`` words,
+    then ``hint_words`` / its words. In a short question a name is the topic ("Does Trip work on a flying
+    creature?"); a long one names the spells, feats and actions of the story around what it asks (a
+    forum post's Reactive Strike and Spellstrike, when it asks what disrupts an action)."""
+    if hint_words <= 0:
+        return 1.0
+    return min(1.0, hint_words / max(1, len(text.split())))
 
 
 def _relevance(sim: float) -> float:
