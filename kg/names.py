@@ -383,10 +383,18 @@ class NameIndex:
             sing = _singular(key[-1])
             if sing:
                 plurals.add(" ".join([*key[:-1], sing]))
+        if node.type == "equipment" and not m and "of" in key[1:-1]:
+            # the head noun before "of" takes the plural: "potions of shared memories", "bags of holding"
+            k = key.index("of", 1)
+            plurals |= {" ".join([*key[:k - 1], p, *key[k:]]) for p in _plural(key[k - 1])}
         for form in sorted(forms):
             self._add(form, nid, variant=2, form="alias")
         for form in sorted(plurals - forms):
             self._add(form, nid, variant=2, form="plural")
+        if node.type == "equipment" and len(key) >= 3 and key[-1] == "armor" and not m and key[:-1] not in self._keys:
+            # armor written without its head noun: "studded leather" (two words at least: "leather"
+            # alone is the material)
+            self._add(" ".join(key[:-1]), nid, variant=4, form="compound")
 
     def _add_families(self, nodes: list[Node]) -> None:
         """Map a graded item's bare family name ("healing potion") to its lowest grade, when no

@@ -189,6 +189,10 @@ def _candidates(index, text):
         # the regular plural where the lexicon has none ("ooze" is a mass noun there), and "-ys"
         ("+120 xp from Oozes", "Oozes", "pf2e:trait:ooze"),
         ("At least 3 banana Leshys for the ritual", "Leshys", "pf2e:ancestry:leshy"),
+        # the head noun before "of" in the plural, across a soft line break; armor without "armor"
+        ("A pile of Potions\nof Shared Memories", "Potions\nof Shared Memories",
+         "pf2e:equipment:potion-of-shared-memories"),
+        ("- 4 suits of studded leather", "studded leather", "pf2e:equipment:studded-leather-armor"),
     ],
 )
 def test_note_forms_are_candidates(index, text, span, node_id):
