@@ -24,6 +24,7 @@ from gmprep.kg.mention_scorer_train import (
     _fbeta,
     _note_groups,
     collect_examples,
+    judged_row,
     labelled_notes,
 )
 
@@ -128,7 +129,7 @@ def tune_spans(labels: Path, notes_dir: Path, nodes: list) -> list[dict]:
     out = []
     for doc, text, rows in labelled_notes(labels, notes_dir):
         for m in scanner.scan(text).mentions:
-            hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
+            hit = judged_row(rows, m.start, m.end, m.node_id)
             if hit is None:
                 continue
             node = by_id.get(m.node_id)

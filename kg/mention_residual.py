@@ -31,6 +31,7 @@ from gmprep.kg.mention_scorer_train import (
     _held_report,
     calibrate,
     fit_note_stage,
+    judged_row,
     labelled_notes,
 )
 from gmprep.kg.names import NameIndex
@@ -94,7 +95,7 @@ def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, gro
         scanner = NoteScanner(names, scorer=rec)  # a fresh chunk cache: every candidate is scored here
         for sc in scanner.candidates(text):
             f = recorded[round(sc.mention.confidence * 1e4) - 1]
-            hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
+            hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             label = None if hit is None else int(hit["label"] == "rule" and sc.mention.node_id in (hit.get("ids") or []))
             z = base._intercept + sum(base._coef.get(k, 0.0) * v for k, v in f.items() if v)
             out.append(NoteCandidate(doc, groups.get(doc, doc.split("-")[0]), (doc, *sc.section), sc.start, sc.end,

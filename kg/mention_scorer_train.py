@@ -445,6 +445,16 @@ def _note_groups(labels: Path) -> dict[str, str]:
 
 
 
+def judged_row(rows: list[dict], start: int, end: int, node_id: str) -> dict | None:
+    """The label row that judges a candidate: one that overlaps it and names its entry as the rule (as
+    ``gmprep eval hover --real`` counts a hit), else the first that overlaps it, else None (not judged).
+    A candidate longer than the word first judged ("zombie rot" over the noise "zombie") is judged by
+    the rule span it covers."""
+    over = [r for r in rows if r["start"] < end and start < r["end"]]
+    right = next((r for r in over if r["label"] == "rule" and node_id in (r.get("ids") or [])), None)
+    return right or (over[0] if over else None)
+
+
 def labelled_notes(labels: Path, notes_dir: Path) -> list[tuple[str, str, list[dict]]]:
     """``(doc, note text, label rows)`` per labelled note, by doc name; a missing note or a label whose text
     drifted from the note is a one-line error."""
@@ -498,7 +508,7 @@ def real_note_examples(labels: Path, notes_dir: Path, nodes: list, tables: dict)
         scanner.threshold = 0.0
         for m in scanner.scan(text).mentions:
             f = recorded[round(m.confidence * 1e4) - 1]
-            hit = next((r for r in rows if r["start"] < m.end and m.start < r["end"]), None)
+            hit = judged_row(rows, m.start, m.end, m.node_id)
             if hit is None:
                 continue
             out.feats.append(f)
@@ -774,7 +784,7 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
         confs = staged(stage, cands) if stage is not None else [sc.mention.confidence for sc in cands]
         for sc, score in zip(cands, confs, strict=True):
             m = sc.mention
-            hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
+            hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
@@ -815,7 +825,7 @@ def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer, evidence: tu
                            [logit(sc.mention.confidence) for sc in cands])
         for sc, mean, e in zip(cands, section_means(cands), ev, strict=True):
             m = sc.mention
-            hit = next((r for r in rows if r["start"] < sc.end and sc.start < r["end"]), None)
+            hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])

@@ -117,7 +117,7 @@ _SKIP = re.compile(
     re.S,
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
-NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note", "acronym", "valued"})
+NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note", "acronym", "valued", "ability"})
 # Forms that mean an entry only with their sign in the text: never looked up alone.
 _SIGNED_FORMS = frozenset({"acronym", "valued"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
@@ -142,6 +142,9 @@ _ACRONYM_MIN_CITED = 5  # entries of the corpus naming it, for its initials to b
 # Quality nouns (English morphology): a rules section so named is a statistic when a number follows.
 _QUALITY_SUFFIXES = ("ness", "ance", "ence", "ity")
 _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
+# A creature's ability: a bold name opening a line of its stat block ("**Zombie Rot** An infected ..."),
+# not a statistic's label followed by its value ("**Perception** +3").
+_ABILITY = re.compile(r"(?m)^\*\*([A-Z][A-Za-z' -]{2,40}?)\*\*(?![ \t]*[+\d(])")
 # Lowercase words inside a longer proper name (English grammar, not a list of names).
 _CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
 _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
@@ -227,8 +230,15 @@ def _plural(word: str) -> set[str]:
         return set()
     from lemminflect import getAllInflections, getAllInflectionsOOV
 
-    forms = getAllInflections(word, upos="NOUN").get("NNS") or getAllInflectionsOOV(word, upos="NOUN").get("NNS")
-    return {f for f in forms or () if f != word}
+    known = set(getAllInflections(word, upos="NOUN").get("NNS") or ()) - {word}
+    if known:
+        return known
+    # a word the lexicon lacks or counts as a mass noun ("ooze") takes the regular plural ("oozes");
+    # a name in -y after a consonant is also written with a plain "s" ("leshys" beside "leshies")
+    forms = set(getAllInflectionsOOV(word, upos="NOUN").get("NNS") or ()) - {word}
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        forms.add(word + "s")
+    return forms
 
 
 @cache
@@ -318,6 +328,7 @@ class NameIndex:
         idx._add_note_forms(entries)
         idx._add_statistics([n for n in nodes_list if n.kind == "entry" and n.is_prose])
         idx._add_acronyms(entries, prose_words)
+        idx._add_abilities(entries)
         for cands in idx._keys.values():
             cands.sort(key=lambda c: c.rank)
         idx._vocab = set()  # only needed while building
@@ -372,10 +383,18 @@ class NameIndex:
             sing = _singular(key[-1])
             if sing:
                 plurals.add(" ".join([*key[:-1], sing]))
+        if node.type == "equipment" and not m and "of" in key[1:-1]:
+            # the head noun before "of" takes the plural: "potions of shared memories", "bags of holding"
+            k = key.index("of", 1)
+            plurals |= {" ".join([*key[:k - 1], p, *key[k:]]) for p in _plural(key[k - 1])}
         for form in sorted(forms):
             self._add(form, nid, variant=2, form="alias")
         for form in sorted(plurals - forms):
             self._add(form, nid, variant=2, form="plural")
+        if node.type == "equipment" and len(key) >= 3 and key[-1] == "armor" and not m and key[:-1] not in self._keys:
+            # armor written without its head noun: "studded leather" (two words at least: "leather"
+            # alone is the material)
+            self._add(" ".join(key[:-1]), nid, variant=4, form="compound")
 
     def _add_families(self, nodes: list[Node]) -> None:
         """Map a graded item's bare family name ("healing potion") to its lowest grade, when no
@@ -532,6 +551,28 @@ class NameIndex:
             nid = next(iter(ids))
             if nid in wanted and cited[nid] >= _ACRONYM_MIN_CITED:
                 self._add(initials, nid, variant=5, form="acronym")
+
+    def _add_abilities(self, nodes: list[Node]) -> None:
+        """A creature's ability named for the creature ("zombie rot", "goblin pox", "giant viper venom")
+        names that creature: GMs write the ability for the monster that has it. Only an ability of two
+        words or more that shares a word with the name of every creature that has it (so "Sneak Attack",
+        held by creatures of every name, stays out), and that is no entry's name already; when several
+        creatures have it, the first by the index's order answers and the hover lists the others."""
+        holders: dict[tuple[str, ...], list[str]] = {}
+        for node in nodes:
+            if node.type != "creature" or not node.text:
+                continue
+            own = set(name_key(node.name))
+            for m in _ABILITY.finditer(node.text):
+                key = name_key(m.group(1))
+                if len(key) >= 2 and own & set(key) and key not in self._keys:
+                    holders.setdefault(key, []).append(node.node_id)
+                elif len(key) >= 2 and key not in self._keys:
+                    holders.setdefault(key, []).append("")  # held by a creature not so named
+        for key, ids in holders.items():
+            if all(ids):
+                for nid in dict.fromkeys(ids):
+                    self._add(key, nid, variant=4, form="ability")
 
     # ---- lookup ---------------------------------------------------------------------------
     def _named(self, name: str) -> list[_Candidate]:

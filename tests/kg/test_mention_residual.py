@@ -108,3 +108,15 @@ def test_leave_one_gm_out_scores_each_gm_with_models_that_never_saw_it(labelled,
     assert len(spans) == len(judged)
     for r in report.values():
         assert 0.0 <= r["shown"]["precision"] <= 1.0 and r["thresholds"]["normal"] >= 0.0
+
+
+def test_a_candidate_is_judged_by_the_rule_span_that_names_its_entry():
+    # "zombie rot" (the Plague Zombie's ability) starts where the noise "zombie" (the trait) does: the
+    # rule span naming its entry judges it, as `gmprep eval hover --real` counts a hit
+    from gmprep.kg.mention_scorer_train import judged_row
+
+    rows = [{"start": 10, "end": 16, "label": "noise"},
+            {"start": 10, "end": 20, "label": "rule", "ids": ["pf2e:creature:plague-zombie"]}]
+    assert judged_row(rows, 10, 20, "pf2e:creature:plague-zombie")["label"] == "rule"
+    assert judged_row(rows, 10, 16, "pf2e:trait:zombie")["label"] == "noise"  # the first overlapping row
+    assert judged_row(rows, 30, 36, "pf2e:trait:zombie") is None

@@ -183,6 +183,16 @@ def _candidates(index, text):
         # a skill after a number is a roll or a DC, lowercase or not
         ("(DC 16 diplomacy or DC 18 intimidation)", "diplomacy", "pf2e:skill:diplomacy"),
         ("Jack rolled 38 perception", "perception", "pf2e:skill:perception"),
+        # a creature's ability named for it names the creature (its stat block: "**Zombie Rot** ...")
+        ("needs fortitude checks for their zombie rot.", "zombie rot", "pf2e:creature:plague-zombie"),
+        ("The Zombie Rot we have", "Zombie Rot", "pf2e:creature:plague-zombie"),
+        # the regular plural where the lexicon has none ("ooze" is a mass noun there), and "-ys"
+        ("+120 xp from Oozes", "Oozes", "pf2e:trait:ooze"),
+        ("At least 3 banana Leshys for the ritual", "Leshys", "pf2e:ancestry:leshy"),
+        # the head noun before "of" in the plural, across a soft line break; armor without "armor"
+        ("A pile of Potions\nof Shared Memories", "Potions\nof Shared Memories",
+         "pf2e:equipment:potion-of-shared-memories"),
+        ("- 4 suits of studded leather", "studded leather", "pf2e:equipment:studded-leather-armor"),
     ],
 )
 def test_note_forms_are_candidates(index, text, span, node_id):
@@ -216,6 +226,12 @@ def test_new_note_forms_stay_out_of_search(index):
     # nor looked up alone: initials and a statistic's word need their sign in a text
     assert index.lookup("LoH") is None and index.candidates("RK") == []
     assert index.lookup("resist") is None
+    assert all(m.form != "ability" for m in index.find_mentions("zombie rot"))
+
+
+def test_abilities_held_by_creatures_of_other_names_name_no_creature(index):
+    # "Sneak Attack" is in the stat blocks of creatures of every name (and a class feature)
+    assert all(nid.startswith("pf2e:class-feature:") for _, nid, _ in _candidates(index, "a sneak attack"))
 
 
 def test_an_index_of_some_entries_only_builds(entries):

@@ -55,6 +55,7 @@ FORMS_NOTE = """# Round 2
 - The ooze has resist 10 to acid and weakness 5 to fire.
 - Jack rolled 38 perception to spot it.
 - Loot: a +1 composite short bow, two short-bows and a suit of chainmail.
+- Ducim failed his save against zombie rot; 4 suits of studded leather and two Potions of Shared Memories.
 
 The guards were rats in a cage; his dad knows a lot of lore, and the rk typo stays.
 """
@@ -154,6 +155,10 @@ async def test_forms_that_are_no_name(client, workspace):
     assert await hover_id("short bow,") == "pf2e:equipment:composite-shortbow"
     assert await hover_id("short-bows") == "pf2e:equipment:shortbow"
     assert await hover_id("chainmail") == "pf2e:equipment:chain-mail"
+    # a creature's ability named for it, an armor without "armor", an item's plural head before "of"
+    assert await hover_id("zombie rot") == "pf2e:creature:plague-zombie"
+    assert await hover_id("studded leather") == "pf2e:equipment:studded-leather-armor"
+    assert await hover_id("Potions of") == "pf2e:equipment:potion-of-shared-memories"
     # no sign, no hover: function words are no half of a compound, initials need capitals, a
     # lowercase skill needs a roll, a DC or a skill word
     for needle in ("were rats", "rats in", "dad", "lore,", "rk typo"):
