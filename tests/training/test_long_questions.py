@@ -75,3 +75,11 @@ def test_no_mention_without_a_fair_neighbour():
     queries = [TrainQuery(query=QUESTION, positive=asked.node_id, generator="written")]
     out = long_written(queries, nodes, lambda q, k: [(asked.node_id, 1.0)], share=1.0, mention_share=1.0, seed=1)
     assert out[0].generator == "long" and out[0].mentioned == [] and QUESTION[1:] in out[0].query
+
+
+def test_a_share_out_of_range_is_one_clear_line(capsys):
+    from gmprep.cli import main
+
+    assert main(["reranker", "train", "--long-share", "1.5", "--rows-out", "unused.jsonl.gz"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--long-share must be between 0 and 1" in err
