@@ -19,6 +19,7 @@ from pydantic import Field
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown
 from gmprep.kg.models import Node
+from gmprep.training.long_questions import lengthen, pick_mention
 from gmprep.training.queries import TrainQuery, generate_queries, written_queries
 
 
@@ -70,7 +71,8 @@ def mine_negatives(
         for pair in zip(lexical, semantic, strict=False):
             cands.extend(pair)
         cands.extend(lexical[len(semantic):] + semantic[len(lexical):])
-        hard = [c for c in dict.fromkeys(cands) if _fair_negative(nodes.get(c), q, pos_base)]
+        # an entry the question names without asking about it is the hardest negative it has
+        hard = [c for c in dict.fromkeys([*q.mentioned, *cands]) if _fair_negative(nodes.get(c), q, pos_base)]
         picked = hard[: max(1, n_negatives - 1)]
         # sample the rest from deeper in the hard list or at random, so easy cases are seen too
         rest = hard[len(picked):]
@@ -85,18 +87,48 @@ def mine_negatives(
     return groups
 
 
+def long_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
+                 bm25: Callable[[str, int], list[tuple[str, float]]], share: float, mention_share: float,
+                 seed: int) -> list[TrainQuery]:
+    """``queries`` (written ones) with ``share`` of them, drawn by ``seed``, told long (``long_questions.lengthen``:
+    generator "long"); ``mention_share`` of those also name one of the short question's first BM25 neighbours
+    that would be a fair negative (not a prose section: their names are headings), kept as ``mentioned``."""
+    rng = random.Random(seed + 11)
+    picked = set(rng.sample(range(len(queries)), round(len(queries) * max(0.0, min(1.0, share)))))
+    out = []
+    for i, q in enumerate(queries):
+        if i not in picked:
+            out.append(q)
+            continue
+        pos = nodes[q.positive]
+        mentioned: list[str] = []
+        if rng.random() < mention_share:
+            fair = [nid for nid, _ in bm25(q.query, 12)
+                    if _fair_negative(nodes.get(nid), q, _base_name(pos.name)) and not nodes[nid].is_prose
+                    and len(nodes[nid].name) >= 4]
+            other = pick_mention(fair, rng)
+            mentioned = [other] if other else []
+        text = lengthen(q.query, rng, avoid_name=pos.name, mention=nodes[mentioned[0]].name if mentioned else None)
+        out.append(q.model_copy(update={"query": text, "generator": "long", "mentioned": mentioned}))
+    return out
+
+
 def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bool = True,
                       written: Sequence[tuple[str, str]] = (), written_share: float = 0.5,
+                      long_share: float = 0.0, mention_share: float = 0.5,
                       ) -> tuple[list[TrainGroup], dict[str, Node]]:
     """Generate queries from the store's corpus entries and mine their negatives with the store's
     BM25 and vectors (the vectors only when the store has them). ``written``: ``(node_id, question)``
     pairs written for entries (situations in a GM's words); up to ``written_share`` of the queries are
-    drawn from them, the rest generated, so the reranker keeps what the generated queries taught it."""
+    drawn from them, the rest generated, so the reranker keeps what the generated queries taught it.
+    ``long_share`` of the written ones are told long (``long_written``), the rest stay short."""
     nodes = {n.node_id: n for n in store.iter_nodes(kinds=("entry",), origin_prefix="corpus:")}
     if not nodes:
         raise GmprepError(f"the store in {store.root} holds no corpus entries: run `gmprep index build` first")
     n_queries = max(1, pairs // (1 + negatives))
     from_written = written_queries(written, nodes, round(n_queries * written_share), seed) if written else []
+    if long_share > 0:
+        from_written = long_written(from_written, nodes, store.bm25, long_share, mention_share, seed)
     queries = from_written + generate_queries(list(nodes.values()), n_queries - len(from_written), seed)
     dense = dense_miner(store)
 

@@ -61,6 +61,7 @@ class TrainQuery(BaseModel):
     generator: str
     masked_sentence: str | None = None  # the source sentence: entries containing it are not negatives
     also_relevant: list[str] = Field(default_factory=list)  # other entries that answer it (never negatives)
+    mentioned: list[str] = Field(default_factory=list)  # entries the query names but does not ask about: first negatives
 
 
 # ----- query generation ------------------------------------------------------------------------------

@@ -50,6 +50,8 @@ class TrainConfig(BaseModel):
     warmup: float = 0.1  # share of the steps with a rising learning rate
     layers: int | None = None  # keep only the first N transformer layers (faster inference); None: all
     written_share: float = 0.5  # with written questions (``--questions``): at most this share of the queries
+    long_share: float = 0.0  # share of the written questions told long (training.long_questions)
+    mention_share: float = 0.5  # share of the long ones that also name another entry (a hard negative)
 
 
 class TrainReport(BaseModel):
@@ -90,7 +92,8 @@ def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Pat
 
     ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection)."""
     groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress,
-                                      written=written, written_share=config.written_share)
+                                      written=written, written_share=config.written_share,
+                                      long_share=config.long_share, mention_share=config.mention_share)
     if pairs_file is not None:
         pairs_file.parent.mkdir(parents=True, exist_ok=True)
         with open(pairs_file, "w", encoding="utf-8") as fh:
@@ -107,7 +110,12 @@ def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Pat
     header = {
         "pairs": config.pairs, "negatives": config.negatives, "seed": config.seed,
         "written_questions": {"files": list(written_files), "available": len(written), "share": config.written_share,
-                              "used": sum(g.generator == "written" for g in groups)} if written else None,
+                              "used": sum(g.generator in ("written", "long") for g in groups)} if written else None,
+        "long_questions": {"share": config.long_share, "mention_share": config.mention_share, "seed": config.seed,
+                           "made": sum(g.generator == "long" for g in groups),
+                           "with_mention": sum(bool(g.mentioned) for g in groups),
+                           "mention_negatives": sum(bool(g.mentioned) and g.negatives[:1] == g.mentioned for g in groups),
+                           "generator": "training/long_questions.py"} if config.long_share > 0 else None,
         "positives_by_group": dict(sorted(by_group.items())),
         "prose_negatives": sum(nodes[n].is_prose for r in rows for n in r.ids[1:]),
         "store": {

@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "become training queries for their entries, beside the generated ones")
     t.add_argument("--questions-share", type=float, default=0.5,
                    help="with --questions: at most this share of the queries comes from them (default 0.5)")
+    t.add_argument("--long-share", type=float, default=0.0,
+                   help="with --questions: this share of the written questions is told long, the way forum askers "
+                   "write (context, aside, follow-up: training/long_questions.py; default 0)")
+    t.add_argument("--mention-share", type=float, default=0.5,
+                   help="with --long-share: this share of the long questions also names another entry, not the one "
+                   "asked about, which becomes their first hard negative (default 0.5)")
     rows = t.add_mutually_exclusive_group()
     rows.add_argument("--rows-out", type=Path, default=None, metavar="FILE",
                       help="mine only: write the training rows (gzipped JSON lines with a header) and stop")
@@ -65,10 +71,11 @@ def run_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         pairs=args.pairs, epochs=args.epochs, seed=13 if args.seed is None else args.seed, max_length=args.max_length,
         negatives=args.negatives, batch_queries=args.batch_queries, lr=args.lr, layers=args.layers,
-        written_share=args.questions_share,
+        written_share=args.questions_share, long_share=args.long_share, mention_share=args.mention_share,
     )
-    if not 0.0 <= args.questions_share <= 1.0:
-        raise GmprepError("--questions-share must be between 0 and 1")
+    for name in ("questions_share", "long_share", "mention_share"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            raise GmprepError(f"--{name.replace('_', '-')} must be between 0 and 1")
     questions: list[tuple[str, str]] = []
     if args.questions:
         from gmprep.kg.question_index import read_texts
