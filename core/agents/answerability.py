@@ -496,7 +496,8 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
 def campaign_text(section: OutlineSection, named: str, book: str, mentions: Sequence[Hit]) -> str:
     """The not_in_corpus sentence for a rule of the organized-play campaign: its guide states it, the held books
     only name the campaign."""
-    text = (f"{section.title} in {named} play is a rule of the organized-play campaign: its {book} states it "
+    where = named if named.lower().endswith(" play") else f"{named} play"  # "PFS play", "organized play"
+    text = (f"{section.title} in {where} is a rule of the organized-play campaign: its {book} states it "
             f"({section.chapter}), and the books gmprep holds only mention the campaign, so the passages it found "
             f"would answer for a home game, not for {named}. Add the {book} PDF with `gmprep books add` to get it.")
     return _with_mentions(text, mentions)

@@ -53,6 +53,10 @@ async def test_a_campaign_rule_is_not_in_corpus_naming_the_guide(searcher, extra
     assert verdict["campaign"] == "PFS" and verdict["section"]["title"] == "Access"
     assert ans.text.startswith("Access in PFS play is a rule of the organized-play campaign: its Guide to Organized")
     assert "`gmprep books add`" in ans.text
+    # the campaign named in words: not "organized play play"
+    ans = await answer_question("Playing in organized play, do my boons stay slotted after the session ends?", history=[],
+                                searcher=searcher, settings=extractive)
+    assert ans.text.startswith("Boons in organized play is a rule of the organized-play campaign"), ans.text
 
 
 async def test_a_core_rule_in_a_campaign_game_is_answered(searcher, extractive):
