@@ -128,6 +128,11 @@ class AnswerabilitySettings(BaseModel):
     # the same gaps and declines no answerable question; with 2 repeats only slack 2-3 does (4: "zombies" twice, six
     # entries). Answerable questions repeat words the books use in 6-22 entries, so the slack stays at 2.
     hinge_slack: int = Field(2, ge=-1, le=50)  # -1: off
+    # ... and when none of the top five retrieved passages uses the term, up to ``repeats + hinge_unquoted_slack``
+    # entries ("implement" four times, 17 entries: cooking and writing implements, "implement the rule"). Measured
+    # (docs/answerability.md, "When the passages do not use the term"): 13-45 finds the same gaps and declines no
+    # answerable question; 46 declines "defender" four times (50+ entries). -1: no such widening.
+    hinge_unquoted_slack: int = Field(30, ge=-1, le=50)
     hinge_repeats: int = Field(3, ge=2, le=10)
 
 

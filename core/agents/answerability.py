@@ -42,6 +42,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.settings import AnswerabilitySettings
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents import otherbooks
+from gmprep.core.agents.campaign import CampaignRules
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, hinge_terms, other_book_terms
 from gmprep.core.agents.relevance import RelevanceJudge
@@ -83,6 +84,10 @@ class Assessment(BaseModel):
     renamed: list[tuple[str, str]] = Field(default_factory=list)  # (legacy name, Remaster name)
     # the core-book rules section (``coverage.py``'s outline) the question asks about that no entry states
     section: OutlineSection | None = None
+    # ``section`` is a section of the organized-play campaign's guide (``campaign.py``): the campaign's name as the
+    # question writes it ("PFS") and the guide's title
+    campaign: str = ""
+    campaign_book: str = ""
     # the question's word that neither the books nor English use: another book's term (``otherbooks.py``)
     foreign: str = ""
     foreign_book: str = ""  # the book that lists ``foreign`` by name, when one does (otherbooks.other_book_terms)
@@ -95,7 +100,7 @@ class Assessment(BaseModel):
 
     def trace_output(self) -> dict:
         """What the answerability step shows in an answer's trace (both answerers)."""
-        return self.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "foreign",
+        return self.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "campaign", "foreign",
                                         "foreign_book", "foreign_kind", "foreign_uses"})
 
 
@@ -367,6 +372,7 @@ class AnswerabilityJudge:
         self.settings = settings or AnswerabilitySettings()
         # the books' rules outline and which sections the store holds (decided once, on first use)
         self.coverage = OutlineCoverage(store, judge.embedder)
+        self.campaign = CampaignRules(store)  # the organized-play guide's outline
         self.use = BookUse(store.db)  # which words the books use, for another book's terms
 
     def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
@@ -383,8 +389,15 @@ class AnswerabilityJudge:
         excluded, excluded_books = self._excluded(question, hits, outcome) if self.books and not renamed else ("", [])
         if excluded:
             outcome = "not_in_books"  # it is in the store, in a book this workspace left out
-        section = None
-        if outcome != "not_in_books" and not renamed:
+        section, campaign = None, None
+        if outcome != "not_in_books" and not excluded:
+            # the question names the organized-play campaign and a section of its guide ("PFS" and "Chronicle
+            # Sheets"): the campaign's own rule, which the held books leave to that guide. A renamed spell beside it
+            # ("rebuild ... my scrolls of magic missile") does not make the campaign's rule a core one
+            campaign = self.campaign.about(question)
+            if campaign is not None:
+                outcome, section = "not_in_corpus", campaign.section
+        if outcome != "not_in_books" and not renamed and section is None:
             # the question names a rules section of the core books that no entry states: the passages
             # only mention it, whatever the retrieval statistics say
             match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]])
@@ -406,7 +419,8 @@ class AnswerabilityJudge:
             # more often than the question does ("kingdom" three times; Downtime and Wish say it in passing): that
             # book's rule. A question judged off-topic stays so, as for the word rule below
             hinge = hinge_terms(question, self.use, held_books(self.use.db), self.settings.hinge_slack,
-                                self.settings.hinge_repeats)
+                                self.settings.hinge_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
+                                self.settings.hinge_unquoted_slack)
             if hinge:
                 outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign:
@@ -423,6 +437,7 @@ class AnswerabilityJudge:
                           held_books=held_books(self.use.db) if foreign else [],
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
+                          campaign=campaign.named if campaign else "", campaign_book=campaign.book if campaign else "",
                           features={k: round(v, 4) for k, v in x.items()})
 
     def other_book(self, term: str) -> Assessment:
@@ -478,6 +493,16 @@ def section_text(section: OutlineSection, mentions: Sequence[Hit]) -> str:
     return _with_mentions(text, mentions)
 
 
+def campaign_text(section: OutlineSection, named: str, book: str, mentions: Sequence[Hit]) -> str:
+    """The not_in_corpus sentence for a rule of the organized-play campaign: its guide states it, the held books
+    only name the campaign."""
+    where = named if named.lower().endswith(" play") else f"{named} play"  # "PFS play", "organized play"
+    text = (f"{section.title} in {where} is a rule of the organized-play campaign: its {book} states it "
+            f"({section.chapter}), and the books gmprep holds only mention the campaign, so the passages it found "
+            f"would answer for a home game, not for {named}. Add the {book} PDF with `gmprep books add` to get it.")
+    return _with_mentions(text, mentions)
+
+
 def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = "", uses: int | None = None) -> str:
     """The not_in_corpus sentence for another book's term: name it, the book that lists it when known, and the
     books gmprep holds."""
@@ -506,6 +531,8 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
     if verdict.outcome == "not_in_corpus" and verdict.foreign:
         return foreign_text(verdict.foreign, verdict.held_books, verdict.foreign_book, verdict.foreign_kind,
                             verdict.foreign_uses)
+    if verdict.outcome == "not_in_corpus" and verdict.section is not None and verdict.campaign:
+        return campaign_text(verdict.section, verdict.campaign, verdict.campaign_book, mentions)
     if verdict.outcome == "not_in_corpus" and verdict.section is not None:
         return section_text(verdict.section, mentions)
     if verdict.outcome == "not_in_corpus":

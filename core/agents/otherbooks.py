@@ -300,10 +300,28 @@ class HingeTerm:
     uses: int  # entries of the held books that use it (trait definitions and tags aside)
 
 
-def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, min_repeats: int) -> list[HingeTerm]:
+def _stem_tokens(text: str) -> list[str]:
+    return [_STEMMER.stemWord(re.sub(r"['\u2019]s?$", "", m.group(0)).lower()) for m in _TOKEN.finditer(text)]
+
+
+def quoted_in(term: str, texts: Sequence[str]) -> bool:
+    """Some text of ``texts`` uses ``term`` (same Snowball stems, in order)."""
+    key = _stem_tokens(term)
+    n = len(key)
+    for text in texts:
+        st = _stem_tokens(text)
+        if n and any(st[i:i + n] == key for i in range(len(st) - n + 1)):
+            return True
+    return False
+
+
+def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, min_repeats: int,
+                passages: Sequence[str] | None = None, unquoted_slack: int = -1) -> list[HingeTerm]:
     """The terms the question repeats (at least ``min_repeats`` times, one or two content words) that no held entry
     is named for, that at most ``repeats + slack`` held entries use, and that other books' entry names use; rarest
-    first."""
+    first. A term none of ``passages`` (the retrieved passages' names and texts) uses may be used by up to
+    ``repeats + unquoted_slack`` held entries: the passages found are not about the word the question turns on
+    (the thaumaturge's "implement" four times; the books say it of cooking and writing implements)."""
     vocab = _other_vocabulary(frozenset({b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED))
     if not vocab:
         return []
@@ -323,6 +341,7 @@ def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, mi
         if repeats < min_repeats or key not in vocab or use.is_name(shown[key].lower()):
             continue
         uses = use.uses(shown[key].lower())
-        if uses <= repeats + slack:
+        if uses <= repeats + slack or (passages is not None and uses <= repeats + unquoted_slack
+                                       and not quoted_in(shown[key], passages)):
             out.append(HingeTerm(shown[key], repeats, uses))
     return sorted(out, key=lambda t: (t.uses, -t.repeats))
