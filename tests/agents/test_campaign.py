@@ -99,12 +99,13 @@ def test_a_term_no_retrieved_passage_uses_may_be_used_more_by_the_books(searcher
     assert hinge_terms(q, use, held, slack=2, min_repeats=3, passages=off_topic, unquoted_slack=5) == []
 
 
-async def test_the_unquoted_slack_setting_turns_the_widening_off(searcher, extractive):
+async def test_the_unquoted_slack_setting_turns_the_widening_on_and_off(searcher, extractive):
     q = ("The implement we start with is mundane. If we find a wand of fireball, can that be my new wand implement, "
          "and does the implement keep its charges?")
-    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    on = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_unquoted_slack=30)})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=on)
     verdict = _verdict(ans)
     assert ans.outcome == "not_in_corpus" and verdict["foreign"] == "implement", verdict
-    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_unquoted_slack=-1)})
-    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+    assert extractive.answerability.hinge_unquoted_slack == -1  # off by default (docs/answerability.md)
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
     assert _verdict(ans).get("foreign") != "implement"
