@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gmprep.common.errors import GmprepError
-from gmprep.kg.mention_scorer import MentionScorer, SpanContext
+from gmprep.kg.mention_scorer import NOTE_FEATURES, MentionScorer, SpanContext
 from gmprep.kg.mention_scorer_train import (
     LabelledSpan,
     StageSpan,
@@ -94,7 +94,7 @@ def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, gro
         recorded.clear()
         scanner = NoteScanner(names, scorer=rec)  # a fresh chunk cache: every candidate is scored here
         for sc in scanner.candidates(text):
-            f = recorded[round(sc.mention.confidence * 1e4) - 1]
+            f = recorded[round(sc.mention.confidence * 1e4) - 1] | dict(zip(NOTE_FEATURES, sc.note_features, strict=True))
             hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             label = None if hit is None else int(hit["label"] == "rule" and sc.mention.node_id in (hit.get("ids") or []))
             z = base._intercept + sum(base._coef.get(k, 0.0) * v for k, v in f.items() if v)
