@@ -854,8 +854,10 @@ def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2, evidence: tuple[
         p = 1.0 / (1.0 + np.exp(-np.clip(X @ w, -30, 30)))
         g = X.T @ (p - y) + reg @ w
         h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(d)
-        step = np.linalg.solve(h, g)
+        step = np.linalg.lstsq(h, g, rcond=None)[0]  # a singular fold (logits far apart) is no crash
         w -= step
+        if not np.isfinite(step).all():
+            raise GmprepError("the note stage did not converge: try a smaller --residual-c")
         if float(np.abs(step).max()) < 1e-8:
             break
     return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[-1]), 5), tuple(evidence),
