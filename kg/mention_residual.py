@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gmprep.common.errors import GmprepError
-from gmprep.kg.mention_scorer import MentionScorer, SpanContext
+from gmprep.kg.mention_scorer import NOTE_FEATURES, MentionScorer, SpanContext
 from gmprep.kg.mention_scorer_train import (
     LabelledSpan,
     StageSpan,
@@ -94,7 +94,7 @@ def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, gro
         recorded.clear()
         scanner = NoteScanner(names, scorer=rec)  # a fresh chunk cache: every candidate is scored here
         for sc in scanner.candidates(text):
-            f = recorded[round(sc.mention.confidence * 1e4) - 1]
+            f = recorded[round(sc.mention.confidence * 1e4) - 1] | dict(zip(NOTE_FEATURES, sc.note_features, strict=True))
             hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             label = None if hit is None else int(hit["label"] == "rule" and sc.mention.node_id in (hit.get("ids") or []))
             z = base._intercept + sum(base._coef.get(k, 0.0) * v for k, v in f.items() if v)
@@ -135,14 +135,27 @@ def fit_residual(cands: list[NoteCandidate], c: float = DEFAULT_C) -> Residual:
     reg = np.eye(X.shape[1]) / c
     reg[-1, -1] = 0.0  # the intercept is not shrunk
     theta = np.zeros(X.shape[1])
+
+    def loss(t):  # the penalised negative log-likelihood: convex, so damped Newton steps reach its minimum
+        z = offset + X @ t
+        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * t @ reg @ t)
+
+    current = loss(theta)
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-np.clip(offset + X @ theta, -30, 30)))
         grad = X.T @ (p - y) + reg @ theta
         hess = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(X.shape[1])
         step = np.linalg.lstsq(hess, grad, rcond=None)[0]  # lstsq: a column the notes never vary stays 0
-        theta -= step
         if not np.isfinite(step).all():
             raise GmprepError("the note layer did not converge: try a smaller --residual-c")
+        # halve a step that would raise the loss (a full Newton step can overshoot and diverge)
+        for _ in range(30):
+            trial = loss(theta - step)
+            if trial <= current + 1e-12:
+                break
+            step = step / 2.0
+        theta -= step
+        current = min(current, trial)
         if float(np.abs(step).max()) < 1e-9:
             break
     w = theta[:-1] / sd

@@ -60,6 +60,13 @@ TYPE_WORDS = {
     # "Stealth DC", "the enemy's Perception DC": the DC names a statistic, it is not part of a proper name
     "dc": "skill", "dcs": "skill",
 }
+# Features read over the whole note, not the span's window: the note pass adds their weighted values to
+# each candidate's logit before its section and the note's evidence are read (``kg.note_scan.note_logits``).
+# ``section_numbers`` / ``note_numbers``: the share of number tokens among the words of the candidate's
+# section / of the whole note: combat logs, stat blocks and loot lists are full of numbers, narration is
+# not. Only a layer learned from notes (``kg.mention_residual``) weighs them; the corpus model never sees
+# a note.
+NOTE_FEATURES = ("section_numbers", "note_numbers")
 ENTRY_TYPES = (
     "condition", "action", "spell", "trait", "equipment", "creature", "feat", "rule", "class-feature",
     "ancestry", "heritage", "class", "archetype", "background", "hazard",
@@ -127,7 +134,11 @@ class NoteStage:
     evidence_weights: tuple[float, ...] = ()
 
     def adjust(self, conf: float, section_mean_logit: float, evidence: Sequence[float] = ()) -> float:
-        z = self.self_weight * logit(conf) + self.section_weight * section_mean_logit + self.bias
+        return self.adjust_logit(logit(conf), section_mean_logit, evidence)
+
+    def adjust_logit(self, z_own: float, section_mean_logit: float, evidence: Sequence[float] = ()) -> float:
+        """``adjust`` of a candidate given by its logit."""
+        z = self.self_weight * z_own + self.section_weight * section_mean_logit + self.bias
         for w, x in zip(self.evidence_weights, evidence, strict=False):
             z += w * x
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
@@ -173,6 +184,8 @@ class MentionScorer:
         self._intercept = self.bias - sum(
             w * m / sc for w, m, sc in zip(self.weights, self.means, self.scales, strict=True)
         )
+        # the weights of the whole-note features, which ``score`` cannot read from a span's window
+        self.note_weights: dict[str, float] = {f: self._coef[f] for f in NOTE_FEATURES if self._coef.get(f)}
 
     # ---- loading ---------------------------------------------------------------------------
     @classmethod

@@ -718,7 +718,8 @@ def dev_ceiling(folder: Path, nodes: list, model: dict, recall: float, rescued_o
         text = note.read_text(encoding="utf-8")
         starts = line_starts(text)
         cands = scanner.candidates(text)
-        confs = staged(scorer.note_stage, cands) if scorer.note_stage is not None else []
+        confs = (staged(scorer.note_stage, cands, scorer.note_weights)
+                 if scorer.note_stage is not None or scorer.note_weights else [])
         for g in json.loads(labels.read_text(encoding="utf-8")).get("mentions", []):
             if not g.get("gold"):
                 continue
@@ -781,7 +782,8 @@ def score_labelled_spans(labels: Path, notes_dir: Path, nodes: list, scorer=None
     out: list[LabelledSpan] = []
     for doc, text, rows in labelled_notes(labels, notes_dir):
         cands = scanner.candidates(text)  # what scan reads before its thresholds
-        confs = staged(stage, cands) if stage is not None else [sc.mention.confidence for sc in cands]
+        confs = (staged(stage, cands, scorer.note_weights) if stage is not None or scorer.note_weights
+                 else [sc.mention.confidence for sc in cands])
         for sc, score in zip(cands, confs, strict=True):
             m = sc.mention
             hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
@@ -811,9 +813,8 @@ def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer, evidence: tu
     logit of all candidates (judged or not) under the same headings, as ``NoteScanner._shown`` reads
     them (and the note's ``evidence`` about its entry). ``scorer`` must be the model without its note
     stage. Refuses a held-out split."""
-    from gmprep.kg.mention_scorer import logit
     from gmprep.kg.note_evidence import note_evidence
-    from gmprep.kg.note_scan import NoteScanner, section_means
+    from gmprep.kg.note_scan import NoteScanner, note_logits, section_mean_logits
 
     if "heldout" in labels.name:
         raise GmprepError("refusing to fit on a held-out split: pass the tuning labels")
@@ -821,15 +822,16 @@ def stage_spans(labels: Path, notes_dir: Path, nodes: list, scorer, evidence: tu
     out: list[StageSpan] = []
     for doc, text, rows in labelled_notes(labels, notes_dir):
         cands = scanner.candidates(text)
-        ev = note_evidence(evidence, [sc.mention.node_id for sc in cands], [sc.etype for sc in cands],
-                           [logit(sc.mention.confidence) for sc in cands])
-        for sc, mean, e in zip(cands, section_means(cands), ev, strict=True):
+        zs = note_logits(cands, scorer.note_weights)  # with the whole-note features, as the scan reads them
+        ev = note_evidence(evidence, [sc.mention.node_id for sc in cands], [sc.etype for sc in cands], zs)
+        means = section_mean_logits([sc.section for sc in cands], zs)
+        for sc, z, mean, e in zip(cands, zs, means, ev, strict=True):
             m = sc.mention
             hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             if hit is None:
                 continue
             right = hit["label"] == "rule" and m.node_id in (hit.get("ids") or [])
-            out.append(StageSpan(doc, sc.start, sc.end, int(right), logit(m.confidence), mean, _group(sc), e))
+            out.append(StageSpan(doc, sc.start, sc.end, int(right), z, mean, _group(sc), e))
     return out
 
 
@@ -852,8 +854,10 @@ def fit_note_stage(spans: list[StageSpan], ridge: float = 1e-2, evidence: tuple[
         p = 1.0 / (1.0 + np.exp(-np.clip(X @ w, -30, 30)))
         g = X.T @ (p - y) + reg @ w
         h = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * np.eye(d)
-        step = np.linalg.solve(h, g)
+        step = np.linalg.lstsq(h, g, rcond=None)[0]  # a singular fold (logits far apart) is no crash
         w -= step
+        if not np.isfinite(step).all():
+            raise GmprepError("the note stage did not converge: try a smaller --residual-c")
         if float(np.abs(step).max()) < 1e-8:
             break
     return NoteStage(round(float(w[0]), 5), round(float(w[1]), 5), round(float(w[-1]), 5), tuple(evidence),

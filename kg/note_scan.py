@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import bisect
 import logging
+import math
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -50,6 +52,7 @@ class _Chunk:
     matches: list[Match]
     regions: list[Region]  # of each match (None-safe: a match outside any region gets a blank one)
     decided: dict[tuple, list[Scored]]  # enclosing headings -> every scored candidate (chunk offsets)
+    counts: tuple[int, int] = (0, 0)  # words and number tokens of its prose (its section's share of numbers)
 
 
 @dataclass(slots=True)
@@ -62,6 +65,9 @@ class Scored:
     section: tuple[str, ...]
     offset: int = 0  # where its chunk starts in the document
     etype: str = ""  # the entry's type (the note's other candidates of that type are evidence)
+    # its whole-note features (``mention_scorer.NOTE_FEATURES``: the share of number tokens among its
+    # section's words and the note's), read by ``note_logits``
+    note_features: tuple[float, ...] = ()
 
     @property
     def start(self) -> int:
@@ -155,6 +161,8 @@ class NoteScanner:
         ignore_from: list[tuple[int, int]] = []  # document ranges silenced by comments
         ignore_lines: list[int] = []  # document offsets of lines silenced by ignore-next-line
         open_ignore: int | None = None
+        parts: list[tuple[int, list[Scored]]] = []
+        counts: dict[tuple[str, ...], list[int]] = {}  # section -> words, number tokens
         for a, b in split_chunks(text):
             chunk = self._chunk(text[a:b], refs, a == 0 and fm_end > 0)
             prose = chunk.prose
@@ -170,6 +178,10 @@ class NoteScanner:
                 while headings and headings[-1][0] >= level:
                     headings.pop()
                 headings.append((level, title))
+            if chunk.counts[0]:  # a chunk begins at a heading: its words belong to the section it opens
+                acc = counts.setdefault(tuple(h for _, h in headings), [0, 0])
+                acc[0] += chunk.counts[0]
+                acc[1] += chunk.counts[1]
             for off, kind in sorted(prose.directives):
                 if kind == "ignore" and open_ignore is None:
                     open_ignore = a + off
@@ -180,7 +192,14 @@ class NoteScanner:
                     nl = text.find("\n", a + off)
                     if nl >= 0:
                         ignore_lines.append(nl + 1)
-            out.extend(decided if a == 0 else [Scored(sc.mention, sc.heuristic, sc.section, a, sc.etype) for sc in decided])
+            if decided:
+                parts.append((a, decided))
+        total = [sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())]
+        share = {sec: c[1] / c[0] for sec, c in counts.items()}
+        note_share = total[1] / total[0] if total[0] else 0.0
+        for a, decided in parts:
+            out.extend(Scored(sc.mention, sc.heuristic, sc.section, a, sc.etype,
+                              (share.get(sc.section, note_share), note_share)) for sc in decided)
         if open_ignore is not None:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
@@ -192,7 +211,9 @@ class NoteScanner:
         if self.scorer is None:
             return [sc.shown(sc.mention.confidence) for sc in scored if sc.heuristic]
         stage = getattr(self.scorer, "note_stage", None)
-        confs = staged(stage, scored) if stage is not None else [sc.mention.confidence for sc in scored]
+        weights = getattr(self.scorer, "note_weights", None)
+        confs = (staged(stage, scored, weights) if stage is not None or weights
+                 else [sc.mention.confidence for sc in scored])
         out: list[Mention] = []
         for sc, conf in zip(scored, confs, strict=True):
             m = sc.mention
@@ -215,7 +236,8 @@ class NoteScanner:
         for m in matches:
             i = bisect.bisect_right(starts, m.start) - 1
             regions.append(prose.regions[i] if i >= 0 else Region(0, len(chunk_text)))
-        found = _Chunk(prose, matches, regions, {})
+        tokens = _TOKEN.findall(prose.text)
+        found = _Chunk(prose, matches, regions, {}, (len(tokens), sum(t[0].isdigit() for t in tokens)))
         with self._lock:
             self._chunks[key] = found
             if len(self._chunks) > CHUNK_CACHE:
@@ -321,30 +343,43 @@ class NoteScanner:
         return out
 
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+")  # the scorer's word tokens (``mention_scorer.words``)
 SECTION_PRIOR = 1.0  # pseudo-candidates at the note's mean added to every section (a short one borrows the note's)
 
 
-def section_means(scored: list[Scored]) -> list[float]:
+def note_logits(scored: list[Scored], note_weights: dict[str, float] | None = None) -> list[float]:
+    """Each candidate's logit: the scorer's own, plus its weighted whole-note features
+    (``mention_scorer.NOTE_FEATURES``, weighed by a layer learned from notes; none: the scorer's own)."""
+    from gmprep.kg.mention_scorer import NOTE_FEATURES, logit
+
+    ws = [(note_weights or {}).get(f, 0.0) for f in NOTE_FEATURES]
+    if not any(ws):
+        return [logit(sc.mention.confidence) for sc in scored]
+    return [logit(sc.mention.confidence) + sum(w * x for w, x in zip(ws, sc.note_features, strict=False))
+            for sc in scored]
+
+
+def section_means(scored: list[Scored], note_weights: dict[str, float] | None = None) -> list[float]:
     """For each candidate, the mean logit of the candidates under the same headings (itself included),
     shrunk toward the whole note's mean by ``SECTION_PRIOR`` pseudo-candidates: how rule-like the
     part of the note it sits in reads. Linear in the number of candidates."""
-    from gmprep.kg.mention_scorer import logit
-
-    return section_mean_logits([sc.section for sc in scored], [logit(sc.mention.confidence) for sc in scored])
+    return section_mean_logits([sc.section for sc in scored], note_logits(scored, note_weights))
 
 
-def staged(stage, scored: list[Scored]) -> list[float]:
-    """Each candidate's confidence after the note stage (``NoteStage``): read against its section's mean
-    and, when the stage has learned them, the note's evidence about its entry (``kg.note_evidence``).
-    Linear in the number of candidates; rounded as a hover shows it."""
-    from gmprep.kg.mention_scorer import logit
+def staged(stage, scored: list[Scored], note_weights: dict[str, float] | None = None) -> list[float]:
+    """Each candidate's confidence after the whole-note features (``note_logits``) and the note stage
+    (``NoteStage``, when the model has one): read against its section's mean and, when the stage has
+    learned them, the note's evidence about its entry (``kg.note_evidence``). Linear in the number of
+    candidates; rounded as a hover shows it."""
     from gmprep.kg.note_evidence import note_evidence
 
-    zs = [logit(sc.mention.confidence) for sc in scored]
+    zs = note_logits(scored, note_weights)
+    if stage is None:
+        return [round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 4) for z in zs]
     means = section_mean_logits([sc.section for sc in scored], zs)
     ev = (note_evidence(stage.evidence, [sc.mention.node_id for sc in scored], [sc.etype for sc in scored], zs)
           if stage.evidence else [()] * len(scored))
-    return [round(stage.adjust(sc.mention.confidence, m, e), 4) for sc, m, e in zip(scored, means, ev, strict=True)]
+    return [round(stage.adjust_logit(z, m, e), 4) for z, m, e in zip(zs, means, ev, strict=True)]
 
 
 def section_mean_logits(sections: list[tuple[str, ...]], zs: list[float]) -> list[float]:

@@ -120,3 +120,27 @@ def test_a_candidate_is_judged_by_the_rule_span_that_names_its_entry():
     assert judged_row(rows, 10, 20, "pf2e:creature:plague-zombie")["label"] == "rule"
     assert judged_row(rows, 10, 16, "pf2e:trait:zombie")["label"] == "noise"  # the first overlapping row
     assert judged_row(rows, 30, 36, "pf2e:trait:zombie") is None
+
+
+def test_the_layer_reaches_its_optimum_with_weak_regularisation(labelled, nodes, model):
+    # a full Newton step from zero overshoots on separable notes; the damped steps still reach the minimum of
+    # the penalised loss (its gradient vanishes) with finite logits
+    import numpy as np
+
+    labels, notes, groups = labelled
+    cands = [c for c in mr.note_candidates(labels, notes, nodes, model, groups) if c.label is not None]
+    names = sorted({k for x in cands for k in x.features})
+    raw = np.array([[x.features.get(k, 0.0) for k in names] for x in cands])
+    y = np.array([x.label for x in cands], dtype=float)
+    for c in (0.1, 10.0):
+        layer = mr.fit_residual(cands, c=c)
+        z = np.array([layer.logit(x) for x in cands])
+        assert np.isfinite(z).all() and np.abs(z).max() < 100.0
+        # the gradient in the fit's own (standardised) space: data term + L2 term, intercept unpenalised
+        full = np.hstack([np.array([[x.z] for x in cands]), raw])
+        mu, sd = full.mean(0), full.std(0)
+        sd[sd == 0] = 1.0
+        theta = np.array([layer.alpha - 1.0] + [layer.coef[k] for k in names]) * sd
+        p = 1.0 / (1.0 + np.exp(-z))
+        grad = ((full - mu) / sd).T @ (p - y) + theta / c
+        assert np.abs(grad[sd != 1.0]).max() < 1e-3
