@@ -67,6 +67,12 @@ class SearchSettings(BaseModel):
     # past this many words the bonus shrinks to hint_words / words: a long question names the story around what it
     # asks (tuning sets: R@1 0.601 -> 0.622 at equal R@5, docs/retrieval.md "Long questions"). 0: always the full bonus.
     hint_words: int = Field(15, ge=0, le=1000)
+    # Past hint_words words, a learned decision per named entry instead of the word count (kg.hint_share): whether
+    # the question's asking sentence names it, after a question word, how many entries it names ... A name keeps
+    # min(1, p / hint_keep_at) of its bonus, p the model's probability that it is what is asked. Off: measured, not
+    # better on the tuning sets (docs/retrieval.md "Names asked about, learned").
+    hint_model: bool = False
+    hint_keep_at: float = Field(0.5, gt=0.0, le=1.0)
     seed_k: int = 50  # candidates taken from each of BM25 and the vector index
     expand_rounds: int = 2  # graph expansion rounds ("repeat until leads die out")
     expand_decay: float = 0.7  # score multiplier per hop (0.7: best dev R@5 with and without rerank)

@@ -56,6 +56,9 @@ class QueryAnalysis(BaseModel):
     # (the class entry itself stays a demoted ``character`` lead)
     situation: str | None = None
     named: dict[str, str] = Field(default_factory=dict)  # node_id -> exact | hint | verb | character
+    # where ``text`` names each entry of ``named`` (start, end): what kg.hint_share reads to tell the name a
+    # question asks about from one told in passing
+    spans: dict[str, list[tuple[int, int]]] = Field(default_factory=dict)
     types: list[str] = Field(default_factory=list)  # entry types the question asks for
     rank: int | None = None  # spell rank the question names
 
@@ -89,16 +92,26 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
     to entry type (to recognise class/ancestry mentions that name a character)."""
     mentions = names.find_mentions(query)
     rewritten, shift = query, 0
+    edits: list[tuple[int, int]] = []  # (end in query, shift after it) of each legacy rewrite
     for m in mentions:
         if m.legacy_name:
             rewritten = rewritten[: m.start + shift] + m.name + rewritten[m.end + shift :]
             shift += len(m.name) - (m.end - m.start)
+            edits.append((m.end, shift))
+
+    def moved(a: int, b: int) -> tuple[int, int]:
+        """``query``'s span (a, b) in ``rewritten``."""
+        before = [d for end, d in edits if end <= a]
+        inside = [d for end, d in edits if a < end <= b]
+        da = before[-1] if before else 0
+        return a + da, b + (inside[-1] if inside else da)
     rest = query
     for m in sorted(mentions, key=lambda m: -m.start):
         rest = rest[: m.start] + " " + rest[m.end :]
     leftover = [w for w in _WORD.findall(rest.lower()) if w not in _FRAME]
     exact = len(mentions) == 1 and not leftover
     named: dict[str, str] = {}
+    spans: dict[str, list[tuple[int, int]]] = {}
     characters: list[tuple[int, int]] = []
     for m in mentions:
         how = "exact" if exact else "hint"
@@ -111,13 +124,15 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
                     characters.append((m.start, m.end))
         if named.get(m.node_id) not in ("exact", "hint"):
             named[m.node_id] = how
+        spans.setdefault(m.node_id, []).append(moved(m.start, m.end))
     covered = [(m.start, m.end) for m in mentions]
     for tok in _WORD.finditer(query):
         if any(a <= tok.start() < b for a, b in covered):
             continue
         nid = verbs.get(tok.group(0).lower())
-        if nid and nid not in named:
+        if nid and named.get(nid, "verb") == "verb":
             named[nid] = "verb"
+            spans.setdefault(nid, []).append(moved(tok.start(), tok.end()))
     types: list[str] = []
     for m in _ASKS_TYPE.finditer(query):
         t = _TYPE_WORDS[m.group(2).lower()]
@@ -132,7 +147,7 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
         situation = query
         for a, b in sorted(characters, reverse=True):
             situation = situation[:a] + "someone" + situation[b:]
-    return QueryAnalysis(text=rewritten, named=named, types=types, rank=rank, situation=situation)
+    return QueryAnalysis(text=rewritten, named=named, spans=spans, types=types, rank=rank, situation=situation)
 
 
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=\S)|\n+")

@@ -64,7 +64,7 @@ LEAD_WEIGHTS = {
 }
 # What the query's own words add: a name that is the whole query wins outright.
 NAME_BONUS = {"exact": 2.0, "hint": 0.5, "verb": 0.3, "character": 0.0}
-HINTS = frozenset({"hint", "verb"})  # the bonuses ``search.hint_words`` scales down in a long question
+HINTS = frozenset({"hint", "verb"})  # the bonuses ``search.hint_words`` (or ``hint_model``) scales down in a long question
 CHARACTER_FACTOR = 0.6  # "my fighter": the class entry is rarely what a question about a PC asks for
 INTENT_BONUS = 0.15  # the entry is of the type the question asks for (and again for the named spell rank)
 FAMILY_DECAY = 0.8  # score kept by each further grade of the same item family
@@ -330,9 +330,10 @@ class Searcher:
             probs = reranker.score_nodes(rewritten, [c.node for c in chosen], s.rerank_query_tokens)
             for c, logit in zip(chosen, probs, strict=True):
                 c.rerank = _sigmoid(logit)
-        hint_share = _hint_share(qa.text, s.hint_words)
+        shares = self._hint_shares(qa)
         for c in pool.values():
-            c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=hint_share)
+            share = shares.get(c.node.node_id, 1.0) if shares is not None else _hint_share(qa.text, s.hint_words)
+            c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=share)
         if s.expand_rounds > 0:
             self._expand(pool, rewritten, qvec, filters, k)
         ranked = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))
@@ -433,6 +434,18 @@ class Searcher:
             c.named = how
             c.via = "name"
             c.sources.append("name")
+
+    def _hint_shares(self, qa: QueryAnalysis) -> dict[str, float] | None:
+        """Each hint's and verb's share of its bonus by the learned decision (``search.hint_model``, kg.hint_share)
+        in a question over ``hint_words`` words, or None where the word count decides (``search.hint_words``)."""
+        if not self.settings.hint_model:
+            return None
+        if _hint_share(qa.text, self.settings.hint_words) >= 1.0:
+            return {}  # a short question's names are its topic: all keep the full bonus
+        from gmprep.kg.hint_share import shipped
+
+        hints = {nid: how for nid, how in qa.named.items() if how in HINTS}
+        return shipped().shares(qa.text, qa.spans, hints, self.settings.hint_keep_at)
 
     def _base_score(self, c: Candidate, qa: QueryAnalysis, reranked: bool, hint_share: float = 1.0) -> float:
         """Reranker probability (when reranked) plus a share of the fused rank score, plus what the query
