@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gmprep.common.settings import AnswerabilitySettings, LLMSettings, Settings
+from gmprep.core.agents.answerability import Assessment, answer_note
 from gmprep.core.agents.otherbooks import (
     BookUse,
     asked_besides,
@@ -212,3 +213,14 @@ async def test_another_books_entry_asked_stays_not_in_corpus(searcher, extractiv
     verdict = _verdict(ans)
     assert ans.outcome == "not_in_corpus" and ans.declined, verdict
     assert verdict["foreign_book"] == "Secrets of Magic" and not verdict["besides"]
+
+
+def test_the_note_names_each_entry_and_book_and_follows_a_rename():
+    v = Assessment(outcome="answer", renamed=[("flat-footed", "Off-Guard")], held_books=["GM Core", "Player Core"],
+                   besides=[("Spark Transcendence", "War of Immortals", "action"),
+                            ("Gleaming Blade", "War of Immortals", "feat")])
+    assert answer_note(v) == (
+        "“flat-footed” is called Off-Guard in the Remaster books. “Spark Transcendence” (action) and “Gleaming Blade” "
+        "(feat) are from War of Immortals, which gmprep does not hold, so this does not cover them; the books it "
+        "holds (GM Core, Player Core) say:")
+    assert answer_note(Assessment(outcome="answer")) == ""
