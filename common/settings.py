@@ -142,6 +142,11 @@ class AnswerabilitySettings(BaseModel):
     # (search missed the Tower Shield entry, so no passage used "tower"). -1: no such widening.
     hinge_unquoted_slack: int = Field(-1, ge=-1, le=50)
     hinge_repeats: int = Field(3, ge=2, le=10)
+    # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
+    # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name
+    # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held
+    # rule"). False: every such question is declined not_in_corpus, as before.
+    other_book_besides: bool = True
 
 
 class Settings(BaseModel):

@@ -153,6 +153,16 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=\S)|\n+")
 
 
+def sentences(query: str) -> list[str]:
+    """The question's sentences (split after ".", "?", "!" and at line breaks), stripped."""
+    return [s.strip() for s in _SENTENCE.split(query.strip()) if s.strip()]
+
+
+def asking(sents: list[str]) -> list[int]:
+    """Which of ``sents`` ask: those ending in "?", or the last one when none does."""
+    return [i for i, s in enumerate(sents) if s.endswith("?")] or ([len(sents) - 1] if sents else [])
+
+
 def condense(query: str, budget: int, count: Callable[[str], int]) -> str:
     """What a long question asks, in at most ``budget`` tokens as ``count`` counts them: its sentences ending
     in "?" (the last sentence when none does), then the sentences just before the first of them (what "that"
@@ -160,8 +170,8 @@ def condense(query: str, budget: int, count: Callable[[str], int]) -> str:
     the budget is returned as it is; a single asking sentence over it is kept whole (the window cuts it)."""
     if budget <= 0 or count(query) <= budget:
         return query
-    sents = [s.strip() for s in _SENTENCE.split(query.strip()) if s.strip()]
-    asks = [i for i, s in enumerate(sents) if s.endswith("?")] or [len(sents) - 1]
+    sents = sentences(query)
+    asks = asking(sents)
     order = asks + list(range(asks[0] - 1, -1, -1)) + [i for i in range(asks[0] + 1, len(sents)) if i not in asks]
     kept: list[int] = []
     used = 0

@@ -44,7 +44,14 @@ from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents import otherbooks
 from gmprep.core.agents.campaign import CampaignRules
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
-from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, hinge_terms, other_book_terms
+from gmprep.core.agents.otherbooks import (
+    BookUse,
+    asked_besides,
+    foreign_terms,
+    held_books,
+    hinge_terms,
+    other_book_terms,
+)
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
@@ -96,12 +103,16 @@ class Assessment(BaseModel):
     # (otherbooks.hinge_terms); None when ``foreign`` is not such a term
     foreign_uses: int | None = None
     held_books: list[str] = Field(default_factory=list)  # the books the store holds, for the decline text
+    # other books' entries the question names beside the held rule it asks (an ``answer``): (name as written, book,
+    # kind), said before the answer (``answer_note``); ``asked`` is the sentence that asks the held rule
+    besides: list[tuple[str, str, str]] = Field(default_factory=list)
+    asked: str = ""
     features: dict[str, float] = Field(default_factory=dict)
 
     def trace_output(self) -> dict:
         """What the answerability step shows in an answer's trace (both answerers)."""
         return self.model_dump(include={"outcome", "probabilities", "rule", "renamed", "section", "campaign", "foreign",
-                                        "foreign_book", "foreign_kind", "foreign_uses"})
+                                        "foreign_book", "foreign_kind", "foreign_uses", "besides", "asked"})
 
 
 class AnswerabilityModel(BaseModel):
@@ -405,16 +416,26 @@ class AnswerabilityJudge:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
         foreign, foreign_book, foreign_kind = "", "", ""
+        besides: list[tuple[str, str, str]] = []
+        asked = ""
         if not renamed and not excluded and section is None:
             # an entry another book lists by name (Risky Reload, Extended Kinesis), that no held entry is named
             # for and the held books never write: that book's rule, and the passages found are tangents
             other = other_book_terms(question, self.use, held_books(self.use.db))
-            if other:
+            # unless a sentence that asks, naming none of them, names the first passage's rule (Long Jump beside
+            # "greater spry sinews"): then the held rule is asked, and the answer says the other book's name aside
+            asked = asked_besides(question, [t.shown for t in other], hits[0].name) \
+                if other and hits and self.settings.other_book_besides else ""
+            if asked:
+                besides = [(t.shown, t.book, t.category.lower()) for t in other]
+            elif other:
                 outcome, foreign = "not_in_corpus", other[0].shown
                 foreign_book, foreign_kind = other[0].book, other[0].category.lower()
         foreign_uses = None
+        # both rules below read words, not names: they run only when the question names no other book's entry (as
+        # before ``besides``: the names, asked or aside, are the finer evidence)
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
-                and self.settings.hinge_slack >= 0:
+                and not besides and self.settings.hinge_slack >= 0:
             # the question repeats a word other books name their rules with, and the held books use it hardly
             # more often than the question does ("kingdom" three times; Downtime and Wish say it in passing): that
             # book's rule. A question judged off-topic stays so, as for the word rule below
@@ -423,7 +444,8 @@ class AnswerabilityJudge:
                                 self.settings.hinge_unquoted_slack)
             if hinge:
                 outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
-        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign:
+        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+                and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
             # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."
             # with a rare word is not a rule of another book)
@@ -434,7 +456,8 @@ class AnswerabilityJudge:
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
                           foreign=foreign, foreign_book=foreign_book, foreign_kind=foreign_kind,
                           foreign_uses=foreign_uses,
-                          held_books=held_books(self.use.db) if foreign else [],
+                          held_books=held_books(self.use.db) if foreign or besides else [],
+                          besides=besides if outcome == "answer" else [], asked=asked if outcome == "answer" else "",
                           renamed=renamed, excluded=excluded, excluded_books=excluded_books,
                           selected_books=self.books, section=section,
                           campaign=campaign.named if campaign else "", campaign_book=campaign.book if campaign else "",
@@ -543,3 +566,24 @@ def decline_text(verdict: Assessment, mentions: Sequence[Hit]) -> str:
 def renamed_note(renamed: Sequence[tuple[str, str]]) -> str:
     """"Flat-footed is called Off-Guard in the Remaster." for each renamed rule asked about."""
     return " ".join(f"“{old}” is called {new} in the Remaster books." for old, new in renamed)
+
+
+def besides_note(besides: Sequence[tuple[str, str, str]], books: Sequence[str]) -> str:
+    """What an answer says first when the question names other books' entries beside the held rule it asks: which
+    books they are from, and that the answer is the held books' (it does not cover those entries)."""
+    if not besides:
+        return ""
+    named = [f"“{term}” ({kind})" if kind else f"“{term}”" for term, _, kind in besides]
+    sources = sorted({book for _, book, _ in besides})
+    what = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    where = sources[0] if len(sources) == 1 else ", ".join(sources[:-1]) + " and " + sources[-1]
+    verb = "is" if len(named) == 1 else "are"
+    held = ", ".join(books) or "the core rulebooks"
+    return (f"{what} {verb} from {where}, which gmprep does not hold, so this does not cover "
+            f"{'it' if len(named) == 1 else 'them'}; the books it holds ({held}) say:")
+
+
+def answer_note(verdict: Assessment) -> str:
+    """What an answer says before its text: the Remaster names of renamed rules, and other books' entries named
+    beside the rule asked ("" when neither)."""
+    return " ".join(n for n in (renamed_note(verdict.renamed), besides_note(verdict.besides, verdict.held_books)) if n)

@@ -28,6 +28,7 @@ from pathlib import Path
 import snowballstemmer
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS
+from gmprep.kg.query import asking, sentences
 
 # Off by default since its one held-out run (docs/answerability.md, "Held-out, run once"): on the 147
 # answerable held-out questions it declined 4 (words the books use in another form, "clumsiest", or a
@@ -345,3 +346,39 @@ def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, mi
                                        and not quoted_in(shown[key], passages)):
             out.append(HingeTerm(shown[key], repeats, uses))
     return sorted(out, key=lambda t: (t.uses, -t.repeats))
+
+
+# ----- another book's name beside a held rule ------------------------------------------------------------------------
+# "Bonuses to Leap distance like greater spry sinews ... So if my character ... rolls a 30 on the Athletics check to
+# Long Jump, do they jump only 30 feet ...?": the other book's item is named, but what is asked is Long Jump. The
+# evidence is the question's structure and the retrieval: a sentence that asks (ends in "?"), with no other book's
+# name in it, names the rule of the passage retrieval ranked first. A parenthesis is an aside ("(like Flowing Spirit
+# Strike with the Gleaming Blade)"): it names examples, not what is asked.
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+def _names(words: list[str], name: list[str]) -> bool:
+    """``words`` hold ``name`` in order (its last word singular or plural)."""
+    n = len(name)
+    last = name[-1].rstrip("s") if n else ""
+    return bool(n) and any(words[i:i + n - 1] == name[:-1] and words[i + n - 1].rstrip("s") == last
+                           for i in range(len(words) - n + 1))
+
+
+def asked_besides(question: str, terms: Sequence[str], top_name: str) -> str:
+    """The sentence of ``question`` that asks about the rule ``top_name`` (the first retrieved passage's name) without
+    naming any of ``terms`` (other books' names as the question writes them), or "" when none does: then the other
+    book's rule is what is asked."""
+    def words(text: str) -> list[str]:
+        return [t.lower().strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
+
+    name = words(re.sub(r"\s*\(.*?\)", "", top_name))
+    if not name:
+        return ""
+    foreign = [words(t) for t in terms]
+    sents = sentences(question)
+    for i in asking(sents):
+        said = words(_ASIDE.sub(" ", sents[i]))
+        if not any(f and _names(said, f) for f in foreign) and _names(said, name):
+            return sents[i]
+    return ""

@@ -31,7 +31,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
-from gmprep.core.agents.answerability import decline_text, renamed_note
+from gmprep.core.agents.answerability import answer_note, decline_text
 from gmprep.core.agents.needs import split_needs
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import HistorySelection, Rewrite
@@ -273,7 +273,7 @@ class AgentPipeline:
             mentions = [h for h in result.hits if verdict.rule in h.text.lower()][:3]
             return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=trace, question=question)
-        return renamed_note(verdict.renamed), result
+        return answer_note(verdict), result
 
     # ---- passages -------------------------------------------------------------------------
     async def _gather(self, question: str, standalone: str, history: list[ChatTurn], books: SourceResult | None,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from gmprep.core.agents.answerability import decline_text, renamed_note
+from gmprep.core.agents.answerability import answer_note, decline_text
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.progress import AnswerProgress, OnDelta, OnSources
@@ -116,8 +116,9 @@ class ExtractiveAnswerer:
             return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=steps, question=query)
         text = render_quotes(hits, query)
-        if verdict.renamed:
-            on.delta(f"{renamed_note(verdict.renamed)}\n\n")  # the preamble, said before the sources
+        note = answer_note(verdict)
+        if note:
+            on.delta(f"{note}\n\n")  # the preamble (a rename, another book's name aside), said before the sources
         steps.append(TraceStep(name="quote", input={"source": best.source}, output={"quoted": len(hits)},
                                retrieved=[h.source_id for h in hits]))
         return Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,

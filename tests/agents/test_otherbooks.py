@@ -7,7 +7,15 @@ from __future__ import annotations
 import pytest
 
 from gmprep.common.settings import AnswerabilitySettings, LLMSettings, Settings
-from gmprep.core.agents.otherbooks import BookUse, foreign_terms, held_books, hinge_terms, other_book_terms
+from gmprep.core.agents.answerability import Assessment, answer_note
+from gmprep.core.agents.otherbooks import (
+    BookUse,
+    asked_besides,
+    foreign_terms,
+    held_books,
+    hinge_terms,
+    other_book_terms,
+)
 from gmprep.core.answer import answer_question
 
 pytestmark = pytest.mark.slow
@@ -161,3 +169,58 @@ async def test_a_term_the_books_say_in_passing_is_not_in_corpus(searcher, extrac
     off = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_slack=-1)})
     ans = await answer_question(q, history=[], searcher=searcher, settings=off)
     assert _verdict(ans).get("foreign_uses") is None
+
+
+def test_another_books_name_beside_the_held_rule_asked():
+    # the asking sentence names the first passage's rule and no other book's entry: the held rule is asked
+    q = ("Bonuses to Leap distance like greater spry sinews stack. So if I roll a 30 on the Athletics check to Long "
+         "Jump, do I jump 30 feet or 60 feet?")
+    assert asked_besides(q, ["spry sinews"], "Long Jump").startswith("So if I roll a 30")
+    # a parenthesis is an aside: its examples are not what is asked
+    q2 = "If I use a transcendence (like Flowing Spirit Strike with the Gleaming Blade), do both Strikes get it?"
+    assert asked_besides(q2, ["Gleaming Blade"], "Transcendence (trait)")
+    # the other book's entry is in the asking sentence, or no asking sentence names the first passage's rule
+    assert asked_besides("Can a Starlit Span magus use the d6 damage of the Ignition cantrip at range?",
+                         ["Starlit Span", "magus"], "Ignition") == ""
+    assert asked_besides(q, ["spry sinews"], "High Jump") == ""
+    assert asked_besides("Risky Reload says the firearm misfires. What does a misfire do?", ["Risky Reload"],
+                         "Interact") == ""
+
+
+async def test_another_books_name_beside_a_held_rule_is_answered_saying_so(searcher, extractive):
+    q = ("I'm trying to understand Leap bonuses. Bonuses to Leap distance like greater spry sinews, boots of bounding "
+         "and Powerful Leap are untyped and stack, and Long Jump says you Leap. So if my character has a 30-foot "
+         "Speed, +30 feet of Leap bonuses, and rolls a 30 on the Athletics check to Long Jump, do they jump only 30 "
+         "feet, 30 + 30 = 60 feet, or could they have gone farther with a better roll?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "answered", verdict
+    assert verdict["besides"] == [("spry sinews", "Howl of the Wild", "equipment")]
+    assert ans.text.startswith("“spry sinews” (equipment) is from Howl of the Wild, which gmprep does not hold, so "
+                               "this does not cover it; the books it holds (")
+    assert any("long-jump" in c.source_id for c in ans.citations), [c.source_id for c in ans.citations]
+    # off: declined naming the book, as before
+    off = extractive.merged({"answerability": {"other_book_besides": False}})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+    assert ans.outcome == "not_in_corpus" and _verdict(ans)["foreign_book"] == "Howl of the Wild"
+
+
+async def test_another_books_entry_asked_stays_not_in_corpus(searcher, extractive):
+    # the other book's entry is in the asking sentence: its rule is asked, though Ignition is held
+    q = ("Can a Starlit Span magus use the d6 damage of the Ignition cantrip when Spellstriking at range, or does it "
+         "have to be the d4 ranged version since the target isn't in melee reach?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert verdict["foreign_book"] == "Secrets of Magic" and not verdict["besides"]
+
+
+def test_the_note_names_each_entry_and_book_and_follows_a_rename():
+    v = Assessment(outcome="answer", renamed=[("flat-footed", "Off-Guard")], held_books=["GM Core", "Player Core"],
+                   besides=[("Spark Transcendence", "War of Immortals", "action"),
+                            ("Gleaming Blade", "War of Immortals", "feat")])
+    assert answer_note(v) == (
+        "“flat-footed” is called Off-Guard in the Remaster books. “Spark Transcendence” (action) and “Gleaming Blade” "
+        "(feat) are from War of Immortals, which gmprep does not hold, so this does not cover them; the books it "
+        "holds (GM Core, Player Core) say:")
+    assert answer_note(Assessment(outcome="answer")) == ""
