@@ -99,3 +99,9 @@ def searcher_without_prose(store_without_prose: Path):
     s = _searcher(store_without_prose)
     yield s
     s.store.close()
+
+
+@pytest.fixture(scope="session")
+def extractive(store_dir: Path) -> Settings:
+    """Settings with the quoting backend: the answer path without a model."""
+    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))

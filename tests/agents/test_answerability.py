@@ -13,11 +13,6 @@ from gmprep.core.answer import answer_question
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def extractive(store_dir) -> Settings:
-    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
-
-
 async def test_answers_what_the_books_define(searcher, extractive):
     ans = await answer_question("What penalties does the frightened condition give?", history=[], searcher=searcher,
                                 settings=extractive)

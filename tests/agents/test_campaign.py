@@ -9,17 +9,12 @@ import shutil
 
 import pytest
 
-from gmprep.common.settings import AnswerabilitySettings, LLMSettings, Settings
+from gmprep.common.settings import AnswerabilitySettings, Settings
 from gmprep.core.agents.campaign import CampaignRules, load_campaign
 from gmprep.core.agents.otherbooks import BookUse, held_books, hinge_terms, quoted_in
 from gmprep.core.answer import answer_question
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def extractive(store_dir) -> Settings:
-    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
 
 
 def _verdict(ans) -> dict:

@@ -8,16 +8,11 @@ import shutil
 
 import pytest
 
-from gmprep.common.settings import LLMSettings, Settings
+from gmprep.common.settings import Settings
 from gmprep.core.agents.coverage import OutlineCoverage, load_outline, title_stems
 from gmprep.core.answer import answer_question
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def extractive(store_dir) -> Settings:
-    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
 
 
 def _verdict(ans) -> dict:

@@ -5,18 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from gmprep.common.settings import LLMSettings, Settings
 from gmprep.core.answer import AnswerContext, ChatTurn, answer_question
 from gmprep.core.llm.extractive import followup_query
 from gmprep.core.sources import OtherSystemsSource, OtherSystemTerm, load_other_system_terms
 from gmprep.kg.legacy import LEGACY_NAMES
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def extractive(store_dir) -> Settings:
-    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
 
 
 async def test_quotes_the_passage_that_answers(searcher, extractive):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gmprep.common.settings import AnswerabilitySettings, LLMSettings, Settings
+from gmprep.common.settings import AnswerabilitySettings
 from gmprep.core.agents.answerability import Assessment, answer_note
 from gmprep.core.agents.otherbooks import (
     BookUse,
@@ -19,11 +19,6 @@ from gmprep.core.agents.otherbooks import (
 from gmprep.core.answer import answer_question
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def extractive(store_dir) -> Settings:
-    return Settings(store_dir=store_dir, llm=LLMSettings(backend="extractive"))
 
 
 @pytest.fixture(scope="module")
