@@ -69,9 +69,11 @@ def corpus_model(model: dict) -> dict:
     return out
 
 
-def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, groups: dict[str, str]) -> list[NoteCandidate]:
+def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, groups: dict[str, str],
+                    note_features: bool = True) -> list[NoteCandidate]:
     """Every candidate of the labelled notes with its features and the corpus model's logit. Refuses a
-    held-out split."""
+    held-out split. ``note_features=False`` leaves the whole-note features (``NOTE_FEATURES``) out, so a
+    layer fitted on them gives them no weight."""
     from gmprep.kg.note_scan import NoteScanner
 
     if "heldout" in labels.name:
@@ -94,7 +96,9 @@ def note_candidates(labels: Path, notes_dir: Path, nodes: list, model: dict, gro
         recorded.clear()
         scanner = NoteScanner(names, scorer=rec)  # a fresh chunk cache: every candidate is scored here
         for sc in scanner.candidates(text):
-            f = recorded[round(sc.mention.confidence * 1e4) - 1] | dict(zip(NOTE_FEATURES, sc.note_features, strict=True))
+            f = recorded[round(sc.mention.confidence * 1e4) - 1]
+            if note_features:
+                f = f | dict(zip(NOTE_FEATURES, sc.note_features, strict=True))
             hit = judged_row(rows, sc.start, sc.end, sc.mention.node_id)
             label = None if hit is None else int(hit["label"] == "rule" and sc.mention.node_id in (hit.get("ids") or []))
             z = base._intercept + sum(base._coef.get(k, 0.0) * v for k, v in f.items() if v)

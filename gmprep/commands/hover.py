@@ -56,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--note-evidence", default="", metavar="NAMES",
                    help="also let the note stage read what the rest of the note says about each candidate's entry "
                    "(comma-separated: entry_gap, type_mean; kg/note_evidence.py); off by default")
+    c.add_argument("--without-note-numbers", action="store_true",
+                   help="with --learn-from-notes: leave the whole-note number shares (mention_scorer.NOTE_FEATURES) "
+                   "out of the layer (the held-out run of 2026-11-26 rejected them; docs/hover.md section 5)")
     c.add_argument("--precision-target", type=float, default=None,
                    help="choose 'normal' (with 'rescue') for the most recall at this precision of what is shown, "
                    "instead of the F-beta (kg.mention_scorer_train.calibrate)")
@@ -144,6 +147,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     if any(n not in EVIDENCE for n in evidence):
         raise GmprepError(f"--note-evidence: choose from {', '.join(EVIDENCE)}")
+    if args.without_note_numbers and not args.learn_from_notes:
+        raise GmprepError("--without-note-numbers needs --learn-from-notes")
     if evidence and not args.note_stage:
         raise GmprepError("--note-evidence needs --note-stage or --learn-from-notes")
     if args.note_stage or args.drop_note_stage:
@@ -159,7 +164,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         res_c = mention_residual.DEFAULT_C if args.residual_c is None else args.residual_c
         if res_c <= 0:
             raise GmprepError("--residual-c must be positive")
-        cands = mention_residual.note_candidates(args.labels, args.notes, nodes, model, groups)
+        cands = mention_residual.note_candidates(args.labels, args.notes, nodes, model, groups,
+                                                 note_features=not args.without_note_numbers)
         layer = mention_residual.fit_residual(cands, res_c)
         model = mention_residual.fold(model, layer)
         model["real_notes"] = {"labels": str(args.labels), "c": res_c, "alpha": round(layer.alpha, 6),
@@ -241,6 +247,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                        + (" --note-stage" if args.note_stage else "")
                                                        + (" --learn-from-notes" if args.learn_from_notes else "")
                                                        + (f" --note-evidence {','.join(evidence)}" if evidence else "")
+                                                       + (" --without-note-numbers" if args.without_note_numbers else "")
                                                        + (f" --residual-c {args.residual_c}" if args.residual_c else "")
                                                        + (f" --precision-target {args.precision_target}"
                                                           if args.precision_target else "")}
