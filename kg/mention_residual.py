@@ -249,13 +249,16 @@ def out_of_gm(cands: list[NoteCandidate], c: float | None, gms: set[str],
 
 def leave_one_gm_out(cands: list[NoteCandidate], c: float | None = DEFAULT_C, normal_cap: float = 1.0,
                      rescue_cap: float = 1.0, precision_target: float | None = None,
-                     evidence: tuple[str, ...] = ()) -> tuple[dict[str, dict], list[LabelledSpan]]:
+                     evidence: tuple[str, ...] = (), balance: bool = False) -> tuple[dict[str, dict], list[LabelledSpan]]:
     """The whole procedure, measured on a GM it never saw. For each GM: thresholds chosen on the other
     GMs' out-of-GM scores (``out_of_gm`` among them: as the shipped thresholds are chosen), the layer
     (``c`` None: none, the corpus model alone) and the note stage fitted on the other GMs, applied to
     this GM's notes. Returns the per-GM report and every GM's out-of-GM scores (where the shipped
-    thresholds are chosen)."""
+    thresholds are chosen). ``balance``: the thresholds weigh each GM's spans alike (``balance_by_gm``)."""
+    from gmprep.kg.mention_scorer_train import balance_by_gm
+
     gms = {x.gm for x in cands if x.label is not None}
+    gm_of = {x.doc: x.gm for x in cands}
     report: dict[str, dict] = {}
     for gm in sorted(gms):
         inner = out_of_gm(cands, c, gms - {gm}, evidence)
@@ -267,7 +270,8 @@ def leave_one_gm_out(cands: list[NoteCandidate], c: float | None = DEFAULT_C, no
         zs, means, ev, stage = _scored(cands, layer, train, evidence)
         mine = _spans(cands, [i for i, x in enumerate(cands) if x.label is not None and x.gm == gm], zs, means, ev,
                       stage)
-        report[gm] = _held_report(mine, calibrate(inner, normal_cap, rescue_cap, precision_target))
+        chosen_on = balance_by_gm(inner, gm_of) if balance else inner
+        report[gm] = _held_report(mine, calibrate(chosen_on, normal_cap, rescue_cap, precision_target))
     return report, out_of_gm(cands, c, gms, evidence)
 
 

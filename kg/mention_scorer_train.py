@@ -756,6 +756,22 @@ class LabelledSpan:
     # value or is a legacy name: shown at any score), "rescue" (the rules of thumb accept it: shown from
     # the "rescue" threshold on), "plain" (the scorer alone decides)
     group: str = "plain"
+    # how much the span counts when thresholds are chosen (``balance_by_gm``: each GM's notes count alike)
+    weight: float = 1.0
+
+
+def balance_by_gm(spans: list[LabelledSpan], gm_of: dict[str, str]) -> list[LabelledSpan]:
+    """The spans weighted so that every GM's judged spans weigh the same in all (their mean weight stays 1):
+    thresholds then serve the GM a new note comes from, not the GM who wrote the most spans (one rule-dense
+    house-rules page outweighed two GMs' narration)."""
+    from collections import Counter
+    from dataclasses import replace
+
+    n = Counter(gm_of.get(x.doc, x.doc) for x in spans)
+    if not n:
+        return spans
+    per_gm = len(spans) / len(n)
+    return [replace(x, weight=per_gm / n[gm_of.get(x.doc, x.doc)]) for x in spans]
 
 
 def _group(sc) -> str:
@@ -931,7 +947,7 @@ def calibrate(spans: list[LabelledSpan], normal_cap: float = 1.0, rescue_cap: fl
     grid = sorted({round(x.score, 4) for x in spans} | {0.5})
     out: dict[str, float] = {}
     for name, beta in (("loose", 1.0), ("normal", 0.5), ("strict", 0.25)):
-        best = max((_fbeta(*pr_at(spans, t)[:2], beta), -t) for t in grid)
+        best = max((_fbeta(*_weighted_pr(spans, t), beta), -t) for t in grid)
         out[name] = round(-best[1], 4)
     out["normal"] = min(out["normal"], normal_cap)
     if any(x.group != "plain" for x in spans):
@@ -948,17 +964,22 @@ def _normal_and_rescue(spans: list[LabelledSpan], grid: list[float], normal_cap:
     cost a logarithm each."""
     import bisect
 
-    def sorted_scores(group: str, label: int) -> list[float]:
-        return sorted(x.score for x in spans if x.group == group and x.label == label)
+    def sorted_scores(group: str, label: int) -> tuple[list[float], list[float]]:
+        # scores ascending and the weight at or above each (a suffix sum), so a count is one bisection
+        xs = sorted((x.score, x.weight) for x in spans if x.group == group and x.label == label)
+        tail = [0.0] * (len(xs) + 1)
+        for i in range(len(xs) - 1, -1, -1):
+            tail[i] = tail[i + 1] + xs[i][1]
+        return [v for v, _ in xs], tail
 
     plain = (sorted_scores("plain", 1), sorted_scores("plain", 0))
     rescue = (sorted_scores("rescue", 1), sorted_scores("rescue", 0))
-    always_tp = sum(1 for x in spans if x.group == "value" and x.label)
-    always_fp = sum(1 for x in spans if x.group == "value" and not x.label)
-    positives = sum(x.label for x in spans)
+    always_tp = sum(x.weight for x in spans if x.group == "value" and x.label)
+    always_fp = sum(x.weight for x in spans if x.group == "value" and not x.label)
+    positives = sum(x.weight for x in spans if x.label)
 
-    def above(xs: list[float], t: float) -> int:
-        return len(xs) - bisect.bisect_left(xs, t)
+    def above(xs: tuple[list[float], list[float]], t: float) -> float:
+        return xs[1][bisect.bisect_left(xs[0], t)]
 
     best = (-1.0, 0.0, 0.0)
     for n in (t for t in grid if t <= normal_cap):
@@ -977,6 +998,14 @@ def _normal_and_rescue(spans: list[LabelledSpan], grid: list[float], normal_cap:
     if best[0] < 0:  # every score above the caps: the caps themselves
         return round(normal_cap, 4), round(min(normal_cap, rescue_cap), 4)
     return round(best[1], 4), round(best[2], 4)
+
+
+def _weighted_pr(spans: list[LabelledSpan], threshold: float) -> tuple[float, float]:
+    """``pr_at``'s precision and recall with each span counted at its weight (what thresholds are chosen on)."""
+    tp = sum(x.weight for x in spans if x.label and x.score >= threshold)
+    fp = sum(x.weight for x in spans if not x.label and x.score >= threshold)
+    pos = sum(x.weight for x in spans if x.label)
+    return (tp / (tp + fp) if tp + fp else 1.0), (tp / pos if pos else 1.0)
 
 
 def pr_shown(spans: list[LabelledSpan], normal: float, rescue: float) -> tuple[float, float, int, int, int]:

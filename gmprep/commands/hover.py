@@ -59,6 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--without-note-numbers", action="store_true",
                    help="with --learn-from-notes: leave the whole-note number shares (mention_scorer.NOTE_FEATURES) "
                    "out of the layer (the held-out run of 2026-11-26 rejected them; docs/hover.md section 5)")
+    c.add_argument("--balance-gms", action="store_true",
+                   help="with --learn-from-notes: choose the thresholds with every GM's judged spans weighing the same "
+                   "(kg.mention_scorer_train.balance_by_gm), not every span")
     c.add_argument("--precision-target", type=float, default=None,
                    help="choose 'normal' (with 'rescue') for the most recall at this precision of what is shown, "
                    "instead of the F-beta (kg.mention_scorer_train.calibrate)")
@@ -122,6 +125,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, MentionScorer, _load
     from gmprep.kg.mention_scorer_train import (
         _note_groups,
+        balance_by_gm,
         calibrate,
         dev_ceiling,
         fit_note_stage,
@@ -147,8 +151,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     if any(n not in EVIDENCE for n in evidence):
         raise GmprepError(f"--note-evidence: choose from {', '.join(EVIDENCE)}")
-    if args.without_note_numbers and not args.learn_from_notes:
-        raise GmprepError("--without-note-numbers needs --learn-from-notes")
+    if (args.without_note_numbers or args.balance_gms) and not args.learn_from_notes:
+        raise GmprepError("--without-note-numbers and --balance-gms need --learn-from-notes")
     if evidence and not args.note_stage:
         raise GmprepError("--note-evidence needs --note-stage or --learn-from-notes")
     if args.note_stage or args.drop_note_stage:
@@ -196,14 +200,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
         from gmprep.kg import mention_residual
 
         res_logo, spans = mention_residual.leave_one_gm_out(cands, res_c, normal_cap, rescue_cap,
-                                                            args.precision_target, evidence)
+                                                            args.precision_target, evidence, args.balance_gms)
         base_model = mention_residual.corpus_model(model)
         base_model["note_stage"] = model["note_stage"]  # only to place the corpus model's own dev-note caps
         base_caps = ((dev_ceiling(args.dev_notes, nodes, base_model, 0.98),
                       dev_ceiling(args.dev_notes, nodes, base_model, 1.0, rescued_only=True))
                      if args.dev_notes is not None else (1.0, 1.0))
         base_logo, base_spans = mention_residual.leave_one_gm_out(cands, None, *base_caps, args.precision_target,
-                                                                  evidence)
+                                                                  evidence, args.balance_gms)
         residual = {"real_notes": model["real_notes"] | {
             "leave_one_gm_out_pooled": dict(zip(("precision", "recall"), pooled(res_logo), strict=True)),
             "corpus_model_alone_pooled": dict(zip(("precision", "recall"), pooled(base_logo), strict=True)),
@@ -221,6 +225,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         spans = score_labelled_spans(args.labels, args.notes, nodes, MentionScorer(model))
     if not spans or len({s.label for s in spans}) < 2:
         raise GmprepError("the labels give no rule and noise spans the scorer can read")
+    if args.balance_gms:
+        spans = balance_by_gm(spans, {x.doc: x.gm for x in cands})
     thresholds = calibrate(spans, normal_cap, rescue_cap, args.precision_target)
     thresholds["loose"] = min(thresholds["loose"], rescue_cap)
     at: dict[str, dict[str, float]] = {
@@ -248,6 +254,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                        + (" --learn-from-notes" if args.learn_from_notes else "")
                                                        + (f" --note-evidence {','.join(evidence)}" if evidence else "")
                                                        + (" --without-note-numbers" if args.without_note_numbers else "")
+                                                       + (" --balance-gms" if args.balance_gms else "")
                                                        + (f" --residual-c {args.residual_c}" if args.residual_c else "")
                                                        + (f" --precision-target {args.precision_target}"
                                                           if args.precision_target else "")}

@@ -424,3 +424,20 @@ def test_scanner_floor_is_the_rescue_threshold(index):
     scorer = MentionScorer.load()
     sc = NoteScanner(index, scorer=scorer)
     assert sc.floor == scorer.thresholds.get("rescue", scorer.threshold_for("loose"))
+
+
+def test_balanced_thresholds_serve_every_gm_not_the_gm_with_the_most_spans():
+    """``balance_by_gm``: one GM's many rule-dense spans (all rules from 0.3 up) must not pull the threshold down
+    to where another GM's notes are mostly noise; unweighted, the big GM decides."""
+    from gmprep.kg.mention_scorer_train import LabelledSpan, balance_by_gm, calibrate
+
+    big = [LabelledSpan("big-a", i, i + 1, 1, "", 0.3 + 0.6 * i / 200) for i in range(200)]
+    small = ([LabelledSpan("small-a", i, i + 1, 1, "", 0.8) for i in range(10)]
+             + [LabelledSpan("small-a", 100 + i, 101 + i, 0, "", 0.4) for i in range(10)])
+    spans = big + small
+    gm_of = {"big-a": "big", "small-a": "small"}
+    weighted = balance_by_gm(spans, gm_of)
+    assert sum(x.weight for x in weighted) == pytest.approx(len(spans))
+    assert all(x.weight == pytest.approx(len(spans) / 2 / 20) for x in weighted if x.doc == "small-a")
+    assert calibrate(spans, precision_target=0.9)["normal"] <= 0.4  # 200 rules outvote 10 noise spans
+    assert calibrate(weighted, precision_target=0.9)["normal"] > 0.4
