@@ -489,7 +489,11 @@ class AnswerabilityJudge:
     def other_book(self, term: str) -> Assessment:
         """The decision for a question the other-systems guard found to be about a Pathfinder 2e book gmprep
         does not hold (a class of another book, Kingmaker): not_in_corpus, naming the term and the books held."""
-        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held_books(self.use.db))
+        held = held_books(self.use.db)
+        # the book, when the catalogues know it: "Kingmaker" is a title, "kineticist" a class of Rage of Elements
+        known = otherbooks.book_of(term, held) if self.settings.book_titles else None
+        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held,
+                          foreign_book=known.book if known else "", foreign_kind=_kind(known) if known else "")
 
     def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
         """The entry the question asks about when only books outside the selection hold it: the asked

@@ -204,6 +204,8 @@ def _singular(category: str) -> str:
     Thesis" is not)."""
     if category.endswith("ies"):
         return category[:-3] + "y"
+    if category.endswith("sses"):  # "Classes"
+        return category[:-2]
     plural = category.endswith("s") and not category.endswith(("ss", "is"))
     return category[:-1] if plural else category
 
@@ -345,6 +347,23 @@ def publication_terms(question: str, use: BookUse, held: Sequence[str]) -> list[
             if not any(t.book == (group or title) for t in out):
                 out.append(OtherBookTerm(shown=m.group(0), name=form, book=group or title, category="book"))
     return out
+
+
+def book_of(term: str, held: Sequence[str]) -> OtherBookTerm | None:
+    """The book gmprep does not hold that ``term`` names (a title: Kingmaker) or that lists it (a class: kineticist,
+    Rage of Elements), for the other-systems guard's Pathfinder 2e terms; None when no such book is known."""
+    held_set = {b.removeprefix("Pathfinder ") for b in held}
+    key = _norm(term)
+    for title, group in _publications():
+        if key in {_norm(f) for f in _title_forms(title)} and title not in held_set | SUPERSEDED:
+            return OtherBookTerm(shown=term, name=title, book=group or title, category="book")
+    found = _catalogue().get(key) or (_catalogue().get(key[:-1]) if key.endswith("s") else None) or ()
+    books = [(name, book, category) for name, book, category in found if book not in held_set | SUPERSEDED]
+    if books and len(books) == len(found):
+        # a class is listed as a class and as its multiclass archetype: say the class
+        name, book, category = min(books, key=lambda r: r[2] != "Classes")
+        return OtherBookTerm(shown=term, name=name, book=book, category=_singular(category))
+    return None
 
 
 # ----- the term the question turns on -----------------------------------------------------------------------------
