@@ -116,7 +116,7 @@ async def test_a_class_of_another_pf2e_book_is_not_in_corpus(searcher, extractiv
                                "holds ("), ans.text
     assert "Add your Secrets of Magic PDF with `gmprep books add`" in ans.text
     # an Adventure Path the guard knows is named as a book
-    ans = await answer_question("How do Kingmaker kingdom turns work?", history=[], searcher=searcher,
+    ans = await answer_question("What does Kingmaker add for armies at war?", history=[], searcher=searcher,
                                 settings=extractive)
     assert ans.outcome == "not_in_corpus", ans.steps
     assert ans.text.startswith("This question is about Kingmaker, which is not among the books gmprep holds ("), ans.text
