@@ -78,6 +78,7 @@ class BookUse:
         self._lock = threading.Lock()
         self._uses: dict[str, int] = {}
         self._names: set[str] | None = None
+        self._glossary: set[str] | None = None
 
     def is_name(self, word: str) -> bool:
         """Some entry other than a trait definition is named (or aliased) ``word``."""
@@ -91,6 +92,14 @@ class BookUse:
                 self._names = names
         return any(w in self._names for w in (word, word.rstrip("s"), f"{word}s"))
 
+    def glossary_books(self) -> set[str]:
+        """The books of the trait definitions (the trait glossary): their chapters are no entry's use of a word."""
+        with self._lock:
+            if self._glossary is None:
+                rows = self.db.execute("SELECT DISTINCT book FROM nodes WHERE kind = 'entry' AND type = 'trait'")
+                self._glossary = {b for (b,) in rows if b}
+        return self._glossary
+
     def uses(self, word: str, cap: int = 50) -> int:
         with self._lock:
             if word in self._uses:
@@ -99,14 +108,17 @@ class BookUse:
         # inflection of a word the books use is the books' word
         n = 0
         try:
+            glossary = self.glossary_books()
             rows = self.db.execute(
-                "SELECT n.type, n.traits FROM fts f JOIN nodes n ON n.rowid = f.rowid WHERE fts MATCH ? LIMIT 2000",
-                ('"' + word.replace('"', " ") + '"',))
+                "SELECT n.type, n.traits, n.book FROM fts f JOIN nodes n ON n.rowid = f.rowid WHERE fts MATCH ? "
+                "LIMIT 2000", ('"' + word.replace('"', " ") + '"',))
             forms = {word, word.rstrip("s")}
-            for typ, traits in rows:
+            for typ, traits, book in rows:
                 # an entry tagged with the word does not use it: shared feats carry every class that gets
-                # them as traits (magus, thaumaturge) and repeat the tag as a heading in their text
-                if typ != "trait" and not forms & {t.lower() for t in json.loads(traits or "[]")}:
+                # them as traits (magus, thaumaturge) and repeat the tag as a heading in their text. Nor does the
+                # trait glossary's own chapter, which lists every trait it defines ("anadi")
+                if typ != "trait" and book not in glossary \
+                        and not forms & {t.lower() for t in json.loads(traits or "[]")}:
                     n += 1
                     if n >= cap:
                         break
@@ -281,7 +293,10 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str],
                     continue  # "a 1st-rank scroll", "a sailing ship": the held books' own phrases, in their words
                 if spelled and _in_held_name(toks, i, n, use):
                     continue  # "the Shed Spirit spell": part of a held entry's name, not "Spirit Spell"
-                if not spelled and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
+                # zipf 0 (English never records it) counts here, unlike for the word rule: the catalogue lists it
+                # as a published name ("anadi", an ancestry), not the asker's character or a typo
+                z = zipf(key)
+                if not spelled and (z is None or z >= NAME_ZIPF or (missing and z <= 0.0)):
                     continue
             if use.is_name(key) or use.uses(key) > (missing_uses if missing else 0):
                 continue  # the held books name or write it: it is theirs as well

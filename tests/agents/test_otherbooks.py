@@ -246,6 +246,15 @@ def test_other_books_named_by_title(use):
         assert publication_terms(q, use, held) == [], q
 
 
+def test_another_books_name_english_never_records_and_the_glossary_chapter(use):
+    held = held_books(use.db)
+    # the trait glossary's chapter lists every trait it defines: no entry's use of the word
+    assert use.uses("anadi") == 0 and "Pathfinder trait glossary (system localization)" in use.glossary_books()
+    # English never records "anadi", but the catalogue lists it as another book's ancestry
+    [t] = other_book_terms("Would the anadi's spider form stop a monk from using stances?", use, held)
+    assert (t.shown, t.book, t.category) == ("anadi", "The Mwangi Expanse", "Ancestry")
+
+
 def test_a_held_books_entry_the_store_lacks(use):
     held = held_books(use.db)
     # Player Core lists Staff Nexus (an arcane thesis); the store has the thesis class feature only, which names none
