@@ -300,7 +300,8 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str],
                     continue
             if use.is_name(key) or use.uses(key) > (missing_uses if missing else 0):
                 continue  # the held books name or write it: it is theirs as well
-            name, book, category = books[0]
+            # a class is listed as a class and as its multiclass archetype: say the class
+            name, book, category = min(books, key=lambda r: r[2] != "Classes")
             used[i:i + n] = [True] * n
             if any(t.name == name for t in out):
                 continue  # named again
