@@ -484,6 +484,10 @@ class AnswerabilityJudge:
         if self.settings.book_titles:
             other += [t for t in publication_terms(question, self.use, held)
                       if not any(t.shown in o.shown or o.shown in t.shown for o in other)]
+            guide = self.campaign.guide_named(question)  # the organized-play campaign's own book ("PFS2 Guide")
+            if guide:
+                book = self.campaign.outline.campaign.short
+                other.append(OtherBookTerm(shown=guide, name=book, book=book, category="book"))
         return other
 
     def other_book(self, term: str) -> Assessment:
