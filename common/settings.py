@@ -147,6 +147,16 @@ class AnswerabilitySettings(BaseModel):
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held
     # rule"). False: every such question is declined not_in_corpus, as before.
     other_book_besides: bool = True
+    # A held book's entry the store has no entry for (the catalogue lists Staff Nexus for Player Core; the bundled
+    # corpus kept only the class feature that introduces the theses) is treated like another book's entry, with its
+    # book named, when at most this many held entries write the name. Measured (docs/answerability.md, "Books named
+    # by title, and held books' entries the store lacks"): 0 finds Staff Nexus and flags 3 of 15,481 generated
+    # answerable questions; 3 adds Toxicologist (answered anyway) but flags names a class entry states inside itself
+    # (Deific Weapon, 2 entries). -1: off.
+    held_missing_uses: int = Field(0, ge=-1, le=50)
+    # A Pathfinder book gmprep does not hold named by its title ("Extinction Curse", "Book of the Dead") is treated
+    # like another book's entry (``otherbooks.publication_terms``). False: titles are not read.
+    book_titles: bool = True
 
 
 class Settings(BaseModel):

@@ -99,6 +99,82 @@ def parse_class_page(text: str, path: str = "", commit: str = "") -> list[Listed
     return out
 
 
+# ----- the publications themselves ------------------------------------------------------------------------------------
+# A question names a book as often as one of its entries ("running the circus in Extinction Curse", "the undead
+# archetypes from Book of the Dead"). The source pages give each book's title, product line and source group (the
+# Adventure Path a volume belongs to: "Source Group [Extinction Curse](...)"), and AoN's Adventures page names every
+# adventure group, including those with no saved source page (Kingmaker, Rusthenge). Titles only: no rules text.
+PUBLICATION_COLUMNS = ("title", "line", "group", "path", "commit")
+_GROUP = re.compile(r"^Source Group (.+?)\s*$", re.M)
+ADVENTURES_PAGE = "knowledge/Setting/Setting.aspx-Adventure=true.md"
+_ADVENTURE_GROUPS = re.compile(r"^## (\[.+)$", re.M)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One Paizo publication (or adventure group): its title, product line and the group it belongs to."""
+
+    title: str
+    line: str = ""
+    group: str = ""
+    path: str = ""
+    commit: str = ""
+
+
+def parse_publication(text: str, path: str = "", commit: str = "") -> Publication | None:
+    """The publication a saved source page is about (title, product line, source group), or None."""
+    title = _TITLE.search(text)
+    if not title:
+        return None
+    line, group = _LINE.search(text), _GROUP.search(text)
+    return Publication(title.group(1).strip(), line.group(1).strip() if line else "",
+                       _LINK.sub(r"\1", group.group(1)).strip() if group else "", path, commit)
+
+
+def parse_adventure_groups(text: str, path: str = "", commit: str = "") -> list[Publication]:
+    """The adventure groups AoN's Adventures page names ("## [Abomination Vaults](...) | [Age of Ashes](...)")."""
+    m = _ADVENTURE_GROUPS.search(text)
+    if not m:
+        return []
+    names = [n.strip() for n in re.findall(r"\[([^\]]+)\]", m.group(1))]
+    # no product line: the page mixes Adventure Paths with the books their groups are named for (Book of the Dead)
+    return [Publication(n, "", n, path, commit) for n in names if n]
+
+
+def read_publications(git_dir: Path) -> list[Publication]:
+    """The publications of a clone of MihanEntalpo/pathfinder-2-ui: every source page's, then the adventure groups."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
+                              text=True).stdout
+    commit = git("rev-parse", "HEAD").strip()
+    out: list[Publication] = []
+    for path in git("ls-tree", "-r", "--name-only", "HEAD", SOURCE_DIR).split():
+        if FILE.match(path.rsplit("/", 1)[-1]):
+            pub = parse_publication(git("show", f"HEAD:{path}"), path, commit)
+            if pub is not None:
+                out.append(pub)
+    out += parse_adventure_groups(git("show", f"HEAD:{ADVENTURES_PAGE}"), ADVENTURES_PAGE, commit)
+    return out
+
+
+def write_publications(rows: Iterable[Publication], path: Path) -> int:
+    """Write the publications (plain TSV, sorted, one row each); returns the row count."""
+    unique = sorted({(r.title, r.line, r.group, r.path, r.commit) for r in rows})
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter="\t", lineterminator="\n")
+    w.writerow(PUBLICATION_COLUMNS)
+    w.writerows(unique)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return len(unique)
+
+
+def read_publications_tsv(path: Path) -> list[Publication]:
+    """The publications written by ``write_publications``."""
+    with path.open(encoding="utf-8") as f:
+        return [Publication(**row) for row in csv.DictReader(f, delimiter="\t")]
+
+
 def read_clone(git_dir: Path) -> Iterator[Listed]:
     """Every saved source page of a clone (a bare mirror or a checkout) of MihanEntalpo/pathfinder-2-ui."""
     def git(*args: str) -> str:

@@ -46,11 +46,13 @@ from gmprep.core.agents.campaign import CampaignRules
 from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import (
     BookUse,
+    OtherBookTerm,
     asked_besides,
     foreign_terms,
     held_books,
     hinge_terms,
     other_book_terms,
+    publication_terms,
 )
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import find_legacy
@@ -366,6 +368,12 @@ def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: C
     return x, (asked if asked and not asked_named else unnamed)
 
 
+def _kind(term: OtherBookTerm) -> str:
+    """What the texts call ``term``: its category ("feat", "arcane thesis"), or "book" for a title. A held book's
+    entry the store lacks is told by its book being among the held ones (``foreign_text``, ``besides_note``)."""
+    return term.category.lower()
+
+
 def _holds(name: str, phrase: str) -> bool:
     return phrase in name or phrase.rstrip("s") in name
 
@@ -418,19 +426,24 @@ class AnswerabilityJudge:
         foreign, foreign_book, foreign_kind = "", "", ""
         besides: list[tuple[str, str, str]] = []
         asked = ""
-        if not renamed and not excluded and section is None:
+        if not excluded and section is None:
             # an entry another book lists by name (Risky Reload, Extended Kinesis), that no held entry is named
-            # for and the held books never write: that book's rule, and the passages found are tangents
-            other = other_book_terms(question, self.use, held_books(self.use.db))
+            # for and the held books never write: that book's rule, and the passages found are tangents. So is an
+            # entry a held book lists that the store lacks (Staff Nexus), and another book named by its title
+            # (Extinction Curse). A renamed rule beside them ("searing light") no longer forces an answer: whether
+            # the held rule is asked is decided below, as for any other
+            other = self._other_books(question)
             # unless a sentence that asks, naming none of them, names the first passage's rule (Long Jump beside
-            # "greater spry sinews"): then the held rule is asked, and the answer says the other book's name aside
-            asked = asked_besides(question, [t.shown for t in other], hits[0].name) \
+            # "greater spry sinews"; or its pre-Remaster name): then the held rule is asked, and the answer says the
+            # other book's name aside
+            top = [hits[0].name, *(old for old, new in renamed if new == hits[0].name)] if hits else []
+            asked = asked_besides(question, [t.shown for t in other], top) \
                 if other and hits and self.settings.other_book_besides else ""
             if asked:
-                besides = [(t.shown, t.book, t.category.lower()) for t in other]
+                besides = [(t.shown, t.book, _kind(t)) for t in other]
             elif other:
                 outcome, foreign = "not_in_corpus", other[0].shown
-                foreign_book, foreign_kind = other[0].book, other[0].category.lower()
+                foreign_book, foreign_kind = other[0].book, _kind(other[0])
         foreign_uses = None
         # both rules below read words, not names: they run only when the question names no other book's entry (as
         # before ``besides``: the names, asked or aside, are the finer evidence)
@@ -463,10 +476,28 @@ class AnswerabilityJudge:
                           campaign=campaign.named if campaign else "", campaign_book=campaign.book if campaign else "",
                           features={k: round(v, 4) for k, v in x.items()})
 
+    def _other_books(self, question: str) -> list[OtherBookTerm]:
+        """Other books' entries the question names, held books' entries the store lacks, then other books named
+        by title (a title inside an entry's name is that entry)."""
+        held = held_books(self.use.db)
+        other = other_book_terms(question, self.use, held, self.settings.held_missing_uses)
+        if self.settings.book_titles:
+            other += [t for t in publication_terms(question, self.use, held)
+                      if not any(t.shown in o.shown or o.shown in t.shown for o in other)]
+            guide = self.campaign.guide_named(question)  # the organized-play campaign's own book ("PFS2 Guide")
+            if guide:
+                book = self.campaign.outline.campaign.short
+                other.append(OtherBookTerm(shown=guide, name=book, book=book, category="book"))
+        return other
+
     def other_book(self, term: str) -> Assessment:
         """The decision for a question the other-systems guard found to be about a Pathfinder 2e book gmprep
         does not hold (a class of another book, Kingmaker): not_in_corpus, naming the term and the books held."""
-        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held_books(self.use.db))
+        held = held_books(self.use.db)
+        # the book, when the catalogues know it: "Kingmaker" is a title, "kineticist" a class of Rage of Elements
+        known = otherbooks.book_of(term, held) if self.settings.book_titles else None
+        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held,
+                          foreign_book=known.book if known else "", foreign_kind=_kind(known) if known else "")
 
     def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
         """The entry the question asks about when only books outside the selection hold it: the asked
@@ -535,6 +566,15 @@ def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = ""
             f"use it only in passing ({uses} {'entry' if uses == 1 else 'entries'}, none of them for its rules)")
         return (f"This question turns on “{term}”: the books gmprep holds ({held}) {said}, while books gmprep does "
                 "not have name their rules with it. Add your book's PDF with `gmprep books add` to get its rules.")
+    if book and kind == "book":  # another book named by its title
+        return (f"This question is about {book}, which is not among the books gmprep holds ({held}), so the "
+                f"passages it found would only be tangents. Add your {book} PDF with `gmprep books add` to get its "
+                "rules.")
+    if book and book in books:  # a held book's entry the store lacks
+        what = f"“{term}” ({kind})" if kind else f"“{term}”"
+        return (f"{what} is in {book}, but gmprep's copy of {book} does not have its text (its entries only name "
+                f"it), so the passages it found would only be tangents. Add your {book} PDF with `gmprep books add` "
+                "to get it.")
     if book:
         what = f"“{term}” ({kind})" if kind else f"“{term}”"
         return (f"{what} is from {book}, which is not among the books gmprep holds ({held}), so the passages it "
@@ -568,19 +608,31 @@ def renamed_note(renamed: Sequence[tuple[str, str]]) -> str:
     return " ".join(f"“{old}” is called {new} in the Remaster books." for old, new in renamed)
 
 
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def besides_note(besides: Sequence[tuple[str, str, str]], books: Sequence[str]) -> str:
-    """What an answer says first when the question names other books' entries beside the held rule it asks: which
-    books they are from, and that the answer is the held books' (it does not cover those entries)."""
+    """What an answer says first when the question names other books' entries (or other books, or held books'
+    entries the store lacks) beside the held rule it asks: where they are from, and that the answer is the held
+    books' (it does not cover them)."""
     if not besides:
         return ""
-    named = [f"“{term}” ({kind})" if kind else f"“{term}”" for term, _, kind in besides]
-    sources = sorted({book for _, book, _ in besides})
-    what = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-    where = sources[0] if len(sources) == 1 else ", ".join(sources[:-1]) + " and " + sources[-1]
-    verb = "is" if len(named) == 1 else "are"
+    titles = [f"“{term}”" for term, _, kind in besides if kind == "book"]
+    missing = [(term, book, kind) for term, book, kind in besides if kind != "book" and book in books]
+    other = [(term, book, kind) for term, book, kind in besides if kind != "book" and book not in books]
+    parts = []
+    for group, tail in ((other, "which gmprep does not hold"), (missing, "but gmprep's copy does not have the text")):
+        if group:
+            named = [f"“{term}” ({kind})" if kind else f"“{term}”" for term, _, kind in group]
+            where = _and(sorted({book for _, book, _ in group}))
+            parts.append(f"{_and(named)} {'is' if len(named) == 1 else 'are'} "
+                         f"{'from' if group is other else 'in'} {where}, {tail}")
+    if titles:
+        parts.append(f"{_and(titles)} {'is a book' if len(titles) == 1 else 'are books'} gmprep does not hold")
+    one = len(besides) == 1
     held = ", ".join(books) or "the core rulebooks"
-    return (f"{what} {verb} from {where}, which gmprep does not hold, so this does not cover "
-            f"{'it' if len(named) == 1 else 'them'}; the books it holds ({held}) say:")
+    return f"{'; '.join(parts)}, so this does not cover {'it' if one else 'them'}; the books it holds ({held}) say:"
 
 
 def answer_note(verdict: Assessment) -> str:

@@ -64,6 +64,18 @@ class CampaignRules:
         self._name = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])",
                                 flags=re.IGNORECASE)
         self._stems = {s.id: title_stems(s.title) for s in self.outline.sections}
+        short = re.escape(self.outline.campaign.short)
+        self._guide = re.compile(r"(?<![\w-])(?:" + short + r"|(?:" + "|".join(re.escape(n) for n in names)
+                                 + r")(?:'s)? Guide)(?![\w-])")
+
+    def guide_named(self, question: str) -> str:
+        """The campaign's guide as the question names it ("Guide to Organized Play", "the new PFS2 Guide": a campaign
+        name followed by "Guide"), or "" when it does not or the store holds the guide. A book named by its title,
+        as ``otherbooks.publication_terms`` finds the others."""
+        m = self._guide.search(question)
+        if m is None or self.held():
+            return ""
+        return m.group(0)
 
     def held(self) -> bool:
         """The store has entries of a book named for the guide (added with ``gmprep books add``)."""

@@ -78,6 +78,7 @@ class BookUse:
         self._lock = threading.Lock()
         self._uses: dict[str, int] = {}
         self._names: set[str] | None = None
+        self._glossary: set[str] | None = None
 
     def is_name(self, word: str) -> bool:
         """Some entry other than a trait definition is named (or aliased) ``word``."""
@@ -91,6 +92,14 @@ class BookUse:
                 self._names = names
         return any(w in self._names for w in (word, word.rstrip("s"), f"{word}s"))
 
+    def glossary_books(self) -> set[str]:
+        """The books of the trait definitions (the trait glossary): their chapters are no entry's use of a word."""
+        with self._lock:
+            if self._glossary is None:
+                rows = self.db.execute("SELECT DISTINCT book FROM nodes WHERE kind = 'entry' AND type = 'trait'")
+                self._glossary = {b for (b,) in rows if b}
+        return self._glossary
+
     def uses(self, word: str, cap: int = 50) -> int:
         with self._lock:
             if word in self._uses:
@@ -99,14 +108,17 @@ class BookUse:
         # inflection of a word the books use is the books' word
         n = 0
         try:
+            glossary = self.glossary_books()
             rows = self.db.execute(
-                "SELECT n.type, n.traits FROM fts f JOIN nodes n ON n.rowid = f.rowid WHERE fts MATCH ? LIMIT 2000",
-                ('"' + word.replace('"', " ") + '"',))
+                "SELECT n.type, n.traits, n.book FROM fts f JOIN nodes n ON n.rowid = f.rowid WHERE fts MATCH ? "
+                "LIMIT 2000", ('"' + word.replace('"', " ") + '"',))
             forms = {word, word.rstrip("s")}
-            for typ, traits in rows:
+            for typ, traits, book in rows:
                 # an entry tagged with the word does not use it: shared feats carry every class that gets
-                # them as traits (magus, thaumaturge) and repeat the tag as a heading in their text
-                if typ != "trait" and not forms & {t.lower() for t in json.loads(traits or "[]")}:
+                # them as traits (magus, thaumaturge) and repeat the tag as a heading in their text. Nor does the
+                # trait glossary's own chapter, which lists every trait it defines ("anadi")
+                if typ != "trait" and book not in glossary \
+                        and not forms & {t.lower() for t in json.loads(traits or "[]")}:
                     n += 1
                     if n >= cap:
                         break
@@ -172,12 +184,15 @@ def _norm(text: str) -> str:
 
 @dataclass(frozen=True)
 class OtherBookTerm:
-    """An entry of a book gmprep does not hold, as the question writes it."""
+    """An entry of a book gmprep does not hold, as the question writes it; or (``missing``) an entry of a book it
+    holds that the store has no entry for (the bundled corpus lacks its text: Staff Nexus, a Player Core arcane
+    thesis); or (``category`` "book") the book itself, named ("Extinction Curse", "Book of the Dead")."""
 
     shown: str
     name: str
     book: str
     category: str
+    missing: bool = False
 
 
 @lru_cache(maxsize=2)
@@ -197,10 +212,14 @@ def _catalogue(path: Path = OTHER_BOOKS) -> dict[str, tuple[tuple[str, str, str]
 
 
 def _singular(category: str) -> str:
-    """"Feats" -> "Feat", "Familiar Abilities" -> "Familiar Ability" (the lists' headings are plural)."""
+    """"Feats" -> "Feat", "Familiar Abilities" -> "Familiar Ability" (the lists' headings are plural; "Arcane
+    Thesis" is not)."""
     if category.endswith("ies"):
         return category[:-3] + "y"
-    return category[:-1] if category.endswith("s") and not category.endswith("ss") else category
+    if category.endswith("sses"):  # "Classes"
+        return category[:-2]
+    plural = category.endswith("s") and not category.endswith(("ss", "is"))
+    return category[:-1] if plural else category
 
 
 def _titled(words: list[str], sentence_start: bool) -> bool:
@@ -221,12 +240,24 @@ def _in_held_name(toks: list[re.Match], i: int, n: int, use: BookUse) -> bool:
     return False
 
 
-def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[OtherBookTerm]:
-    """Entries of books other than ``held`` that the question names (longest first, left to right)."""
+# A held book's entry that the store has no entry for: the catalogue lists it for Player Core (Staff Nexus, an arcane
+# thesis) but the bundled corpus kept only the class feature that introduces the theses. Up to this many held entries
+# (trait definitions and tags aside) may write the name. 0: a name they write may be stated inside a longer entry
+# (the cleric's Deific Weapon in the class entry), which no count tells from a list of choices (the alchemist's
+# "- Toxicologist"); measured, docs/answerability.md.
+MISSING_USES = 0
+
+
+def other_book_terms(question: str, use: BookUse, held: Sequence[str],
+                     missing_uses: int = MISSING_USES) -> list[OtherBookTerm]:
+    """Entries of books other than ``held`` that the question names (longest first, left to right); and entries
+    the held books list that the store lacks (``missing``: no entry is named for them and at most ``missing_uses``
+    held entries write them; ``missing_uses`` -1 leaves them out)."""
     cat = _catalogue()
     if not cat:
         return []
-    held_set = {b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED
+    held_books_ = {b.removeprefix("Pathfinder ") for b in held}
+    held_set = held_books_ | SUPERSEDED
     toks = list(_TOKEN.finditer(question))
     used = [False] * len(toks)
     out: list[OtherBookTerm] = []
@@ -242,8 +273,12 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             if not found:
                 continue
             books = [(name, book, category) for name, book, category in found if book not in held_set]
-            if not books or len(books) < len(found):
-                continue  # a held book has an entry of this name too
+            ours = [(name, book, category) for name, book, category in found if book in held_books_]
+            missing = bool(ours) and missing_uses >= 0
+            if missing:
+                books = ours  # a held book lists it: the store should have it
+            elif not books or len(books) < len(found):
+                continue  # a superseded book lists it too: mostly the old name of a held rule
             if n == 1 and (len(key) < MIN_LEN or key in _STOP):
                 continue
             before = question[: toks[i].start()].rstrip()
@@ -251,21 +286,106 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str]) -> list[O
             # a name in lower case counts when English rarely uses it, or when it is several words none of them
             # small ("shield augmentation", "air repeater"): the held books never write the phrase (below)
             spelled = n >= 2 and not any(w.lower() in _SMALL or w.lower() in _STOP for w in words)
+            if missing and n >= 2 and _in_held_name(toks, i, n, use):
+                continue  # "Burn It" inside "Burn It All": the held entry is named
             if not _titled(words, start):
+                if missing and spelled:
+                    continue  # "a 1st-rank scroll", "a sailing ship": the held books' own phrases, in their words
                 if spelled and _in_held_name(toks, i, n, use):
                     continue  # "the Shed Spirit spell": part of a held entry's name, not "Spirit Spell"
-                if not spelled and not (0.0 < (zipf(key) or 0.0) < NAME_ZIPF):
+                # zipf 0 (English never records it) counts here, unlike for the word rule: the catalogue lists it
+                # as a published name ("anadi", an ancestry), not the asker's character or a typo
+                z = zipf(key)
+                if not spelled and (z is None or z >= NAME_ZIPF or (missing and z <= 0.0)):
                     continue
-            if use.is_name(key) or use.uses(key) > 0:
+            if use.is_name(key) or use.uses(key) > (missing_uses if missing else 0):
                 continue  # the held books name or write it: it is theirs as well
-            name, book, category = books[0]
+            # a class is listed as a class and as its multiclass archetype: say the class
+            name, book, category = min(books, key=lambda r: r[2] != "Classes")
             used[i:i + n] = [True] * n
             if any(t.name == name for t in out):
                 continue  # named again
             shown = re.sub(r"['\u2019]s?$", "", question[toks[i].start():toks[i + n - 1].end()])
             out.append(OtherBookTerm(shown=shown, name=name,
-                                     book=book, category=_singular(category)))
+                                     book=book, category=_singular(category), missing=missing))
     return out
+
+
+# ----- other books by title -------------------------------------------------------------------------------------------
+# core/agents/data/other-publications.tsv: the publications the saved source pages are about (title, product line,
+# and the Adventure Path a volume belongs to) and the adventure groups AoN names (ingest/aon_sources.py). A question
+# that names one ("the circus in Extinction Curse", "the undead archetypes from Book of the Dead") may ask about its
+# rules; ``AnswerabilityJudge.assess`` decides as for another book's entry (``asked_besides``).
+OTHER_PUBLICATIONS = Path(__file__).with_name("data") / "other-publications.tsv"
+# "Pathfinder #151: The Show Must Go On", "Pathfinder Adventure Path #219: ...", "PFS Scenario #7-03: ...": askers
+# write the volume's own title
+_VOLUME = re.compile(r"^(?:Pathfinder(?: Adventure Path)?|PFS Scenario) #[\d-]+:?\s+")
+
+
+@lru_cache(maxsize=2)
+def _publications(path: Path = OTHER_PUBLICATIONS) -> tuple[tuple[str, str], ...]:
+    """(title, group) for every publication and adventure group; empty when the file is missing."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            return tuple((r["title"], r["group"]) for r in csv.DictReader(f, delimiter="\t"))
+    except OSError:
+        return ()
+
+
+def _title_forms(title: str) -> set[str]:
+    """How a question writes a publication's title: as titled, without the volume number, without "(Hardcover)"."""
+    short = re.sub(r"\s*\(.*?\)", "", _VOLUME.sub("", title)).strip()
+    return {t for t in (title, short) if t}
+
+
+def publication_terms(question: str, use: BookUse, held: Sequence[str]) -> list[OtherBookTerm]:
+    """Books gmprep does not hold that the question names by title, written as a name ("Extinction Curse", "Season
+    of Ghosts book 3"). A book is held when the store has its entries; an Adventure Path when it has one of its
+    volumes; the superseded core books (Core Rulebook, ...) are the held books' earlier editions."""
+    pubs = _publications()
+    if not pubs:
+        return []
+    held_set = {b.removeprefix("Pathfinder ") for b in held}
+    held_groups = {g for t, g in pubs if g and t in held_set}
+    out: list[OtherBookTerm] = []
+    spans: list[tuple[int, int]] = []
+    forms = sorted({(f, t, g) for t, g in pubs for f in _title_forms(t)} | {(g, g, g) for _, g in pubs if g},
+                   key=lambda x: -len(x[0]))
+    for form, title, group in forms:
+        if title in held_set or title in SUPERSEDED or (group and group in held_groups):
+            continue
+        for m in re.finditer(r"(?<![\w'])" + re.escape(form) + r"(?![\w'])", question):
+            if any(a < m.end() and m.start() < b for a, b in spans):
+                continue
+            words = _TOKEN.findall(m.group(0))
+            before = question[: m.start()].rstrip()
+            start = not before or before[-1] in ".!?:\"(\n"
+            key = _norm(form)
+            if not words or not _titled(words, start) or use.is_name(key):
+                continue
+            if len(words) == 1 and use.uses(key) > 0:
+                continue  # one word the held books write is more often a place or a thing than this book
+            spans.append((m.start(), m.end()))
+            if not any(t.book == (group or title) for t in out):
+                out.append(OtherBookTerm(shown=m.group(0), name=form, book=group or title, category="book"))
+    return out
+
+
+def book_of(term: str, held: Sequence[str]) -> OtherBookTerm | None:
+    """The book gmprep does not hold that ``term`` names (a title: Kingmaker) or that lists it (a class: kineticist,
+    Rage of Elements), for the other-systems guard's Pathfinder 2e terms; None when no such book is known."""
+    held_set = {b.removeprefix("Pathfinder ") for b in held}
+    key = _norm(term)
+    for title, group in _publications():
+        if key in {_norm(f) for f in _title_forms(title)} and title not in held_set | SUPERSEDED:
+            return OtherBookTerm(shown=term, name=title, book=group or title, category="book")
+    found = _catalogue().get(key) or (_catalogue().get(key[:-1]) if key.endswith("s") else None) or ()
+    books = [(name, book, category) for name, book, category in found if book not in held_set | SUPERSEDED]
+    if books and len(books) == len(found):
+        # a class is listed as a class and as its multiclass archetype: say the class
+        name, book, category = min(books, key=lambda r: r[2] != "Classes")
+        return OtherBookTerm(shown=term, name=name, book=book, category=_singular(category))
+    return None
 
 
 # ----- the term the question turns on -----------------------------------------------------------------------------
@@ -365,20 +485,21 @@ def _names(words: list[str], name: list[str]) -> bool:
                            for i in range(len(words) - n + 1))
 
 
-def asked_besides(question: str, terms: Sequence[str], top_name: str) -> str:
-    """The sentence of ``question`` that asks about the rule ``top_name`` (the first retrieved passage's name) without
-    naming any of ``terms`` (other books' names as the question writes them), or "" when none does: then the other
-    book's rule is what is asked."""
+def asked_besides(question: str, terms: Sequence[str], top_name: str | Sequence[str]) -> str:
+    """The sentence of ``question`` that asks about the rule ``top_name`` (the first retrieved passage's name, or its
+    names: the Remaster name and the pre-Remaster one the question writes) without naming any of ``terms`` (other
+    books' names as the question writes them), or "" when none does: then the other book's rule is what is asked."""
     def words(text: str) -> list[str]:
         return [t.lower().strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
 
-    name = words(re.sub(r"\s*\(.*?\)", "", top_name))
-    if not name:
+    tops = [top_name] if isinstance(top_name, str) else list(top_name)
+    names = [n for n in (words(re.sub(r"\s*\(.*?\)", "", t)) for t in tops) if n]
+    if not names:
         return ""
     foreign = [words(t) for t in terms]
     sents = sentences(question)
     for i in asking(sents):
         said = words(_ASIDE.sub(" ", sents[i]))
-        if not any(f and _names(said, f) for f in foreign) and _names(said, name):
+        if not any(f and _names(said, f) for f in foreign) and any(_names(said, n) for n in names):
             return sents[i]
     return ""

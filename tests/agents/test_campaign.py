@@ -40,6 +40,26 @@ def test_the_campaign_and_a_section_of_its_guide(searcher):
     assert rules.about("Do boons from my deity stack with a blessing?") is None
 
 
+def test_the_guide_named_by_its_title(searcher):
+    rules = CampaignRules(searcher.store)
+    assert rules.guide_named("I can't find this in the new PFS2 Guide: how do GM chronicles apply?") == "PFS2 Guide"
+    assert rules.guide_named("What does the Guide to Organized Play say about pets?") == "Guide to Organized Play"
+    assert rules.guide_named("Are there PFS guidelines for ambushes?") == ""
+    assert rules.guide_named("Which guide should a new GM read first?") == ""
+
+
+async def test_the_guide_named_is_not_in_corpus_naming_it(searcher, extractive):
+    q = ("I can't find this in the new PFS2 Guide: what are the current rules for applying GM chronicles to a "
+         "character? Can I still apply a high-level chronicle to a first-level character?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert (verdict["foreign"], verdict["foreign_book"], verdict["foreign_kind"]) == (
+        "PFS2 Guide", "Guide to Organized Play", "book")
+    assert ans.text.startswith("This question is about Guide to Organized Play, which is not among the books gmprep "
+                               "holds (")
+
+
 async def test_a_campaign_rule_is_not_in_corpus_naming_the_guide(searcher, extractive):
     q = "Since the PFS rules are strict, can I trade an item to another player who lacks the access for it?"
     ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)

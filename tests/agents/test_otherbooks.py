@@ -15,6 +15,7 @@ from gmprep.core.agents.otherbooks import (
     held_books,
     hinge_terms,
     other_book_terms,
+    publication_terms,
 )
 from gmprep.core.answer import answer_question
 
@@ -110,7 +111,15 @@ async def test_a_class_of_another_pf2e_book_is_not_in_corpus(searcher, extractiv
     q = "Is my summoner unconscious or dying when his eidolon drops to 0 Hit Points?"
     ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
     assert ans.outcome == "not_in_corpus" and ans.declined, ans.steps
-    assert "“summoner” is not in the rules gmprep holds (" in ans.text and "`gmprep books add`" in ans.text
+    # the catalogue knows the class's book: the text names it
+    assert ans.text.startswith("“summoner” (class) is from Secrets of Magic, which is not among the books gmprep "
+                               "holds ("), ans.text
+    assert "Add your Secrets of Magic PDF with `gmprep books add`" in ans.text
+    # an Adventure Path the guard knows is named as a book
+    ans = await answer_question("What does Kingmaker add for armies at war?", history=[], searcher=searcher,
+                                settings=extractive)
+    assert ans.outcome == "not_in_corpus", ans.steps
+    assert ans.text.startswith("This question is about Kingmaker, which is not among the books gmprep holds ("), ans.text
 
 
 async def test_another_games_rule_stays_not_in_books(searcher, extractive):
@@ -219,3 +228,93 @@ def test_the_note_names_each_entry_and_book_and_follows_a_rename():
         "(feat) are from War of Immortals, which gmprep does not hold, so this does not cover them; the books it "
         "holds (GM Core, Player Core) say:")
     assert answer_note(Assessment(outcome="answer")) == ""
+
+
+def test_other_books_named_by_title(use):
+    held = held_books(use.db)
+    # an Adventure Path by its name (the source pages' "Source Group"), a book by its title, a hardcover without
+    # "(Hardcover)"
+    [t] = publication_terms("Running the circus shows in Extinction Curse: can a PC skip an action?", use, held)
+    assert (t.shown, t.book, t.category) == ("Extinction Curse", "Extinction Curse", "book")
+    [t] = publication_terms("Do the undead archetypes from Book of the Dead add the undead trait?", use, held)
+    assert t.book == "Book of the Dead"
+    [t] = publication_terms("Season of Ghosts book 3 question: are the PCs incorporeal there?", use, held)
+    assert t.book == "Season of Ghosts"
+    # held books, the superseded ones, and titles not written as names are no other book
+    for q in ("Does Player Core 2 change the champion's reaction?", "The Core Rulebook said flat-footed; is it the same?",
+              "Is there an extinction curse in the books?", "What does the book of the dead say about undead?"):
+        assert publication_terms(q, use, held) == [], q
+
+
+def test_another_books_name_english_never_records_and_the_glossary_chapter(use):
+    held = held_books(use.db)
+    # the trait glossary's chapter lists every trait it defines: no entry's use of the word
+    assert use.uses("anadi") == 0 and "Pathfinder trait glossary (system localization)" in use.glossary_books()
+    # English never records "anadi", but the catalogue lists it as another book's ancestry
+    [t] = other_book_terms("Would the anadi's spider form stop a monk from using stances?", use, held)
+    assert (t.shown, t.book, t.category) == ("anadi", "The Mwangi Expanse", "Ancestry")
+
+
+def test_a_held_books_entry_the_store_lacks(use):
+    held = held_books(use.db)
+    # Player Core lists Staff Nexus (an arcane thesis); the store has the thesis class feature only, which names none
+    [t] = other_book_terms("Remastered Staff Nexus question: does the makeshift staff gain charges?", use, held)
+    assert (t.shown, t.book, t.category, t.missing) == ("Staff Nexus", "Player Core", "Arcane Thesis", True)
+    # off, or a held entry of that name, or more held entries writing it than lists of choices would
+    assert other_book_terms("Remastered Staff Nexus question: does the makeshift staff gain charges?", use, held,
+                            missing_uses=-1) == []
+    assert other_book_terms("Can I Shield Block with my Staff?", use, held) == []
+    # a name held entries write may be stated inside a longer entry (the cleric's Deific Weapon): not missing
+    assert use.uses("deific weapon") > 0
+    assert other_book_terms("What is the Deific Weapon class feature?", use, held) == []
+    assert other_book_terms("Say a Liberation champion decides to enslave someone and falls.", use, held) == []
+    # a held book's name in plain lower-case words is the held books' own phrase
+    assert other_book_terms("Can my cleric cast a spell from a 1st-rank scroll?", use, held) == []
+
+
+async def test_another_book_named_by_title_is_not_in_corpus_naming_it(searcher, extractive):
+    q = ("Running the circus shows in Extinction Curse: each performer in an act gets 3 actions and the listed "
+         "options are Perform a Trick, Costar, and Send in the Clowns. Can a PC choose to just not use their "
+         "remaining actions in an act?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert (verdict["foreign"], verdict["foreign_book"], verdict["foreign_kind"]) == (
+        "Extinction Curse", "Extinction Curse", "book")
+    assert ans.text.startswith("This question is about Extinction Curse, which is not among the books gmprep holds (")
+    assert "Add your Extinction Curse PDF with `gmprep books add`" in ans.text
+    off = extractive.merged({"answerability": {"book_titles": False}})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign_book") != "Extinction Curse"
+
+
+async def test_a_held_books_entry_the_store_lacks_is_not_in_corpus_naming_the_book(searcher, extractive):
+    q = ("Remastered Staff Nexus question: is the makeshift staff still not supposed to gain charges on its own "
+         "during daily preparations?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert (verdict["foreign"], verdict["foreign_book"]) == ("Staff Nexus", "Player Core")
+    assert ans.text.startswith("“Staff Nexus” (arcane thesis) is in Player Core, but gmprep's copy of Player Core "
+                               "does not have its text")
+    off = extractive.merged({"answerability": {"held_missing_uses": -1}})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign") != "Staff Nexus"
+
+
+def test_a_rename_beside_another_books_entry_is_asked_by_either_name():
+    q = "Stitch Flesh aside, am I treated as undead for something like searing light?"
+    assert asked_besides(q, ["Stitch Flesh"], ["Holy Light", "searing light"]) == ""  # the entry is in the sentence
+    q = "I took Stitch Flesh. Am I treated as undead for something like searing light?"
+    assert asked_besides(q, ["Stitch Flesh"], ["Holy Light", "searing light"]).startswith("Am I treated")
+    assert asked_besides(q, ["Stitch Flesh"], "Holy Light") == ""
+
+
+def test_the_note_names_books_by_title_and_held_books_entries_the_store_lacks():
+    v = Assessment(outcome="answer", held_books=["GM Core", "Player Core", "Player Core 2"],
+                   besides=[("Toxicologist", "Player Core 2", "research field"),
+                            ("Abomination Vaults", "Abomination Vaults", "book")])
+    assert answer_note(v) == (
+        "“Toxicologist” (research field) is in Player Core 2, but gmprep's copy does not have the text; "
+        "“Abomination Vaults” is a book gmprep does not hold, so this does not cover them; the books it holds "
+        "(GM Core, Player Core, Player Core 2) say:")

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from gmprep.ingest.aon_sources import parse_class_page, parse_source_page, read_tsv, write_tsv
+from gmprep.ingest.aon_sources import (
+    parse_adventure_groups,
+    parse_class_page,
+    parse_publication,
+    parse_source_page,
+    read_publications_tsv,
+    read_tsv,
+    write_publications,
+    write_tsv,
+)
 
 PAGE = """# Grand Bazaar - Sources - Archives of Nethys: Pathfinder 2nd Edition Database
 
@@ -81,3 +90,45 @@ def test_a_class_page_lists_its_features_under_its_book():
     assert [r.name for r in rows] == ["Attribute Boosts", "Unleash Psyche", "Unleash Psyche", "Clarity of Focus"]
     assert {(r.book, r.category) for r in rows} == {("Dark Archives (Remastered)", "Class Features")}
     assert parse_class_page(CLASS_PAGE.replace("# Class Features", "# Other")) == []
+
+
+VOLUME_PAGE = """# Pathfinder #151: The Show Must Go On - Sources - Archives of Nethys: Pathfinder 2nd Edition Database
+
+---
+
+# [Pathfinder #151: The Show Must Go On](./Sources.aspx-ID=21.md)
+
+Product Page Paizo Store
+Release Date 1/30/2020
+Product Line Adventure Paths
+Source Group [Extinction Curse](../Setting/Setting.aspx-Group=3.md)
+
+## Feats [1]
+
+Juggle
+"""
+
+ADVENTURES_PAGE = """# Setting - Archives of Nethys: Pathfinder 2nd Edition Database
+
+# [Adventures](./Setting.aspx-Adventure=true.md) | [Articles](../Article/Articles.aspx.md) | [Scenarios](./Setting.aspx-Group=40.md)
+
+## [Abomination Vaults](./Setting.aspx-Group=6.md) | [Book of the Dead](./Setting.aspx-Group=17.md) | [Kingmaker](./Setting.aspx-Group=23.md)
+
+---
+"""
+
+
+def test_a_source_page_gives_its_publication_and_the_adventure_path_it_belongs_to(tmp_path):
+    pub = parse_publication(VOLUME_PAGE, "p.md", "abc")
+    assert pub is not None
+    assert (pub.title, pub.line, pub.group) == ("Pathfinder #151: The Show Must Go On", "Adventure Paths",
+                                                "Extinction Curse")
+    assert parse_publication(PAGE).group == ""  # a book of no group
+    assert parse_publication("# Sources\n") is None
+    # the Adventures page's groups, not its navigation
+    groups = parse_adventure_groups(ADVENTURES_PAGE)
+    assert [(g.title, g.group) for g in groups] == [("Abomination Vaults", "Abomination Vaults"),
+                                                   ("Book of the Dead", "Book of the Dead"), ("Kingmaker", "Kingmaker")]
+    path = tmp_path / "p.tsv"
+    assert write_publications([pub, *groups, pub], path) == 4
+    assert sorted(read_publications_tsv(path), key=lambda p: p.title) == sorted([pub, *groups], key=lambda p: p.title)
