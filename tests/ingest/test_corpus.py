@@ -7,7 +7,7 @@ from gmprep.ingest.corpus import load_corpus, trait_entry_id
 
 def test_all_entries_types_and_books(corpus):
     entries = [n for n in corpus.nodes if n.kind == "entry"]
-    assert len(entries) == 6867  # README corpus table
+    assert len(entries) == 6949  # README corpus table
     assert not corpus.errors
     types = Counter(n.type for n in entries)
     assert len(types) == 16 and types["skill"] == 18 and types["feat"] == 1817 and types["creature"] == 497 and types["action"] == 190
