@@ -8,7 +8,9 @@ Pipeline of ``Searcher.search``:
    A name that *is* the query ("Bless", "Stats for an ogre warrior") is an exact hit and ranks first;
    a name inside a longer question is a hint; "my fighter" names a character, not the class entry.
 2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF); the
-   fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...).
+   fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...). A long question (a forum
+   post: a story, then the ask) is also read as what it asks (``search.focus_weight``): its asking sentences'
+   dense and question-index lists join the fusion at a share of a plain list's weight.
 3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused entries, the ``prose_top``
    best sections of the books' rules prose beside them, and the named ones; a candidate's score is then
    its reranker probability plus ``rerank_prior`` (0.3) x its prior.
