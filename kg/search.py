@@ -8,7 +8,9 @@ Pipeline of ``Searcher.search``:
    A name that *is* the query ("Bless", "Stats for an ogre warrior") is an exact hit and ranks first;
    a name inside a longer question is a hint; "my fighter" names a character, not the class entry.
 2. **Seeds**: FTS5 BM25 and the vector index, ``seed_k`` each, fused by reciprocal rank (RRF); the
-   fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...).
+   fused rank gives each candidate a prior (1 for the first, 0.5 for the fifth ...). A long question (a forum
+   post: a story, then the ask) is also read as what it asks (``search.focus_weight``): its asking sentences'
+   dense and question-index lists join the fusion at a share of a plain list's weight.
 3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused entries, the ``prose_top``
    best sections of the books' rules prose beside them, and the named ones; a candidate's score is then
    its reranker probability plus ``rerank_prior`` (0.3) x its prior.
@@ -42,7 +44,7 @@ from gmprep.common.errors import GmprepError, StoreError
 from gmprep.common.settings import SearchSettings, Settings
 from gmprep.common.text import content_stems
 from gmprep.kg.models import Hit, Node, SearchFilters
-from gmprep.kg.query import QueryAnalysis, analyze, verb_index
+from gmprep.kg.query import QueryAnalysis, analyze, condense, verb_index
 
 if TYPE_CHECKING:
     from gmprep.kg.dense_stage import DenseStage
@@ -312,6 +314,9 @@ class Searcher:
         rewritten = (qa.situation or qa.text) if self.settings.mask_characters else qa.text
         pool: dict[str, Candidate] = {}
         qvec = self._seed(rewritten, pool, filters)
+        focus = self._focus(rewritten)
+        if focus is not None:
+            self._seed(focus, pool, filters, focus_weight=s.focus_weight)
         self._add_named(qa.named, pool, filters)
         if not pool:
             return []
@@ -362,8 +367,23 @@ class Searcher:
                 for nid in order]
 
     # ----- steps ------------------------------------------------------------------------------------
-    def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None) -> np.ndarray | None:
+    def _focus(self, text: str) -> str | None:
+        """What a long question asks, for seed lists of its own (``search.focus_weight``): ``kg.query.condense``
+        within ``focus_words`` words (its asking sentences, then the sentences before them, which say what "it"
+        is), when that is shorter than the question; None for a question of at most ``hint_words`` words."""
+        s = self.settings
+        if s.focus_weight <= 0 or _hint_share(text, s.hint_words) >= 1.0:
+            return None
+        focus = condense(text, s.focus_words, _count_words)
+        return focus if focus != text else None
+
+    def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None,
+              focus_weight: float | None = None) -> np.ndarray | None:
         """BM25 and vector candidates fused by reciprocal rank; returns the query vector (or None).
+
+        With ``focus_weight`` the query is a long question's focus (``_focus``): its dense and question-index
+        lists (no BM25: the whole question's words are already read) add that share of their reciprocal rank to
+        the fused score, and nothing to the plain query's own (``plain_rrf``, whose window is always reranked).
 
         A filter that drops most of the ``seed_k`` candidates of each list (a book, a type, the notes among
         the books) has them read ``SEED_WIDEN`` times deeper; one that drops few (the books' own origin in a
@@ -377,12 +397,16 @@ class Searcher:
         stage = self.dense_stage if qvec is not None and kinds == ("entry",) else None
         # the fine-tuned model's query vector, when a dense-stage sidecar is there (kg/dense_stage.py)
         dvec = stage.embedder.encode_query(query) if stage is not None else None
-        lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k, stage, dvec)
+        lexical = focus_weight is None
+        if not lexical and qvec is None:
+            return None  # a focus is read by the vectors only
+        lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k, stage, dvec, lexical)
         if filters and _restrictive(filters):
             fetched = [nid for name, ranked in lists if name != "question" for nid in ranked]
             kept = sum(1 for nid in fetched if nid in nodes and passes(nodes[nid], filters))
             if kept < SEED_KEEP * len(fetched):
-                lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k * SEED_WIDEN, stage, dvec)
+                lists, nodes = self._seed_lists(query, qvec, kinds, filters, self.settings.seed_k * SEED_WIDEN, stage,
+                                                dvec, lexical)
         for name, ranked in lists:
             for rank, nid in enumerate(ranked):
                 node = nodes.get(nid)
@@ -390,6 +414,10 @@ class Searcher:
                     continue
                 c = pool.get(nid) or pool.setdefault(nid, Candidate(node=node))
                 weight = self.settings.question_weight if name == "question" else 1.0
+                if focus_weight is not None:
+                    c.rrf += focus_weight * weight / (RRF_K + rank + 1)
+                    c.sources.append(f"focus {name}")
+                    continue
                 c.rrf += weight / (RRF_K + rank + 1)
                 if name != "question":
                     c.plain_rrf += 1.0 / (RRF_K + rank + 1)
@@ -398,9 +426,12 @@ class Searcher:
         return qvec
 
     def _seed_lists(self, query: str, qvec: np.ndarray | None, kinds: tuple[str, ...], filters: SearchFilters | None,
-                    k: int, stage: DenseStage | None = None, dvec: np.ndarray | None = None) -> tuple[list[tuple[str, list[str]]], dict[str, Node]]:
-        """The ranked BM25, dense and question-index lists (``k`` deep) and their nodes."""
-        lists: list[tuple[str, list[str]]] = [("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)])]
+                    k: int, stage: DenseStage | None = None, dvec: np.ndarray | None = None,
+                    lexical: bool = True) -> tuple[list[tuple[str, list[str]]], dict[str, Node]]:
+        """The ranked BM25 (unless not ``lexical``), dense and question-index lists (``k`` deep) and their nodes."""
+        lists: list[tuple[str, list[str]]] = []
+        if lexical:
+            lists.append(("bm25", [nid for nid, _ in self.store.bm25(query, k, kinds=kinds)]))
         if qvec is not None:
             if stage is not None and dvec is not None:
                 # the fine-tuned model's ranking of the corpus entries; the entries it does not hold
@@ -674,6 +705,10 @@ def _hint_share(text: str, hint_words: int) -> float:
     if hint_words <= 0:
         return 1.0
     return min(1.0, hint_words / max(1, len(text.split())))
+
+
+def _count_words(text: str) -> int:
+    return len(text.split())
 
 
 def _relevance(sim: float) -> float:
