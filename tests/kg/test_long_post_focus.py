@@ -1,6 +1,7 @@
 """A long post's focus (``search.focus_weight``, issue 12): a forum post tells a story, then asks, often about "it".
 Search also reads what it asks (its asking sentences and the ones before them) through the vectors and the question
-index, fused beside the whole post's lists; a short question is searched exactly as before."""
+index, fused beside the whole post's lists; a short question is searched exactly as before. Off by default since the
+held-out run of 2026-11-27 (docs/retrieval.md): these tests switch it on at the weight it was built with."""
 
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ STORY_POST = ("Last session the monk used Flurry of Blows twice and then tried t
 MAP = {"pf2e:rule:player-core--attack-rolls--multiple-attack-penalty", "pf2e:rule:player-core--multiple-attack-penalty"}
 
 
+ON = 0.5  # the weight chosen on the tuning sets
+
+
 def _ranked(store, query: str, **settings) -> list[str]:
+    settings.setdefault("focus_weight", ON)
     return [h.node_id for h in Searcher(store, settings=SearchSettings(**settings)).search(query, k=10)]
 
 
@@ -27,7 +32,8 @@ def _best(ranked: list[str], gold: set[str]) -> int:
 
 
 def test_the_focus_is_what_a_long_post_asks(store):
-    searcher = Searcher(store, settings=SearchSettings())
+    assert Searcher(store, settings=SearchSettings())._focus(POST) is None  # off by default
+    searcher = Searcher(store, settings=SearchSettings(focus_weight=ON))
     focus = searcher._focus(POST)
     assert focus == "Where is anathema defined in the rules, and what happens when a character breaks it?"
     assert "Feint" not in focus  # the opening story is left to the whole post's lists
