@@ -86,7 +86,8 @@ def test_the_model_file_carries_the_weights_a_layer_learned(tmp_path):
     assert folded._intercept == pytest.approx(MentionScorer(base)._intercept)
 
 
-def test_the_layer_learns_from_the_note_features(tmp_path, index):
+def _judged_logs(tmp_path, index):
+    """Three GMs' notes judged so that the combat log's strikes are the rules: (labels, notes, texts, model, nodes)."""
     notes = tmp_path / "notes"
     notes.mkdir()
     texts = {"gma-log": LOG, "gmb-log": LOG.replace("valeria", "ducim"), "gmc-story": STORY + STORY}
@@ -101,6 +102,11 @@ def test_the_layer_learns_from_the_note_features(tmp_path, index):
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     model = mr.corpus_model(json.loads((MODEL_DIR / MODEL_FILE).read_text(encoding="utf-8")))
     nodes = [n for n in load_corpus().nodes if n.kind == "entry"]
+    return labels, notes, texts, model, nodes
+
+
+def test_the_layer_learns_from_the_note_features(tmp_path, index):
+    labels, notes, texts, model, nodes = _judged_logs(tmp_path, index)
     cands = mr.note_candidates(labels, notes, nodes, model, {d: d.split("-")[0] for d in texts})
     assert all(set(NOTE_FEATURES) <= set(c.features) for c in cands)
     layer = mr.fit_residual(cands, c=1.0)
@@ -110,20 +116,7 @@ def test_the_layer_learns_from_the_note_features(tmp_path, index):
 def test_a_layer_fitted_without_the_note_numbers_gives_them_no_weight(tmp_path, index):
     """``hover calibrate --without-note-numbers``: the held-out run rejected these features, so a refit must be
     able to leave them out; the folded model then reads a note exactly as without them."""
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    texts = {"gma-log": LOG, "gmb-log": LOG.replace("valeria", "ducim"), "gmc-story": STORY + STORY}
-    rows = []
-    for doc, text in texts.items():
-        (notes / f"{doc}.md").write_text(text, encoding="utf-8")
-        for c in NoteScanner(index).candidates(text):
-            rule = c.mention.text.lower() == "strike" and c.section[-1:] == ("Round 1",)
-            rows.append({"doc": doc, "start": c.start, "end": c.end, "text": text[c.start:c.end],
-                         "label": "rule" if rule else "noise", "ids": [c.mention.node_id] if rule else []})
-    labels = tmp_path / "tune.jsonl"
-    labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    model = mr.corpus_model(json.loads((MODEL_DIR / MODEL_FILE).read_text(encoding="utf-8")))
-    nodes = [n for n in load_corpus().nodes if n.kind == "entry"]
+    labels, notes, texts, model, nodes = _judged_logs(tmp_path, index)
     cands = mr.note_candidates(labels, notes, nodes, model, {d: d.split("-")[0] for d in texts}, note_features=False)
     assert cands and not any(set(NOTE_FEATURES) & set(c.features) for c in cands)
     layer = mr.fit_residual(cands, c=1.0)
