@@ -107,7 +107,8 @@ RULE_ALIASES = {
     "level-based dcs": "pf2e:rule:gm-screen--dcs-by-level",
 }
 
-_TOKEN = re.compile(r"\+?[A-Za-z0-9]+(?:['\u2019\-][A-Za-z0-9]+)*")
+# a "+" belongs to a number ("+1 striking"), not to a word: a build list's "+fireball" is Fireball
+_TOKEN = re.compile(r"(?:\+(?=\d))?[A-Za-z0-9]+(?:['\u2019\-][A-Za-z0-9]+)*")
 # Regions never read in plain text (notes go through ``kg.prose``, which masks them structurally):
 # fenced code, inline code, URLs, link targets, HTML comments, e-mail addresses. Every pattern starts
 # at most once per position and never backtracks over a long run, so the cost stays linear.
@@ -123,8 +124,9 @@ _SIGNED_FORMS = frozenset({"acronym", "valued"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
-# What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
-_JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
+# What may stand between two words of one name: spaces, at most one line break (with the block quote
+# markers that continue a quote on the next line: "Recall\n> Knowledge"), ( ) and commas.
+_JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*(?:>[ \t]*)*)?(?:[(),][ \t]*)*")
 _SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
 # Determiners, pronouns and auxiliaries (closed-class English): never half of a compound name
 # ("fear some" is not Fearsome, "were rats" not Wererat).

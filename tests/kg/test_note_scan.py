@@ -143,3 +143,16 @@ def test_skills_hover_their_index_entry(names):
     # the -ing form of Craft with an object is the activity; lowercase everyday senses are not skills
     assert ("Crafting", "pf2e:action:craft") in got
     assert not any(t.lower() in ("lore", "survival") for t, _ in got)
+
+
+def test_a_name_broken_across_the_lines_of_a_block_quote_is_read_whole(names):
+    # the chunker kept each quote line apart, so "Recall" and "Knowledge" were never seen together
+    note = "Intro.\n\n> To apply this rule, the player should call \u201cI want to Recall\n> Knowledge to learn about\u201d.\n"
+    assert found(names, note) == [("Recall\n> Knowledge", "pf2e:action:recall-knowledge")]
+
+
+def test_a_plus_before_a_word_in_a_build_list_is_no_part_of_the_name(names):
+    note = "### Sorc spells\n\n - +fireball (3rd)\n - a +1 weapon potency rune\n"
+    got = found(names, note)
+    assert ("fireball", "pf2e:spell:fireball") in got
+    assert ("+1 weapon potency rune", "pf2e:equipment:weapon-potency-1") in got  # a number keeps its sign
