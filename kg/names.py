@@ -705,6 +705,10 @@ class NameIndex:
             want = "skill"
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
+        if chosen.type == "trait" and want is None:
+            # a trait is named as one ("the climbing trait"); its word alone is the other entry it
+            # also names, an action's form most often ("climbing", "tracking": Climb, Track)
+            chosen = next((c for c in cands if c.type != "trait"), chosen)
         if chosen.type == "skill" and want != "skill":
             # a skill's name that is also an action's -ing form ("Crafting an item", "crafting items")
             # is the activity unless the skill's own words follow or "trained in" precedes it
