@@ -58,6 +58,10 @@ FORMS_NOTE = """# Round 2
 - Ducim failed his save against zombie rot; 4 suits of studded leather and two Potions of Shared Memories.
 
 The guards were rats in a cage; his dad knows a lot of lore, and the rk typo stays.
+
+> House rule: the player should call “I want to Recall
+> Knowledge to learn about” the ooze, whose build
+> has +fireball in it.
 """
 
 
@@ -163,6 +167,18 @@ async def test_forms_that_are_no_name(client, workspace):
     # lowercase skill needs a roll, a DC or a skill word
     for needle in ("were rats", "rats in", "dad", "lore,", "rk typo"):
         assert await _hover(client, uri, needle, text=FORMS_NOTE) is None, needle
+
+
+async def test_a_name_across_the_lines_of_a_quote_is_hovered_on_both(client, workspace):
+    uri = open_doc(client, workspace / "round-2.md")
+    first = await _hover(client, uri, "Recall\n", text=FORMS_NOTE)
+    second = await _hover(client, uri, "Knowledge to", text=FORMS_NOTE)
+    assert _id(first) == _id(second) == "pf2e:action:recall-knowledge"
+    start, end = position_of(FORMS_NOTE, "Recall\n"), position_of(FORMS_NOTE, "Knowledge to")
+    assert (second.range.start.line, second.range.start.character) == (start.line, start.character)
+    assert (second.range.end.line, second.range.end.character) == (end.line, end.character + len("Knowledge"))
+    # a "+" before a word is no part of it
+    assert _id(await _hover(client, uri, "fireball in it", text=FORMS_NOTE)) == "pf2e:spell:fireball"
 
 
 async def test_ambiguous_name_shows_did_you_mean(client, note):
