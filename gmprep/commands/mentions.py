@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from gmprep.common.errors import GmprepError
@@ -85,5 +86,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"file": str(path), "mentions": found}, ensure_ascii=False))
         else:
             for r in found:
-                print(f"{r['file']}:{r['line'] + 1}:{r['character'] + 1}: {r['text']} -> {r['id']} ({r['confidence']:.2f})")
+                # one line per mention: a name written across lines (and a quote's markers) reads as one
+                text = re.sub(r"[ \t]*\r?\n[\s>]*", " ", r["text"])
+                print(f"{r['file']}:{r['line'] + 1}:{r['character'] + 1}: {text} -> {r['id']} ({r['confidence']:.2f})")
     return 0

@@ -156,3 +156,13 @@ def test_a_plus_before_a_word_in_a_build_list_is_no_part_of_the_name(names):
     got = found(names, note)
     assert ("fireball", "pf2e:spell:fireball") in got
     assert ("+1 weapon potency rune", "pf2e:equipment:weapon-potency-1") in got  # a number keeps its sign
+
+
+def test_gmprep_mentions_cli_prints_a_name_across_lines_on_one_line(tmp_path):
+    note = tmp_path / "q.md"
+    note.write_text("> I want to Recall\n> Knowledge now.\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "gmprep", "mentions", str(note)], capture_output=True, text=True,
+        cwd=tmp_path, check=True,
+    ).stdout
+    assert out.splitlines()[0].startswith(f"{note}:1:13: Recall Knowledge -> pf2e:action:recall-knowledge (")
