@@ -230,8 +230,10 @@ def _plural(word: str) -> set[str]:
     """Plural forms of a noun from lemminflect's lexicon (its rules for words it doesn't know)."""
     if word[-1:].isdigit() or len(word) < 3 or not word.isalpha():
         return set()
-    from lemminflect import getAllInflections, getAllInflectionsOOV
+    from lemminflect import getAllInflections, getAllInflectionsOOV, getAllLemmas
 
+    if word.endswith("s") and set(getAllLemmas(word, upos="NOUN").get("NOUN", ())) - {word}:
+        return set()  # already a plural ("Treat Wounds", "Signature Spells"): no "woundses"
     known = set(getAllInflections(word, upos="NOUN").get("NNS") or ()) - {word}
     if known:
         return known

@@ -243,3 +243,10 @@ def test_an_index_of_some_entries_only_builds(entries):
     creatures = NameIndex.build([n for n in entries if n.type == "creature"])
     assert creatures.lookup("goblin warriors") == "pf2e:creature:goblin-warrior"
     assert creatures.lookup("AoO") is None
+
+
+def test_a_name_already_plural_gets_no_second_plural(index):
+    # "Treat Wounds", "Signature Spells": lemminflect's rules for unknown words made "woundses"
+    assert index.lookup("treat woundses") is None and index.lookup("signature spellses") is None
+    assert index.lookup("Treat Wounds") == "pf2e:action:treat-wounds"
+    assert index.lookup("goblin warriors") == index.lookup("goblin warrior")
