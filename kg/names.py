@@ -20,6 +20,7 @@ name and skipped; code blocks, inline code and URLs are never read.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -578,6 +579,27 @@ class NameIndex:
                 for nid in dict.fromkeys(ids):
                     self._add(key, nid, variant=4, form="ability")
 
+    def with_aliases(self, aliases: dict[str, str]) -> tuple[NameIndex, list[str]]:
+        """This index plus a workspace's own shorthand (``hover.aliases``: "strat" -> Devise a Stratagem),
+        which wins over any other entry its words name; and the aliases whose target names no entry
+        (an entry's id or name, as ``lookup`` reads it). The index itself is not changed."""
+        if not aliases:
+            return self, []
+        idx = copy.copy(self)
+        idx._keys = dict(self._keys)
+        idx._prefixes = set(self._prefixes)
+        unknown: list[str] = []
+        for text, target in aliases.items():
+            nid = target if target in self._by_id else self.lookup(target)
+            key = name_key(text)
+            if nid is None or not key:
+                unknown.append(text)
+                continue
+            idx._keys[key] = list(self._keys.get(key, ()))  # the shared index's list stays as it is
+            idx._add(key, nid, variant=-1, form="workspace")
+            idx._keys[key].sort(key=lambda c: c.rank)
+        return idx, unknown
+
     # ---- lookup ---------------------------------------------------------------------------
     def _named(self, name: str) -> list[_Candidate]:
         # initials and a statistic's word mean an entry only with their sign in a text (capitals, a value)
@@ -727,6 +749,7 @@ class NameIndex:
         # roll or DC precedes it. Left to the scorer, lowercase skills on the tuning notes were rules
         # 8 times in 14 (docs/hover.md): too few to show
         veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
+        veto = veto and chosen.form != "workspace"
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
         return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
 
@@ -734,6 +757,8 @@ class NameIndex:
         """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""
         start, end = tokens[i].start, tokens[j].end
         first = tokens[i]
+        if chosen.form == "workspace":
+            return True  # the workspace's own alias: the GM said what it means
         # plain English guard for single common words
         common = _is_common(first.norm)
         if j == i and value is None and common and not emphasis and want is None:

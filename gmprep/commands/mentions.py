@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from pathlib import Path
 
 from gmprep.common.errors import GmprepError
@@ -74,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     files = _files(args.files)
     names = NameIndex.build(n for n in load_corpus().nodes if n.kind == "entry")
     scanner = NoteScanner(names, hover, load_scorer())
+    for alias in scanner.unknown_aliases:
+        print(f"gmprep.toml: hover.aliases: the target of {alias!r} names no entry; left out", file=sys.stderr)
     if args.all:
         scanner.threshold = 0.0
     for path in files:

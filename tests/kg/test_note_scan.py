@@ -166,3 +166,36 @@ def test_gmprep_mentions_cli_prints_a_name_across_lines_on_one_line(tmp_path):
         cwd=tmp_path, check=True,
     ).stdout
     assert out.splitlines()[0].startswith(f"{note}:1:13: Recall Knowledge -> pf2e:action:recall-knowledge (")
+
+
+def test_a_workspace_alias_names_its_entry_at_any_strictness(names):
+    # a GM's own shorthand ("strat" for Devise a Stratagem) is no name any index derives
+    note = "veris RK/strat: 25 will hit. shared strat to elphira; the FA feat.\n"
+    aliases = {"strat": "Devise a Stratagem", "shared strat": "pf2e:feat:shared-stratagem", "FA": "Free Archetype",
+               "zzz": "No Such Entry"}
+    assert ("strat", "pf2e:action:devise-a-stratagem") not in found(names, note)
+    got = found(names, note, aliases=aliases, strictness="strict")
+    assert ("strat", "pf2e:action:devise-a-stratagem") in got
+    assert ("shared strat", "pf2e:feat:shared-stratagem") in got
+    assert ("FA", "pf2e:rule:gm-screen--free-archetype") in got
+    from gmprep.kg.note_scan import load_scorer
+
+    scanner = NoteScanner(names, HoverSettings(aliases=aliases, strictness="strict"), load_scorer())
+    assert scanner.unknown_aliases == ["zzz"]
+    shown = [(m.text, m.node_id) for m in scanner.scan(note).mentions]  # with the scorer, at "strict"
+    assert ("strat", "pf2e:action:devise-a-stratagem") in shown and ("shared strat", "pf2e:feat:shared-stratagem") in shown
+    assert names.lookup("strat") is None  # the shared index is not changed
+    # the workspace's ignore list still wins
+    assert ("strat", "pf2e:action:devise-a-stratagem") not in found(names, note, aliases=aliases, ignore_words=["strat"])
+
+
+def test_gmprep_toml_aliases_keep_their_keys_as_written(tmp_path):
+    from gmprep.common.settings import load_settings
+
+    (tmp_path / "gmprep.toml").write_text(
+        '[hover]\naliases = { FA = "Free Archetype", "shared strat" = "Shared Stratagem", LoH = "Lay on Hands" }\n',
+        encoding="utf-8",
+    )
+    assert load_settings(tmp_path).hover.aliases == {
+        "FA": "Free Archetype", "shared strat": "Shared Stratagem", "LoH": "Lay on Hands",
+    }
