@@ -281,3 +281,25 @@ async def test_a_confident_mention_of_the_entry_lifts_its_narration(client, work
     alone = open_doc(client, workspace / "narration.md", NARRATION)
     assert _id(await _hover(client, enc, "zombies shambled", text=ENCOUNTER)) == "pf2e:trait:zombie"
     assert await _hover(client, alone, "zombies shambled", text=NARRATION) is None
+
+
+SHORTHAND = "## Round 1\n\nveris strat bandit 2: 20 would hit. shared strat to elphira.\n"
+
+
+async def test_workspace_aliases_hover_a_gms_shorthand(client, workspace):
+    doc = open_doc(client, workspace / "shorthand.md", SHORTHAND)
+    assert await _hover(client, doc, "strat bandit", text=SHORTHAND) is None
+    aliases = {"strat": "Devise a Stratagem", "shared strat": "Shared Stratagem"}
+    try:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"gmprep": {"hover": {"aliases": aliases}}})
+        )
+        await call(client, "gmprep/status")
+        assert _id(await _hover(client, doc, "strat bandit", text=SHORTHAND)) == "pf2e:action:devise-a-stratagem"
+        assert _id(await _hover(client, doc, "shared strat", text=SHORTHAND)) == "pf2e:feat:shared-stratagem"
+    finally:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"gmprep": {"hover": {"aliases": {}}}})
+        )
+        await call(client, "gmprep/status")
+    assert await _hover(client, doc, "strat bandit", text=SHORTHAND) is None
