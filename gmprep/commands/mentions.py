@@ -14,8 +14,8 @@ import re
 import sys
 from pathlib import Path
 
+from gmprep.commands import settings_from_args
 from gmprep.common.errors import GmprepError
-from gmprep.common.settings import load_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from gmprep.kg.note_scan import NoteScanner, load_scorer
 
     # the hover settings of the workspace the command runs in (its gmprep.toml), as the server reads them
-    hover = load_settings(Path.cwd()).hover
+    hover = settings_from_args(args).hover  # a bad value in gmprep.toml is one line, not a traceback
     if args.all:
         hover = hover.model_copy(update={"strictness": "loose"})
     files = _files(args.files)

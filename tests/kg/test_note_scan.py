@@ -199,3 +199,12 @@ def test_gmprep_toml_aliases_keep_their_keys_as_written(tmp_path):
     assert load_settings(tmp_path).hover.aliases == {
         "FA": "Free Archetype", "shared strat": "Shared Stratagem", "LoH": "Lay on Hands",
     }
+
+
+def test_gmprep_mentions_says_a_bad_setting_in_one_line(tmp_path):
+    (tmp_path / "gmprep.toml").write_text('[hover]\naliases = ["strat"]\n', encoding="utf-8")
+    (tmp_path / "n.md").write_text("Trip him.\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "gmprep", "mentions", "n.md"], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "invalid setting hover.aliases" in run.stderr
