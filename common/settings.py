@@ -126,6 +126,10 @@ class HoverSettings(BaseModel):
     # Words and phrases never hovered in this workspace, as written ("Commander", "Everlight");
     # case and punctuation don't matter. The code action "Don't hover 'X' in this workspace" adds here.
     ignore_words: list[str] = Field(default_factory=list)
+    # A GM's own shorthand for an entry, as written -> the entry's name or id ({strat = "Devise a Stratagem"}):
+    # hovered wherever it is written, at any strictness (the GM said what it means); ignore_words still win.
+    # A target that names no entry is left out.
+    aliases: dict[str, str] = Field(default_factory=dict)
     # How sure the context scorer must be before a name is hovered: "loose" shows more (and more
     # noise), "strict" only clear rule references; the thresholds are calibrated with the model.
     strictness: Literal["loose", "normal", "strict"] = "normal"
@@ -194,12 +198,16 @@ class Settings(BaseModel):
         return Settings.model_validate(data)
 
 
+# Settings whose keys are the user's own words, kept as written ("FA" is no "f_a"): hover.aliases.
+_DATA_KEYS = frozenset({"aliases"})
+
+
 def _snake(obj):
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
             key = "".join("_" + c.lower() if c.isupper() else c for c in str(k))
-            out[key] = _snake(v)
+            out[key] = v if key in _DATA_KEYS else _snake(v)
         return out
     return obj
 

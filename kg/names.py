@@ -20,6 +20,7 @@ name and skipped; code blocks, inline code and URLs are never read.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -107,7 +108,8 @@ RULE_ALIASES = {
     "level-based dcs": "pf2e:rule:gm-screen--dcs-by-level",
 }
 
-_TOKEN = re.compile(r"\+?[A-Za-z0-9]+(?:['\u2019\-][A-Za-z0-9]+)*")
+# a "+" belongs to a number ("+1 striking"), not to a word: a build list's "+fireball" is Fireball
+_TOKEN = re.compile(r"(?:\+(?=\d))?[A-Za-z0-9]+(?:['\u2019\-][A-Za-z0-9]+)*")
 # Regions never read in plain text (notes go through ``kg.prose``, which masks them structurally):
 # fenced code, inline code, URLs, link targets, HTML comments, e-mail addresses. Every pattern starts
 # at most once per position and never backtracks over a long run, so the cost stays linear.
@@ -123,8 +125,9 @@ _SIGNED_FORMS = frozenset({"acronym", "valued"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
 _PARTICLES = ("up", "down", "out", "off", "away", "back", "over", "aside")
 _ADJ_SUFFIXES = ("en", "ish", "ic", "an", "ese", "i")
-# What may stand between two words of one name: spaces, at most one line break, ( ) and commas.
-_JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*)?(?:[(),][ \t]*)*")
+# What may stand between two words of one name: spaces, at most one line break (with the block quote
+# markers that continue a quote on the next line: "Recall\n> Knowledge"), ( ) and commas.
+_JOIN = re.compile(r"[ \t]*(?:[(),][ \t]*)*(?:\n[ \t]*(?:>[ \t]*)*)?(?:[(),][ \t]*)*")
 _SENTENCE_PUNCT = frozenset(".!?:;|#>*([\"\x00")  # \x00: kg.prose's mask (a block marker, markup)
 # Determiners, pronouns and auxiliaries (closed-class English): never half of a compound name
 # ("fear some" is not Fearsome, "were rats" not Wererat).
@@ -228,8 +231,10 @@ def _plural(word: str) -> set[str]:
     """Plural forms of a noun from lemminflect's lexicon (its rules for words it doesn't know)."""
     if word[-1:].isdigit() or len(word) < 3 or not word.isalpha():
         return set()
-    from lemminflect import getAllInflections, getAllInflectionsOOV
+    from lemminflect import getAllInflections, getAllInflectionsOOV, getAllLemmas
 
+    if word.endswith("s") and set(getAllLemmas(word, upos="NOUN").get("NOUN", ())) - {word}:
+        return set()  # already a plural ("Treat Wounds", "Signature Spells"): no "woundses"
     known = set(getAllInflections(word, upos="NOUN").get("NNS") or ()) - {word}
     if known:
         return known
@@ -574,6 +579,27 @@ class NameIndex:
                 for nid in dict.fromkeys(ids):
                     self._add(key, nid, variant=4, form="ability")
 
+    def with_aliases(self, aliases: dict[str, str]) -> tuple[NameIndex, list[str]]:
+        """This index plus a workspace's own shorthand (``hover.aliases``: "strat" -> Devise a Stratagem),
+        which wins over any other entry its words name; and the aliases whose target names no entry
+        (an entry's id or name, as ``lookup`` reads it). The index itself is not changed."""
+        if not aliases:
+            return self, []
+        idx = copy.copy(self)
+        idx._keys = dict(self._keys)
+        idx._prefixes = set(self._prefixes)
+        unknown: list[str] = []
+        for text, target in aliases.items():
+            nid = target if target in self._by_id else self.lookup(target)
+            key = name_key(text)
+            if nid is None or not key:
+                unknown.append(text)
+                continue
+            idx._keys[key] = list(self._keys.get(key, ()))  # the shared index's list stays as it is
+            idx._add(key, nid, variant=-1, form="workspace")
+            idx._keys[key].sort(key=lambda c: c.rank)
+        return idx, unknown
+
     # ---- lookup ---------------------------------------------------------------------------
     def _named(self, name: str) -> list[_Candidate]:
         # initials and a statistic's word mean an entry only with their sign in a text (capitals, a value)
@@ -703,6 +729,10 @@ class NameIndex:
             want = "skill"
         chosen = next((c for c in cands if c.type == want), None) if want else None
         chosen = chosen or cands[0]
+        if chosen.type == "trait" and want is None:
+            # a trait is named as one ("the climbing trait"); its word alone is the other entry it
+            # also names, an action's form most often ("climbing", "tracking": Climb, Track)
+            chosen = next((c for c in cands if c.type != "trait"), chosen)
         if chosen.type == "skill" and want != "skill":
             # a skill's name that is also an action's -ing form ("Crafting an item", "crafting items")
             # is the activity unless the skill's own words follow or "trained in" precedes it
@@ -719,6 +749,7 @@ class NameIndex:
         # roll or DC precedes it. Left to the scorer, lowercase skills on the tuning notes were rules
         # 8 times in 14 (docs/hover.md): too few to show
         veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
+        veto = veto and chosen.form != "workspace"
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
         return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
 
@@ -726,6 +757,8 @@ class NameIndex:
         """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""
         start, end = tokens[i].start, tokens[j].end
         first = tokens[i]
+        if chosen.form == "workspace":
+            return True  # the workspace's own alias: the GM said what it means
         # plain English guard for single common words
         common = _is_common(first.norm)
         if j == i and value is None and common and not emphasis and want is None:

@@ -124,8 +124,9 @@ class NoteScanner:
     chunks across edits (and across notes: a chunk's text decides its parse)."""
 
     def __init__(self, names: NameIndex, settings: HoverSettings | None = None, scorer=None):
-        self.names = names
         self.settings = settings or HoverSettings()
+        # the workspace's own shorthand joins the names (targets that name no entry are left out)
+        self.names, self.unknown_aliases = names.with_aliases(self.settings.aliases)
         self.scorer = scorer
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
         # below the threshold, the rules of thumb's matches show from "rescue" on (models calibrated
@@ -295,6 +296,8 @@ class NoteScanner:
         value ("reach 10 ft", "slowed 1"), is a pre-Remaster name (kg/legacy.py lists rule names
         only; its hint and quick fix stay), or the scorer is at least loosely for it (on the tuning
         notes this adds 18 rules and 7 noise hovers); "strict" shows only what the scorer is sure of."""
+        if match.form == "workspace":
+            return True  # the workspace's own alias (hover.aliases) shows at any strictness
         if not heuristic or self.settings.strictness == "strict":
             return False
         return match.value is not None or match.form == "legacy" or conf >= self.floor

@@ -122,6 +122,7 @@ def split_chunks(text: str) -> list[tuple[int, int]]:
     fence: str | None = None
     html_end: re.Pattern | None = None
     blank = False
+    quote = False  # the previous line is a block quote's, with text
     n = len(text)
     while pos < n:
         nl = text.find("\n", pos)
@@ -137,10 +138,15 @@ def split_chunks(text: str) -> list[tuple[int, int]]:
                 html_end = None
         else:
             is_blank = line.strip() == ""
-            if not is_blank and line[:1] not in (" ", "\t") and pos > cuts[-1] and (
+            # a quote line after a quote line of text continues the same paragraph: one chunk, so a name
+            # broken across its lines ("Recall\n> Knowledge") is still read whole; an empty quote line
+            # ends the paragraph and may be cut after (a long quote stays several chunks to rescan)
+            quoted = line[:1] == ">" and quote
+            if not is_blank and line[:1] not in (" ", "\t") and pos > cuts[-1] and not quoted and (
                 blank or _BLOCK_START.match(line)
             ):
                 cuts.append(pos)
+            quote = line[:1] == ">" and line.strip(" \t>") != ""
             m = _FENCE_OPEN.match(line)
             if m:
                 fence = m.group(1)[0] * len(m.group(1))

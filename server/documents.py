@@ -142,6 +142,8 @@ class DocumentCache:
             if self._scanner is None or self._scanner_key != key:
                 self._scanner = NoteScanner(names, hover, load_scorer())
                 self._scanner_key = key
+                for alias in self._scanner.unknown_aliases:
+                    log.warning("hover.aliases: the target of %r names no entry; left out", alias)
                 self._docs.clear()
             return self._scanner
 

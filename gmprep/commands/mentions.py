@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import sys
 from pathlib import Path
 
+from gmprep.commands import settings_from_args
 from gmprep.common.errors import GmprepError
-from gmprep.common.settings import load_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,12 +69,14 @@ def run(args: argparse.Namespace) -> int:
     from gmprep.kg.note_scan import NoteScanner, load_scorer
 
     # the hover settings of the workspace the command runs in (its gmprep.toml), as the server reads them
-    hover = load_settings(Path.cwd()).hover
+    hover = settings_from_args(args).hover  # a bad value in gmprep.toml is one line, not a traceback
     if args.all:
         hover = hover.model_copy(update={"strictness": "loose"})
     files = _files(args.files)
     names = NameIndex.build(n for n in load_corpus().nodes if n.kind == "entry")
     scanner = NoteScanner(names, hover, load_scorer())
+    for alias in scanner.unknown_aliases:
+        print(f"gmprep.toml: hover.aliases: the target of {alias!r} names no entry; left out", file=sys.stderr)
     if args.all:
         scanner.threshold = 0.0
     for path in files:
@@ -85,5 +89,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"file": str(path), "mentions": found}, ensure_ascii=False))
         else:
             for r in found:
-                print(f"{r['file']}:{r['line'] + 1}:{r['character'] + 1}: {r['text']} -> {r['id']} ({r['confidence']:.2f})")
+                # one line per mention: a name written across lines (and a quote's markers) reads as one
+                text = re.sub(r"[ \t]*\r?\n[\s>]*", " ", r["text"])
+                print(f"{r['file']}:{r['line'] + 1}:{r['character'] + 1}: {text} -> {r['id']} ({r['confidence']:.2f})")
     return 0

@@ -113,6 +113,10 @@ def test_ambiguous_names_follow_context(index):
     leshy, druid = index.find_mentions("Mirelle (Leshy druid)")
     assert (leshy.node_id, druid.node_id) == ("pf2e:ancestry:leshy", "pf2e:class:druid")
     assert _one(index, "Tovan has Reactive Strike: move").node_id == "pf2e:action:reactive-strike"
+    # a trait's word alone is the action it is also a form of; with "trait" after it, the trait
+    climbing = next(m for m in index.matches("the wall needs Climbing, DC 20") if m.start == 15)
+    assert (climbing.chosen.node_id, climbing.candidates[0].node_id) == ("pf2e:action:climb", "pf2e:trait:climbing")
+    assert _one(index, "boots with the Climbing trait").node_id == "pf2e:trait:climbing"
 
 
 def test_no_partial_or_plain_english_hovers(index):
@@ -239,3 +243,10 @@ def test_an_index_of_some_entries_only_builds(entries):
     creatures = NameIndex.build([n for n in entries if n.type == "creature"])
     assert creatures.lookup("goblin warriors") == "pf2e:creature:goblin-warrior"
     assert creatures.lookup("AoO") is None
+
+
+def test_a_name_already_plural_gets_no_second_plural(index):
+    # "Treat Wounds", "Signature Spells": lemminflect's rules for unknown words made "woundses"
+    assert index.lookup("treat woundses") is None and index.lookup("signature spellses") is None
+    assert index.lookup("Treat Wounds") == "pf2e:action:treat-wounds"
+    assert index.lookup("goblin warriors") == index.lookup("goblin warrior")

@@ -143,3 +143,68 @@ def test_skills_hover_their_index_entry(names):
     # the -ing form of Craft with an object is the activity; lowercase everyday senses are not skills
     assert ("Crafting", "pf2e:action:craft") in got
     assert not any(t.lower() in ("lore", "survival") for t, _ in got)
+
+
+def test_a_name_broken_across_the_lines_of_a_block_quote_is_read_whole(names):
+    # the chunker kept each quote line apart, so "Recall" and "Knowledge" were never seen together
+    note = "Intro.\n\n> To apply this rule, the player should call \u201cI want to Recall\n> Knowledge to learn about\u201d.\n"
+    assert found(names, note) == [("Recall\n> Knowledge", "pf2e:action:recall-knowledge")]
+
+
+def test_a_plus_before_a_word_in_a_build_list_is_no_part_of_the_name(names):
+    note = "### Sorc spells\n\n - +fireball (3rd)\n - a +1 weapon potency rune\n"
+    got = found(names, note)
+    assert ("fireball", "pf2e:spell:fireball") in got
+    assert ("+1 weapon potency rune", "pf2e:equipment:weapon-potency-1") in got  # a number keeps its sign
+
+
+def test_gmprep_mentions_cli_prints_a_name_across_lines_on_one_line(tmp_path):
+    note = tmp_path / "q.md"
+    note.write_text("> I want to Recall\n> Knowledge now.\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "gmprep", "mentions", str(note)], capture_output=True, text=True,
+        cwd=tmp_path, check=True,
+    ).stdout
+    assert out.splitlines()[0].startswith(f"{note}:1:13: Recall Knowledge -> pf2e:action:recall-knowledge (")
+
+
+def test_a_workspace_alias_names_its_entry_at_any_strictness(names):
+    # a GM's own shorthand ("strat" for Devise a Stratagem) is no name any index derives
+    note = "veris RK/strat: 25 will hit. shared strat to elphira; the FA feat.\n"
+    aliases = {"strat": "Devise a Stratagem", "shared strat": "pf2e:feat:shared-stratagem", "FA": "Free Archetype",
+               "zzz": "No Such Entry"}
+    assert ("strat", "pf2e:action:devise-a-stratagem") not in found(names, note)
+    got = found(names, note, aliases=aliases, strictness="strict")
+    assert ("strat", "pf2e:action:devise-a-stratagem") in got
+    assert ("shared strat", "pf2e:feat:shared-stratagem") in got
+    assert ("FA", "pf2e:rule:gm-screen--free-archetype") in got
+    from gmprep.kg.note_scan import load_scorer
+
+    scanner = NoteScanner(names, HoverSettings(aliases=aliases, strictness="strict"), load_scorer())
+    assert scanner.unknown_aliases == ["zzz"]
+    shown = [(m.text, m.node_id) for m in scanner.scan(note).mentions]  # with the scorer, at "strict"
+    assert ("strat", "pf2e:action:devise-a-stratagem") in shown and ("shared strat", "pf2e:feat:shared-stratagem") in shown
+    assert names.lookup("strat") is None  # the shared index is not changed
+    # the workspace's ignore list still wins
+    assert ("strat", "pf2e:action:devise-a-stratagem") not in found(names, note, aliases=aliases, ignore_words=["strat"])
+
+
+def test_gmprep_toml_aliases_keep_their_keys_as_written(tmp_path):
+    from gmprep.common.settings import load_settings
+
+    (tmp_path / "gmprep.toml").write_text(
+        '[hover]\naliases = { FA = "Free Archetype", "shared strat" = "Shared Stratagem", LoH = "Lay on Hands" }\n',
+        encoding="utf-8",
+    )
+    assert load_settings(tmp_path).hover.aliases == {
+        "FA": "Free Archetype", "shared strat": "Shared Stratagem", "LoH": "Lay on Hands",
+    }
+
+
+def test_gmprep_mentions_says_a_bad_setting_in_one_line(tmp_path):
+    (tmp_path / "gmprep.toml").write_text('[hover]\naliases = ["strat"]\n', encoding="utf-8")
+    (tmp_path / "n.md").write_text("Trip him.\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "gmprep", "mentions", "n.md"], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "invalid setting hover.aliases" in run.stderr

@@ -142,3 +142,16 @@ def test_mentions_are_the_documents_own_text(names, pieces):
     text = "".join(pieces)
     for m in NoteScanner(names).scan(text).mentions:
         assert text[m.start:m.end] == m.text
+
+
+def test_a_block_quote_is_one_chunk_until_a_blank_line():
+    note = "> one line\n> and the next\n\n> a new quote\nlazy line\n"
+    chunks = [note[a:b] for a, b in split_chunks(note)]
+    assert chunks == ["> one line\n> and the next\n\n", "> a new quote\nlazy line\n"]
+
+
+def test_a_long_quote_is_cut_at_its_empty_lines():
+    # a 300-line quote is not one chunk to rescan on every keystroke: its paragraphs are
+    note = "> first paragraph\n> goes on\n>\n> second paragraph\n"
+    chunks = [note[a:b] for a, b in split_chunks(note)]
+    assert chunks == ["> first paragraph\n> goes on\n>\n", "> second paragraph\n"]

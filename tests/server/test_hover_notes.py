@@ -58,6 +58,10 @@ FORMS_NOTE = """# Round 2
 - Ducim failed his save against zombie rot; 4 suits of studded leather and two Potions of Shared Memories.
 
 The guards were rats in a cage; his dad knows a lot of lore, and the rk typo stays.
+
+> House rule: the player should call “I want to Recall
+> Knowledge to learn about” the ooze, whose build
+> has +fireball in it.
 """
 
 
@@ -165,6 +169,18 @@ async def test_forms_that_are_no_name(client, workspace):
         assert await _hover(client, uri, needle, text=FORMS_NOTE) is None, needle
 
 
+async def test_a_name_across_the_lines_of_a_quote_is_hovered_on_both(client, workspace):
+    uri = open_doc(client, workspace / "round-2.md")
+    first = await _hover(client, uri, "Recall\n", text=FORMS_NOTE)
+    second = await _hover(client, uri, "Knowledge to", text=FORMS_NOTE)
+    assert _id(first) == _id(second) == "pf2e:action:recall-knowledge"
+    start, end = position_of(FORMS_NOTE, "Recall\n"), position_of(FORMS_NOTE, "Knowledge to")
+    assert (second.range.start.line, second.range.start.character) == (start.line, start.character)
+    assert (second.range.end.line, second.range.end.character) == (end.line, end.character + len("Knowledge"))
+    # a "+" before a word is no part of it
+    assert _id(await _hover(client, uri, "fireball in it", text=FORMS_NOTE)) == "pf2e:spell:fireball"
+
+
 async def test_ambiguous_name_shows_did_you_mean(client, note):
     h = await _hover(client, note, "Trip on the ogre")
     assert _id(h) == "pf2e:action:trip"
@@ -265,3 +281,25 @@ async def test_a_confident_mention_of_the_entry_lifts_its_narration(client, work
     alone = open_doc(client, workspace / "narration.md", NARRATION)
     assert _id(await _hover(client, enc, "zombies shambled", text=ENCOUNTER)) == "pf2e:trait:zombie"
     assert await _hover(client, alone, "zombies shambled", text=NARRATION) is None
+
+
+SHORTHAND = "## Round 1\n\nveris strat bandit 2: 20 would hit. shared strat to elphira.\n"
+
+
+async def test_workspace_aliases_hover_a_gms_shorthand(client, workspace):
+    doc = open_doc(client, workspace / "shorthand.md", SHORTHAND)
+    assert await _hover(client, doc, "strat bandit", text=SHORTHAND) is None
+    aliases = {"strat": "Devise a Stratagem", "shared strat": "Shared Stratagem"}
+    try:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"gmprep": {"hover": {"aliases": aliases}}})
+        )
+        await call(client, "gmprep/status")
+        assert _id(await _hover(client, doc, "strat bandit", text=SHORTHAND)) == "pf2e:action:devise-a-stratagem"
+        assert _id(await _hover(client, doc, "shared strat", text=SHORTHAND)) == "pf2e:feat:shared-stratagem"
+    finally:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"gmprep": {"hover": {"aliases": {}}}})
+        )
+        await call(client, "gmprep/status")
+    assert await _hover(client, doc, "strat bandit", text=SHORTHAND) is None
