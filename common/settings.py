@@ -24,7 +24,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 # What a workspace file may set without the user's trust: nothing here reaches the network, a model
 # file or a path outside the workspace. (notes_dir is also checked to stay inside the workspace.)
@@ -242,6 +242,9 @@ class LoadedSettings(BaseModel):
     settings: Settings
     ignored: list[IgnoredSetting] = Field(default_factory=list)
     trusted: bool = False  # the workspace is in the user's trusted_workspaces
+    # settings files that could not be read or held an invalid value, one line each; such a file is
+    # left out whole (the CLI stops on it, the server says it and runs on the rest)
+    problems: list[str] = Field(default_factory=list)
 
     def ignored_message(self) -> str | None:
         """One line for the user naming the ignored keys and how to trust the folder; None if none."""
@@ -269,20 +272,28 @@ def resolve_settings(
     s = Settings()
     if workspace is not None and workspace_store:
         s = s.merged({"store_dir": str(workspace / ".gmprep")})
-    user = _read_toml(user_config_path()) if user_config_path().is_file() else {}
+    problems: list[str] = []
+    user: dict = {}
+    if user_config_path().is_file():
+        try:
+            user = _read_toml(user_config_path())
+        except ValueError as exc:
+            problems.append(str(exc))
     trusted_folders = [Path(p).expanduser() for p in user.pop(TRUST_KEY, []) or []]
-    s = s.merged(user)
+    s = _merged_file(s, user, user_config_path(), problems)
     loaded = LoadedSettings(settings=s)
     if workspace is not None:
         loaded.trusted = _is_trusted(workspace, trusted_folders)
-        for path, data in _workspace_files(workspace):
-            s = s.merged(data if loaded.trusted else _allowed(data, workspace, path, loaded.ignored))
+        for path, data in _workspace_files(workspace, problems):
+            s = _merged_file(s, data if loaded.trusted else _allowed(data, workspace, path, loaded.ignored),
+                             path, problems)
     if os.environ.get("GMPREP_STORE"):
         s = s.merged({"store_dir": os.environ["GMPREP_STORE"]})
     s = s.merged(overrides)
     if workspace is not None and not s.store_dir.is_absolute():
         s = s.merged({"store_dir": str(workspace / s.store_dir)})
     loaded.settings = s
+    loaded.problems = problems
     return loaded
 
 
@@ -293,17 +304,45 @@ def load_settings(
     return resolve_settings(workspace, overrides, workspace_store=workspace_store).settings
 
 
-def _workspace_files(workspace: Path) -> list[tuple[Path, dict]]:
-    """``[tool.gmprep]`` of pyproject.toml, then gmprep.toml, as snake_case dicts."""
+def settings_error(exc: Exception) -> str:
+    """One line for an invalid settings value (pydantic's report names every failing field on
+    several lines; the first one, with its dotted key, is what the user needs) or an unreadable file."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        return f"invalid setting {where}: {first.get('msg')}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _merged_file(s: Settings, data: dict, source: Path, problems: list[str]) -> Settings:
+    """``s`` with one settings file's values; a file with an invalid value is left out whole and said."""
+    try:
+        return s.merged(data)
+    except ValidationError as exc:
+        problems.append(f"{source}: {settings_error(exc)} (the file is not used)")
+        return s
+
+
+def _workspace_files(workspace: Path, problems: list[str] | None = None) -> list[tuple[Path, dict]]:
+    """``[tool.gmprep]`` of pyproject.toml, then gmprep.toml, as snake_case dicts; an unreadable file
+    is added to ``problems`` (raised when none is given)."""
     out: list[tuple[Path, dict]] = []
-    pyproject = workspace / "pyproject.toml"
-    if pyproject.is_file():
-        section = _read_toml(pyproject).get("tool", {}).get("gmprep")
-        if isinstance(section, dict):
-            out.append((pyproject, _snake(section)))
-    own = workspace / "gmprep.toml"
-    if own.is_file():
-        out.append((own, _snake(_read_toml(own))))
+    for path in (workspace / "pyproject.toml", workspace / "gmprep.toml"):
+        if not path.is_file():
+            continue
+        try:
+            data = _read_toml(path)
+        except ValueError as exc:
+            if problems is None:
+                raise
+            problems.append(f"{exc} (the file is not used)")
+            continue
+        if path.name == "pyproject.toml":
+            section = data.get("tool", {}).get("gmprep")
+            if isinstance(section, dict):
+                out.append((path, _snake(section)))
+        else:
+            out.append((path, _snake(data)))
     return out
 
 

@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gmprep.common import __version__
-from gmprep.common.settings import LoadedSettings, Settings, add_ignore_word, resolve_settings
+from gmprep.common.settings import LoadedSettings, Settings, add_ignore_word, resolve_settings, settings_error
 from gmprep.server import actions, encounters, models, requests, statblocks
 from gmprep.server.ask import Worker
 from gmprep.server.builders import Builders
@@ -84,6 +84,8 @@ class GmprepServer(LanguageServer):
         self.state.settings = settings
 
     def _tell_ignored(self, loaded: LoadedSettings) -> None:
+        for problem in loaded.problems:  # a settings file left out: said once, in one line
+            self.tell_settings_problem(problem)
         fresh = {i.key for i in loaded.ignored} - self._told_ignored
         message = loaded.ignored_message()
         if not fresh or message is None:
@@ -91,6 +93,16 @@ class GmprepServer(LanguageServer):
         self._told_ignored |= fresh
         log.warning("%s", message)
         params = lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message)
+        self.call_soon(lambda: self.window_show_message(params))
+
+    def tell_settings_problem(self, problem: str) -> None:
+        """Show a settings problem to the user once (a window message, one line); the server goes on
+        with the settings it could use."""
+        if problem in self._told_ignored:
+            return
+        self._told_ignored.add(problem)
+        log.warning("gmprep settings: %s", problem)
+        params = lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"gmprep settings: {problem}")
         self.call_soon(lambda: self.window_show_message(params))
 
     def start_index(self, force: bool = False) -> bool:
@@ -298,8 +310,7 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
         try:
             ls.configure(_root_of(params), options)
         except Exception as exc:  # a bad option must not keep the editor from starting
-            log.exception("bad settings")
-            ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"gmprep settings: {exc}"))
+            ls.tell_settings_problem(f"{settings_error(exc)} (the editor's gmprep options are not used)")
             ls.configure(_root_of(params), None)
         threading.Thread(target=ls.state.load_book, name="gmprep-names", daemon=True).start()
 
@@ -505,7 +516,7 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
     try:
         ls.configure(ls.state.workspace_root, merged)
     except Exception as exc:
-        log.warning("ignored bad settings: %s", exc)
+        ls.tell_settings_problem(f"{settings_error(exc)} (the change is not used)")
         ls.state.settings = old
         return
     if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open

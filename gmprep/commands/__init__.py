@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from gmprep.common.errors import GmprepError
-from gmprep.common.settings import Settings, resolve_settings
+from gmprep.common.settings import Settings, resolve_settings, settings_error
 
 if TYPE_CHECKING:
     from gmprep.kg.search import Searcher
@@ -35,12 +35,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     overrides = {"store_dir": args.store} if getattr(args, "store", None) else None
     try:
         loaded = resolve_settings(Path.cwd(), overrides, workspace_store=False)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
-        raise GmprepError(f"invalid setting {where}: {first.get('msg')}") from None
-    except ValueError as exc:  # an unreadable TOML file
-        raise GmprepError(str(exc)) from None
+    except (ValidationError, ValueError) as exc:  # an invalid flag or environment value
+        raise GmprepError(settings_error(exc)) from None
+    if loaded.problems:  # a command line run stops on a settings file it could not use
+        raise GmprepError(loaded.problems[0])
     message = loaded.ignored_message()
     if message:
         print(f"gmprep: {message}", file=sys.stderr)
