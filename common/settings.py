@@ -66,8 +66,9 @@ class SearchSettings(BaseModel):
     # Past this many words the reranker's probability counts (rerank_words / words)^2 of itself (kg.search): a long
     # real post is read by the cross-encoder as its asking sentences only, often about "it", and there the first
     # stage (which read the whole post) ranked better. 40: forum-answerable-tune2 R@1 / R@5 / MRR 0.410 / 0.821 /
-    # 0.576 -> 0.462 / 0.872 / 0.623, the 193 tuning questions unchanged (docs/retrieval.md, "The reranker's say in
-    # a long post"). 0: the whole probability whatever the length.
+    # 0.576 -> 0.462 / 0.872 / 0.623, the 193 tuning questions unchanged; fresh forum-answerable-tune3 R@5 / R@10
+    # 0.667 / 0.806 -> 0.722 / 0.861 but R@1 0.528 -> 0.472 (docs/retrieval.md, "The reranker's say in a long post").
+    # 0: the whole probability whatever the length.
     rerank_words: int = Field(40, ge=0, le=1000)
     # An entry named inside the question (a hint, or an action used as a verb) earns a bonus (kg.search NAME_BONUS);
     # past this many words the bonus shrinks to hint_words / words: a long question names the story around what it
