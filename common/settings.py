@@ -63,6 +63,13 @@ class SearchSettings(BaseModel):
     # first fused candidate, 0.5 for the fifth): the first-stage order keeps a say where the cross-encoder
     # is unsure. 0.6 since reranker r7 (trained on written situation questions): tuning sets, docs/retrieval.md.
     rerank_prior: float = Field(0.6, ge=0.0, le=5.0)
+    # Past this many words the reranker's probability counts (rerank_words / words)^2 of itself (kg.search): a long
+    # real post is read by the cross-encoder as its asking sentences only, often about "it", and there the first
+    # stage (which read the whole post) ranked better. 40: forum-answerable-tune2 R@1 / R@5 / MRR 0.410 / 0.821 /
+    # 0.576 -> 0.462 / 0.872 / 0.623, the 193 tuning questions unchanged; fresh forum-answerable-tune3 R@5 / R@10
+    # 0.667 / 0.806 -> 0.722 / 0.861 but R@1 0.528 -> 0.472 (docs/retrieval.md, "The reranker's say in a long post").
+    # 0: the whole probability whatever the length.
+    rerank_words: int = Field(40, ge=0, le=1000)
     # An entry named inside the question (a hint, or an action used as a verb) earns a bonus (kg.search NAME_BONUS);
     # past this many words the bonus shrinks to hint_words / words: a long question names the story around what it
     # asks (tuning sets: R@1 0.601 -> 0.622 at equal R@5, docs/retrieval.md "Long questions"). 0: always the full bonus.

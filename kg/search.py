@@ -13,7 +13,9 @@ Pipeline of ``Searcher.search``:
    dense and question-index lists join the fusion at a share of a plain list's weight.
 3. **Rerank** (when on): the cross-encoder scores the ``rerank_top`` fused entries, the ``prose_top``
    best sections of the books' rules prose beside them, and the named ones; a candidate's score is then
-   its reranker probability plus ``rerank_prior`` (0.3) x its prior.
+   its reranker probability plus ``rerank_prior`` (0.6) x its prior. In a question over ``rerank_words`` (40)
+   words (a forum post, which the cross-encoder reads only as its asking sentences) the probability counts
+   (rerank_words / words)^2 of itself, so the first-stage order, which read the whole post, keeps more say.
 4. **Graph expansion**: the best results lend score to what they point to: names and links in their
    text (weighted up when the paragraph holding the link shares the query's words, and when the
    target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
@@ -57,6 +59,9 @@ log = logging.getLogger(__name__)
 
 RRF_K = 60
 PRIOR_HALF_RANK = 4  # the fused rank whose prior is half the first one's
+# How fast the reranker's share falls past ``search.rerank_words`` (2: a post of twice that length keeps a quarter):
+# 1, 2 and 3 were measured alike on the tuning sets (docs/retrieval.md, "The reranker's say in a long post").
+RERANK_SHARE_POWER = 2
 # What a lead inherits from the entry pointing to it, by how it is reached: (weight, relevance floor).
 # "link": a name or a link in the entry's text (Trip -> Prone): few, specific, so even a lead that looks
 # unlike the query keeps part of its share; traits, hierarchy and siblings count only when similar.
@@ -336,9 +341,10 @@ class Searcher:
             for c, logit in zip(chosen, probs, strict=True):
                 c.rerank = _sigmoid(logit)
         shares = self._hint_shares(qa)
+        trust = _rerank_share(qa.text, s.rerank_words)
         for c in pool.values():
             share = shares.get(c.node.node_id, 1.0) if shares is not None else _hint_share(qa.text, s.hint_words)
-            c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=share)
+            c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=share, rerank_share=trust)
         if s.expand_rounds > 0:
             self._expand(pool, rewritten, qvec, filters, k)
         ranked = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))
@@ -478,12 +484,14 @@ class Searcher:
         hints = {nid: how for nid, how in qa.named.items() if how in HINTS}
         return shipped().shares(qa.text, qa.spans, hints, self.settings.hint_keep_at)
 
-    def _base_score(self, c: Candidate, qa: QueryAnalysis, reranked: bool, hint_share: float = 1.0) -> float:
-        """Reranker probability (when reranked) plus a share of the fused rank score, plus what the query
-        says: a name (a hint's or verb's bonus times ``hint_share``), an action verb, the asked-for type and rank."""
+    def _base_score(self, c: Candidate, qa: QueryAnalysis, reranked: bool, hint_share: float = 1.0,
+                    rerank_share: float = 1.0) -> float:
+        """Reranker probability (when reranked; times ``rerank_share``) plus a share of the fused rank score, plus
+        what the query says: a name (a hint's or verb's bonus times ``hint_share``), an action verb, the asked-for
+        type and rank."""
         prior = c.prior
         if reranked and c.rerank is not None:
-            score = c.rerank + self.settings.rerank_prior * prior
+            score = rerank_share * c.rerank + self.settings.rerank_prior * prior
             if c.via == "seed":
                 c.via = "rerank"
         elif reranked:
@@ -705,6 +713,17 @@ def _hint_share(text: str, hint_words: int) -> float:
     if hint_words <= 0:
         return 1.0
     return min(1.0, hint_words / max(1, len(text.split())))
+
+
+def _rerank_share(text: str, rerank_words: int) -> float:
+    """The share of its probability the cross-encoder's score keeps in a question of ``text``: all of it up to
+    ``rerank_words`` words, then (rerank_words / words)^2. A long post is read by the cross-encoder as its asking
+    sentences only ("Is that right RAW?"; ``rerank_query_tokens``), often about "it" or "that", while BM25 and the
+    vectors read the whole post; its probabilities are then low and close together, so the first-stage order
+    decides more (docs/retrieval.md, "The reranker's say in a long post")."""
+    if rerank_words <= 0:
+        return 1.0
+    return min(1.0, rerank_words / max(1, _count_words(text))) ** RERANK_SHARE_POWER
 
 
 def _count_words(text: str) -> int:
