@@ -153,7 +153,7 @@ class AnswerabilitySettings(BaseModel):
     # catalogue), that no held entry states (is named, aliased or bolded for: ``core/agents/stated.py``) and that no
     # top-five passage uses, is the other book's rule the question turns on ("implement" four times, "siege engine"
     # twice): not_in_corpus. Measured (docs/answerability.md, "What the books state, not what they mention"): 2 finds
-    # three more tuning gaps and flags no answerable tuning question; 1 flags 40 answerable ones. 0: off.
+    # three more tuning gaps and flags no answerable tuning question; 1 flags 48 answerable ones. 0: off.
     unstated_repeats: int = Field(2, ge=0, le=10)
     # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
     # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name

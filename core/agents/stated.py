@@ -1,7 +1,7 @@
 """Does any held book *state* the rule a question turns on, or do the books only mention its word?
 
 The books state a rule in two ways a reader can see: an entry is named for it (Flanking, Tower Shield, or an alias),
-or an entry's text sets its name in bold as a run-in heading ("**Crew** ...", "**range increment**", "**Polearm**").
+or an entry's text sets its name in bold as a run-in heading (Vehicle Statistics' "**Crew**", "**range increment**").
 Everything else is mention: "implement" in 17 entries (cooking and writing implements, "implement the rule"), none of
 them named for it or bolding it. A forum question about another book's rule repeats that book's word for it (the
 thaumaturge's "implement" four times, a "siege engine" twice, "Golem Antimagic" and "golem"), and the held books,
