@@ -434,16 +434,23 @@ def stem_tokens(text: str) -> list[str]:
 
 
 def repeated_terms(question: str) -> dict[str, tuple[str, int]]:
-    """The question's content words and pairs of adjacent content words, by their stems: (as first written, uses)."""
-    written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in _TOKEN.finditer(question)]
+    """The question's content words and pairs of adjacent content words, by their stems: (as first written, uses).
+    "As written" prefers a use inside a sentence: "Siege engine question: ... a Crew 1 siege engine" is "siege engine"."""
+    matches = list(_TOKEN.finditer(question))
+    written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in matches]
+    opening = [not question[:m.start()].rstrip() or question[:m.start()].rstrip()[-1] in ".!?:\"'(" for m in matches]
     words = [w.lower() for w in written]
     content = [len(w) >= MIN_LEN and w.isalpha() and w not in _STOP for w in words]
     out: dict[str, tuple[str, int]] = {}
+    first_opens: dict[str, bool] = {}
     for n in (1, 2):
         for i in range(len(words) - n + 1):
             if all(content[i:i + n]):
                 key = _stems(words[i:i + n])
                 shown, seen = out.get(key, (" ".join(written[i:i + n]), 0))
+                if seen and first_opens[key] and not opening[i]:
+                    shown, first_opens[key] = " ".join(written[i:i + n]), False
+                first_opens.setdefault(key, opening[i])
                 out[key] = (shown, seen + 1)
     return out
 

@@ -82,3 +82,11 @@ async def test_another_books_word_the_books_never_state_is_not_in_corpus(searche
     off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_repeats=0)})
     ans = await answer_question(IMPLEMENT, history=[], searcher=searcher, settings=off)
     assert _verdict(ans).get("foreign") != "implement"
+
+
+def test_a_repeated_term_is_shown_as_written_inside_a_sentence():
+    from gmprep.core.agents.otherbooks import repeated_terms
+
+    terms = repeated_terms("Siege engine question: when I crew a Crew 1 siege engine, who fires the siege engine?")
+    assert terms[_key("siege engine")] == ("siege engine", 3)
+    assert terms[_key("crew")] == ("crew", 2)  # the first use inside a sentence is kept
