@@ -463,7 +463,7 @@ class AnswerabilityJudge:
                 and not besides and self.settings.unstated_repeats > 0 and hits:
             # the question repeats another book's word that the held books state no rule under (no entry is named
             # for it, none bolds it) and no retrieved passage even uses: the passages are about something else
-            # ("implement" four times; "siege engine" twice). States, not uses: the books may mention it often
+            # ("implement" four times). States, not uses: the books may mention it often
             unstated = unstated_terms(question, self.stated, otherbooks.other_vocabulary(held_books(self.use.db)),
                                       self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]])
             if unstated:

@@ -12,7 +12,8 @@ held entries' names, aliases and bold headings. A trait definition states its tr
 carries the trait: the glossary defines every book's traits in a line (Troop, Mythic), as ``BookUse`` sets it
 aside for counting uses. ``unstated_terms`` finds, among the words and word pairs the question repeats that other
 books name their entries with (the shipped catalogue, ``otherbooks.other_vocabulary``), those no held book states
-and no retrieved passage even uses (docs/answerability.md, "What the books state, not what they mention").
+and no retrieved passage even uses (docs/answerability.md, "What the books state, not what they mention"). The
+question must repeat it three times by default: at two, fresh posts' ordinary words ("roof", "seem") were declined.
 No word list: the question's repeats, the store's names and headings and the catalogue decide.
 """
 
