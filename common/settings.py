@@ -160,6 +160,14 @@ class AnswerabilitySettings(BaseModel):
     # (search missed the Tower Shield entry, so no passage used "tower"). -1: no such widening.
     hinge_unquoted_slack: int = Field(-1, ge=-1, le=50)
     hinge_repeats: int = Field(3, ge=2, le=10)
+    # A word (or word pair) the question uses at least this many times, that other books name entries with (the
+    # catalogue), that no held entry states (is named, aliased or bolded for: ``core/agents/stated.py``) and that no
+    # top-five passage uses, is the other book's rule the question turns on ("implement" four times): not_in_corpus.
+    # Measured (docs/answerability.md, "What the books state, not what they mention"): 2 found three more tuning gaps
+    # with no answerable tuning question declined, but on the fresh validation pair (tune3) one gap (for a wrong
+    # word) for three false declines ("seem", "right", "roof" twice each); 3 finds one tuning gap and changes nothing
+    # on the validation pair, nor flags any of 15,497 generated answerable questions. 0: off.
+    unstated_repeats: int = Field(3, ge=0, le=10)
     # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
     # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held

@@ -55,6 +55,7 @@ from gmprep.core.agents.otherbooks import (
     publication_terms,
 )
 from gmprep.core.agents.relevance import RelevanceJudge
+from gmprep.core.agents.stated import StatedTerms, unstated_terms
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
 
@@ -393,6 +394,7 @@ class AnswerabilityJudge:
         self.coverage = OutlineCoverage(store, judge.embedder)
         self.campaign = CampaignRules(store)  # the organized-play guide's outline
         self.use = BookUse(store.db)  # which words the books use, for another book's terms
+        self.stated = StatedTerms(store.db)  # which words the books state rules under (names, aliases, bold)
 
     def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
         """The outcome for ``question`` given the passages retrieved for it."""
@@ -457,6 +459,16 @@ class AnswerabilityJudge:
                                 self.settings.hinge_unquoted_slack)
             if hinge:
                 outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
+        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+                and not besides and self.settings.unstated_repeats > 0 and hits:
+            # the question repeats another book's word that the held books state no rule under (no entry is named
+            # for it, none bolds it) and no retrieved passage even uses: the passages are about something else
+            # ("implement" four times). States, not uses: the books may mention it often
+            unstated = unstated_terms(question, self.stated, otherbooks.other_vocabulary(held_books(self.use.db)),
+                                      self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]])
+            if unstated:
+                outcome, foreign = "not_in_corpus", unstated[0].shown
+                foreign_uses = self.use.uses(foreign.lower())
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
                 and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the

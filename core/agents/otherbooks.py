@@ -400,6 +400,12 @@ def _stems(words: Sequence[str]) -> str:
     return " ".join(_STEMMER.stemWord(w) for w in words)
 
 
+def other_vocabulary(held: Sequence[str]) -> frozenset[str]:
+    """Stemmed words and word pairs of the names that only books other than ``held`` (the store's books, "Pathfinder
+    Player Core" or "Player Core") and the superseded ones list."""
+    return _other_vocabulary(frozenset({b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED))
+
+
 @lru_cache(maxsize=4)
 def _other_vocabulary(held: frozenset[str]) -> frozenset[str]:
     """Stemmed words and word pairs of the names only books other than ``held`` (and the superseded ones) list."""
@@ -421,16 +427,40 @@ class HingeTerm:
     uses: int  # entries of the held books that use it (trait definitions and tags aside)
 
 
-def _stem_tokens(text: str) -> list[str]:
+def stem_tokens(text: str) -> list[str]:
+    """``text``'s words as Snowball stems, lower-case, a possessive's "'s" dropped."""
     return [_STEMMER.stemWord(re.sub(r"['\u2019]s?$", "", m.group(0)).lower()) for m in _TOKEN.finditer(text)]
+
+
+
+def repeated_terms(question: str) -> dict[str, tuple[str, int]]:
+    """The question's content words and pairs of adjacent content words, by their stems: (as first written, uses).
+    "As written" prefers a use inside a sentence: "Siege engine question: ... a Crew 1 siege engine" is "siege engine"."""
+    matches = list(_TOKEN.finditer(question))
+    written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in matches]
+    opening = [not question[:m.start()].rstrip() or question[:m.start()].rstrip()[-1] in ".!?:\"'(" for m in matches]
+    words = [w.lower() for w in written]
+    content = [len(w) >= MIN_LEN and w.isalpha() and w not in _STOP for w in words]
+    out: dict[str, tuple[str, int]] = {}
+    first_opens: dict[str, bool] = {}
+    for n in (1, 2):
+        for i in range(len(words) - n + 1):
+            if all(content[i:i + n]):
+                key = _stems(words[i:i + n])
+                shown, seen = out.get(key, (" ".join(written[i:i + n]), 0))
+                if seen and first_opens[key] and not opening[i]:
+                    shown, first_opens[key] = " ".join(written[i:i + n]), False
+                first_opens.setdefault(key, opening[i])
+                out[key] = (shown, seen + 1)
+    return out
 
 
 def quoted_in(term: str, texts: Sequence[str]) -> bool:
     """Some text of ``texts`` uses ``term`` (same Snowball stems, in order)."""
-    key = _stem_tokens(term)
+    key = stem_tokens(term)
     n = len(key)
     for text in texts:
-        st = _stem_tokens(text)
+        st = stem_tokens(text)
         if n and any(st[i:i + n] == key for i in range(len(st) - n + 1)):
             return True
     return False
@@ -443,28 +473,17 @@ def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, mi
     first. A term none of ``passages`` (the retrieved passages' names and texts) uses may be used by up to
     ``repeats + unquoted_slack`` held entries: the passages found are not about the word the question turns on
     (the thaumaturge's "implement" four times; the books say it of cooking and writing implements)."""
-    vocab = _other_vocabulary(frozenset({b.removeprefix("Pathfinder ") for b in held} | SUPERSEDED))
+    vocab = other_vocabulary(held)
     if not vocab:
         return []
-    written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in _TOKEN.finditer(question)]
-    words = [w.lower() for w in written]
-    content = [len(w) >= MIN_LEN and w.isalpha() and w not in _STOP for w in words]
-    counts: dict[str, int] = {}
-    shown: dict[str, str] = {}
-    for n in (1, 2):
-        for i in range(len(words) - n + 1):
-            if all(content[i:i + n]):
-                key = _stems(words[i:i + n])
-                counts[key] = counts.get(key, 0) + 1
-                shown.setdefault(key, " ".join(written[i:i + n]))
     out = []
-    for key, repeats in counts.items():
-        if repeats < min_repeats or key not in vocab or use.is_name(shown[key].lower()):
+    for key, (shown, repeats) in repeated_terms(question).items():
+        if repeats < min_repeats or key not in vocab or use.is_name(shown.lower()):
             continue
-        uses = use.uses(shown[key].lower())
+        uses = use.uses(shown.lower())
         if uses <= repeats + slack or (passages is not None and uses <= repeats + unquoted_slack
-                                       and not quoted_in(shown[key], passages)):
-            out.append(HingeTerm(shown[key], repeats, uses))
+                                       and not quoted_in(shown, passages)):
+            out.append(HingeTerm(shown, repeats, uses))
     return sorted(out, key=lambda t: (t.uses, -t.repeats))
 
 

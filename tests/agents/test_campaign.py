@@ -117,10 +117,13 @@ def test_a_term_no_retrieved_passage_uses_may_be_used_more_by_the_books(searcher
 async def test_the_unquoted_slack_setting_turns_the_widening_on_and_off(searcher, extractive):
     q = ("The implement we start with is mundane. If we find a wand of fireball, can that be my new wand implement, "
          "and does the implement keep its charges?")
-    on = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_unquoted_slack=30)})
+    # the widening alone (the rule that reads what the books state, core/agents/stated.py, off)
+    on = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_unquoted_slack=30,
+                                                                              unstated_repeats=0)})
     ans = await answer_question(q, history=[], searcher=searcher, settings=on)
     verdict = _verdict(ans)
     assert ans.outcome == "not_in_corpus" and verdict["foreign"] == "implement", verdict
     assert extractive.answerability.hinge_unquoted_slack == -1  # off by default (docs/answerability.md)
-    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_repeats=0)})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
     assert _verdict(ans).get("foreign") != "implement"

@@ -169,8 +169,12 @@ async def test_a_term_the_books_say_in_passing_is_not_in_corpus(searcher, extrac
     assert verdict["foreign"] == "kingdom" and verdict["foreign_uses"] == 5
     assert ans.text.startswith("This question turns on “kingdom”: the books gmprep holds (")
     assert "use it only in passing (5 entries, none of them for its rules)" in ans.text and "`gmprep books add`" in ans.text
-    # the setting turns it off: the same question is no longer declined for the term
+    # the setting turns it off: the same question is then declined only because no held entry states a rule under
+    # "kingdom" (core/agents/stated.py); with that off too, it is no longer declined for the term
     off = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_slack=-1)})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign") == "kingdom"
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(hinge_slack=-1, unstated_repeats=0)})
     ans = await answer_question(q, history=[], searcher=searcher, settings=off)
     assert _verdict(ans).get("foreign_uses") is None
 

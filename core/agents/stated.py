@@ -1,0 +1,89 @@
+"""Does any held book *state* the rule a question turns on, or do the books only mention its word?
+
+The books state a rule in two ways a reader can see: an entry is named for it (Flanking, Tower Shield, or an alias),
+or an entry's text sets its name in bold as a run-in heading (Vehicle Statistics' "**Crew**", "**range increment**").
+Everything else is mention: "implement" in 17 entries (cooking and writing implements, "implement the rule"), none of
+them named for it or bolding it. A forum question about another book's rule repeats that book's word for it (the
+thaumaturge's "implement" four times, a "siege engine" twice, "Golem Antimagic" and "golem"), and the held books,
+whatever they mention, state nothing under that word.
+
+``StatedTerms`` is that vocabulary, read from the store once: the Snowball stems of every word and word pair of the
+held entries' names, aliases and bold headings. A trait definition states its trait only when some held entry
+carries the trait: the glossary defines every book's traits in a line (Troop, Mythic), as ``BookUse`` sets it
+aside for counting uses. ``unstated_terms`` finds, among the words and word pairs the question repeats that other
+books name their entries with (the shipped catalogue, ``otherbooks.other_vocabulary``), those no held book states
+and no retrieved passage even uses (docs/answerability.md, "What the books state, not what they mention"). The
+question must repeat it three times by default: at two, fresh posts' ordinary words ("roof", "seem") were declined.
+No word list: the question's repeats, the store's names and headings and the catalogue decide.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gmprep.core.agents.otherbooks import quoted_in, repeated_terms, stem_tokens
+
+_BOLD = re.compile(r"\*\*([^*\n]{2,60}?)\*\*")
+_PAREN = re.compile(r"\s*\(.*?\)")
+
+
+def _grams(stems: Sequence[str]) -> Iterable[str]:
+    for n in (1, 2):
+        for i in range(len(stems) - n + 1):
+            yield " ".join(stems[i:i + n])
+
+
+class StatedTerms:
+    """The stems (single words and pairs) the held books state a rule under: entry names, aliases, bold headings."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._lock = threading.Lock()
+        self._stated: frozenset[str] | None = None
+
+    def _build(self) -> frozenset[str]:
+        carried: set[str] = set()
+        for (traits,) in self.db.execute("SELECT traits FROM nodes WHERE kind = 'entry' AND type != 'trait'"):
+            carried.update(t.lower().split(" ")[0] for t in json.loads(traits or "[]") if t)
+        out: set[str] = set()
+        rows = self.db.execute("SELECT name, aliases, text, type FROM nodes WHERE kind = 'entry'")
+        for name, aliases, text, typ in rows:
+            if typ == "trait" and name.lower().split(" ")[0] not in carried:
+                continue  # the glossary's line for another book's trait (Troop): no held rule carries it
+            for shown in [name, *json.loads(aliases or "[]"), *_BOLD.findall(text or "")]:
+                out.update(_grams(stem_tokens(_PAREN.sub("", shown))))
+        return frozenset(out)
+
+    def states(self, key: str) -> bool:
+        """Some held entry is named for, aliased or bolds a phrase holding ``key`` (Snowball stems, space-joined)."""
+        with self._lock:
+            if self._stated is None:
+                self._stated = self._build()
+            return key in self._stated
+
+
+@dataclass(frozen=True)
+class UnstatedTerm:
+    """A word (or two) the question turns on that the held books never state a rule under."""
+
+    shown: str  # as the question first writes it
+    repeats: int  # times the question uses it (same stems)
+
+
+def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str], min_repeats: int,
+                   passages: Sequence[str]) -> list[UnstatedTerm]:
+    """The terms ``question`` repeats (at least ``min_repeats`` times) that other books name entries with
+    (``vocabulary``: stems of their names' words and word pairs), that no held entry states (``stated``) and that none
+    of ``passages`` (the retrieved passages' names and texts) uses; most repeated first."""
+    out = []
+    for key, (shown, repeats) in repeated_terms(question).items():
+        if repeats < min_repeats or key not in vocabulary or stated.states(key):
+            continue
+        if not quoted_in(shown, passages):
+            out.append(UnstatedTerm(shown, repeats))
+    return sorted(out, key=lambda t: -t.repeats)

@@ -1,0 +1,96 @@
+"""What the held books state, not what they mention (``core/agents/stated.py``): a word the question repeats that
+other books name their entries with, that no held entry is named for, aliased or bolds, and that no retrieved passage
+uses, is the other book's rule the question turns on: not_in_corpus, whatever the books mention."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from gmprep.common.settings import AnswerabilitySettings
+from gmprep.core.agents.otherbooks import held_books, other_vocabulary, stem_tokens
+from gmprep.core.agents.stated import StatedTerms, unstated_terms
+from gmprep.core.answer import answer_question
+
+IMPLEMENT = ("My implement is a plain wand. If our party finds a wand of fireball, can I swap it in as my implement "
+             "with a day of downtime, or does the implement have to stay mundane?")
+
+
+def _db(rows: list[tuple[str, str, str, list[str]]]) -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE nodes(kind TEXT, name TEXT, aliases TEXT, text TEXT, type TEXT, traits TEXT)")
+    db.executemany("INSERT INTO nodes VALUES ('entry', ?, '[]', ?, ?, ?)",
+                   [(name, text, typ, json.dumps(traits)) for name, text, typ, traits in rows])
+    return db
+
+
+def _key(words: str) -> str:
+    return " ".join(stem_tokens(words))
+
+
+def test_names_aliases_and_bold_headings_state_a_rule_and_mentions_do_not():
+    db = _db([("Tower Shield", "A massive shield. **Crew** the creatures that operate it.", "equipment", []),
+              ("Cooking", "You need cooking implements to cook.", "rule", ["downtime"]),
+              ("Downtime", "Options with this trait are used in downtime.", "trait", []),
+              ("Troop", "A troop is an organized collection of creatures.", "trait", [])])
+    stated = StatedTerms(db)
+    assert stated.states(_key("tower")) and stated.states(_key("tower shield")) and stated.states(_key("crew"))
+    assert not stated.states(_key("implement")) and not stated.states(_key("cooking implements"))  # mentioned only
+    assert stated.states(_key("downtime"))  # a trait definition whose trait a held entry carries
+    assert not stated.states(_key("troop"))  # the glossary's line for a trait no held entry carries
+
+
+def test_a_repeated_word_none_state_and_no_passage_uses():
+    db = _db([("Wand", "A **wand** holds one spell.", "equipment", [])])
+    stated, vocab = StatedTerms(db), frozenset({_key("implement"), _key("wand"), _key("fireball")})
+    off_topic = ["Wand\nA wand holds one spell.", "Craft\nYou make an item from raw materials."]
+    [t] = unstated_terms(IMPLEMENT, stated, vocab, 2, off_topic)
+    assert (t.shown, t.repeats) == ("implement", 3)
+    assert unstated_terms(IMPLEMENT, stated, vocab, 4, off_topic) == []  # fewer repeats than asked for
+    # a passage that uses the word is about it: the books' own rule may be asked in the asker's words
+    assert unstated_terms(IMPLEMENT, stated, vocab, 2, [*off_topic, "Kit\nA cooking implement."]) == []
+    # a word no other book names an entry with is the asker's own word
+    assert unstated_terms(IMPLEMENT, stated, frozenset({_key("wand")}), 2, off_topic) == []
+
+
+@pytest.mark.slow
+def test_on_the_store_the_books_mention_implement_and_state_polearm(searcher):
+    db = searcher.store.db
+    stated = StatedTerms(db)
+    assert not stated.states(_key("implement"))  # cooking and writing implements, "implement the rule"
+    assert stated.states(_key("polearm"))  # the weapon group, bolded where a weapon lists its group
+    vocab = other_vocabulary(held_books(db))
+    assert _key("implement") in vocab
+    q = "Can a polearm trip? My polearm has reach, but does that polearm also get the trip trait?"
+    assert unstated_terms(q, stated, vocab, 2, []) == []
+    # a scene word repeated twice that some other book's entry name holds: why the shipped default is 3 repeats
+    roof = "Can I jump from a roof to the ground below, or must I step off the roof and fall?"
+    assert [t.shown for t in unstated_terms(roof, stated, vocab, 2, [])] == ["roof"]
+    assert unstated_terms(roof, stated, vocab, AnswerabilitySettings().unstated_repeats, []) == []
+
+
+def _verdict(ans) -> dict:
+    return next(s for s in ans.steps if s.name == "answerability").output
+
+
+@pytest.mark.slow
+async def test_another_books_word_the_books_never_state_is_not_in_corpus(searcher, extractive):
+    ans = await answer_question(IMPLEMENT, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert verdict["foreign"] == "implement" and verdict["foreign_uses"] > 5, verdict
+    assert ans.text.startswith("This question turns on “implement”: the books gmprep holds (")
+    # the setting turns it off
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_repeats=0)})
+    ans = await answer_question(IMPLEMENT, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign") != "implement"
+
+
+def test_a_repeated_term_is_shown_as_written_inside_a_sentence():
+    from gmprep.core.agents.otherbooks import repeated_terms
+
+    terms = repeated_terms("Siege engine question: when I crew a Crew 1 siege engine, who fires the siege engine?")
+    assert terms[_key("siege engine")] == ("siege engine", 3)
+    assert terms[_key("crew")] == ("crew", 2)  # the first use inside a sentence is kept
