@@ -79,6 +79,10 @@ class GmprepServer(LanguageServer):
         if self.base_settings is not None:
             base = base.merged(self.base_settings.model_dump(exclude_defaults=True, mode="json"))
         settings = base.merged(options or None)
+        # the editor's never-hover words add to the workspace file's (which the code action writes), not replace them
+        kept = [w for w in base.hover.ignore_words if w not in settings.hover.ignore_words]
+        if kept:
+            settings = settings.merged({"hover": {"ignore_words": [*settings.hover.ignore_words, *kept]}})
         if root is not None and not Path(settings.store_dir).is_absolute():
             settings = settings.merged({"store_dir": str(root / settings.store_dir)})
         self.state.settings = settings

@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import type { Environment, GmprepConfig, LlmBackend } from "./shared/serverConfig.js";
+import type { Environment, GmprepConfig, HoverStrictness, LlmBackend } from "./shared/serverConfig.js";
 
 /** The current `gmprep.*` settings (resource-less: one server serves the whole window). */
 export function readConfig(): GmprepConfig {
@@ -23,6 +23,11 @@ export function readConfig(): GmprepConfig {
       apiKey: c.get<string>("llm.apiKey", ""),
     },
     searchRerank: c.get<boolean>("search.rerank", true),
+    hover: {
+      strictness: c.get<HoverStrictness>("hover.strictness", ""),
+      ignoreWords: c.get<string[]>("hover.ignoreWords", []),
+      aliases: c.get<Record<string, string>>("hover.aliases", {}),
+    },
   };
 }
 

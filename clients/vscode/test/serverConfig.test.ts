@@ -16,6 +16,7 @@ function config(over: Partial<GmprepConfig> = {}, llm: Partial<GmprepConfig["llm
     books: [],
     notesDir: "",
     searchRerank: true,
+    hover: { strictness: "", ignoreWords: [], aliases: {} },
     ...over,
     llm: { backend: "extractive", modelPath: "", url: "", model: "", apiKey: "", ...llm },
   };
@@ -79,6 +80,15 @@ describe("buildInitializationOptions", () => {
       llm: { backend: "openai", url: "http://127.0.0.1:8080/v1", model: "qwen", apiKey: "k" },
       search: { rerank: false },
     });
+  });
+
+  it("sends the hover controls only when set, trimmed", () => {
+    const opts = buildInitializationOptions(
+      config({ hover: { strictness: "strict", ignoreWords: [" Commander ", ""], aliases: { strat: " Devise a Stratagem ", x: "" } } }),
+      env(),
+    );
+    assert.deepEqual(opts["hover"], { strictness: "strict", ignoreWords: ["Commander"], aliases: { strat: "Devise a Stratagem" } });
+    assert.equal(buildInitializationOptions(config(), env())["hover"], undefined);
   });
 
   it("resolves a local model path", () => {

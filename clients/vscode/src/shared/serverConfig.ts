@@ -15,7 +15,12 @@ export interface GmprepConfig {
   notesDir: string;
   llm: { backend: LlmBackend; modelPath: string; url: string; model: string; apiKey: string };
   searchRerank: boolean;
+  /** Hover controls (docs/hover.md): empty values leave the workspace's gmprep.toml in charge. */
+  hover: { strictness: HoverStrictness; ignoreWords: string[]; aliases: Record<string, string> };
 }
+
+/** "" = not set here (the workspace's gmprep.toml, else "normal"). */
+export type HoverStrictness = "" | "loose" | "normal" | "strict";
 
 export interface ServerLaunch {
   command: string;
@@ -101,6 +106,17 @@ export function buildInitializationOptions(cfg: GmprepConfig, env: Environment):
   if (cfg.llm.apiKey !== "") llm["apiKey"] = cfg.llm.apiKey;
   opts["llm"] = llm;
   opts["search"] = { rerank: cfg.searchRerank };
+  const hover: Record<string, unknown> = {};
+  if (cfg.hover.strictness !== "") hover["strictness"] = cfg.hover.strictness;
+  const ignore = cfg.hover.ignoreWords.map((w) => w.trim()).filter((w) => w !== "");
+  if (ignore.length > 0) hover["ignoreWords"] = ignore;
+  const aliases = Object.fromEntries(
+    Object.entries(cfg.hover.aliases)
+      .map(([k, v]) => [k.trim(), typeof v === "string" ? v.trim() : ""] as const)
+      .filter(([k, v]) => k !== "" && v !== ""),
+  );
+  if (Object.keys(aliases).length > 0) hover["aliases"] = aliases;
+  if (Object.keys(hover).length > 0) opts["hover"] = hover;
   return opts;
 }
 

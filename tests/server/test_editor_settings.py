@@ -1,7 +1,8 @@
-"""A settings file with a bad value, or one that is not TOML, must not cost the GM their hovers: the
+"""Settings from the editor and the workspace's gmprep.toml, through a real client (pytest-lsp) over
+stdio: the editor's hover controls (as the VS Code extension sends them) add to the workspace file's;
+a settings file with a bad value, or one that is not TOML, must not cost the GM their hovers: the
 server says what is wrong in one line (a window message naming the key) and runs on the settings it
-could use; the CLI stops with that one line. Through a real client (pytest-lsp) over stdio; names
-come from the bundled corpus, no store is needed."""
+could use; the CLI stops with that one line. Names come from the bundled corpus, no store is needed."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from lsp_helpers import CAPS, SERVER_CMD, call, make_client, open_doc, position_
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig
 
-NOTE = "# Round 2\n\nThe ogre is frightened 2 after the Demoralize.\n"
+NOTE = "# Round 2\n\nThe ogre is frightened 2 after the Demoralize.\n\nVeris uses her strat on the ogre.\n"
 
 
 async def _session(root: Path, options: dict):
@@ -98,3 +99,32 @@ def test_the_cli_stops_on_a_bad_gmprep_toml_in_one_line(tmp_path: Path):
                          cwd=tmp_path, env=env)
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert "invalid setting hover.strictness" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+async def test_the_editors_hover_controls_add_to_the_workspace_file(tmp_path: Path):
+    root = tmp_path / "campaign"
+    root.mkdir()
+    (root / "note.md").write_text(NOTE, encoding="utf-8")
+    (root / "gmprep.toml").write_text('[hover]\nignore_words = ["frightened"]\n', encoding="utf-8")
+    client = await _session(root, {"hover": {"ignoreWords": ["Demoralize"], "aliases": {"strat": "Devise a Stratagem"}}})
+    try:
+        assert not [m for m in client.messages if "gmprep settings" in m.message], client.messages
+        uri = open_doc(client, root / "note.md")
+
+        async def hover(needle: str):
+            pos = position_of(NOTE, needle)
+            return await client.text_document_hover_async(lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                position=lsp.Position(line=pos.line, character=pos.character + 1)))
+
+        shown = None
+        for _ in range(50):  # the first scan may still be running
+            shown = await hover("strat on")
+            if shown is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert shown is not None and "pf2e:action:devise-a-stratagem" in shown.contents.value  # the editor's alias
+        assert await hover("frightened 2") is None  # the workspace file's word, kept
+        assert await hover("Demoralize") is None  # the editor's word, added
+    finally:
+        await client.shutdown_session()
