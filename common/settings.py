@@ -173,6 +173,11 @@ class AnswerabilitySettings(BaseModel):
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held
     # rule"). False: every such question is declined not_in_corpus, as before.
     other_book_besides: bool = True
+    # The same for the other-systems guard's Pathfinder 2e names (a class of another book: summoner; Kingmaker),
+    # decided with the passages instead of declined before retrieval. Off: on the tuning sets it answers three
+    # answerable questions the guard declined and loses two gaps (docs/answerability.md, "The guard's Pathfinder 2e
+    # names beside a held rule"); the lead chooses on the held-out sets.
+    guard_besides: bool = False
     # A held book's entry the store has no entry for (the catalogue lists Staff Nexus for Player Core; the bundled
     # corpus kept only the class feature that introduces the theses) is treated like another book's entry, with its
     # book named, when at most this many held entries write the name. Measured (docs/answerability.md, "Books named

@@ -64,6 +64,8 @@ class SourceResult(BaseModel):
     # not_in_books because of a Pathfinder 2e book gmprep does not hold: its term (the answerability judge
     # turns this into not_in_corpus, "add your book's PDF")
     other_book: str = ""
+    # every such term found (the first is ``other_book``): none may be in the sentence that asks a held rule
+    other_books: list[str] = Field(default_factory=list)
 
 
 class KnowledgeSource(ABC):
@@ -207,7 +209,7 @@ class OtherSystemsSource(KnowledgeSource):
                                 note=f"{note}; the question also names {named[0]}, which the books hold")
         other_book = t.term if all(f.pf2e for f in found) else ""
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note,
-                            other_book=other_book)
+                            other_book=other_book, other_books=[f.term for f in found] if other_book else [])
 
     def rules_named_besides(self, text: str) -> list[str]:
         """Rules the books hold that ``text`` names by their capitalised name ("Cat Fall", "Bulk"; not a trait,

@@ -396,8 +396,14 @@ class AnswerabilityJudge:
         self.use = BookUse(store.db)  # which words the books use, for another book's terms
         self.stated = StatedTerms(store.db)  # which words the books state rules under (names, aliases, bold)
 
-    def assess(self, question: str, hits: Sequence[Hit]) -> Assessment:
-        """The outcome for ``question`` given the passages retrieved for it."""
+    def assess(self, question: str, hits: Sequence[Hit], guard: Sequence[str] = ()) -> Assessment:
+        """The outcome for ``question`` given the passages retrieved for it. ``guard``: a Pathfinder 2e name of a
+        book gmprep does not hold that the other-systems guard found (a class: summoner; Kingmaker), decided like
+        another book's entry: declined (naming the first) unless an asking sentence without any of them names the
+        first passage's rule."""
+        top = [hits[0].name] if hits else []
+        if guard and not (self.settings.other_book_besides and self.settings.guard_besides and top and asked_besides(question, list(guard), top)):
+            return self.other_book(guard[0])
         x, unnamed = features(question, hits, self.judge, self.index)
         outcome, probs = self.model.assess(x)
         if not hits:
@@ -435,6 +441,11 @@ class AnswerabilityJudge:
             # (Extinction Curse). A renamed rule beside them ("searing light") no longer forces an answer: whether
             # the held rule is asked is decided below, as for any other
             other = self._other_books(question)
+            if guard:  # the guard's names first: the note and a decline name them, as the guard's decline did
+                held = held_books(self.use.db)
+                known = [(otherbooks.book_of(g, held) if self.settings.book_titles else None) or
+                         OtherBookTerm(shown=g, name=g, book="", category="") for g in guard]
+                other = [*known, *(t for t in other if t.shown.lower() not in {g.lower() for g in guard})]
             # unless a sentence that asks, naming none of them, names the first passage's rule (Long Jump beside
             # "greater spry sinews"; or its pre-Remaster name): then the held rule is asked, and the answer says the
             # other book's name aside
@@ -637,7 +648,9 @@ def besides_note(besides: Sequence[tuple[str, str, str]], books: Sequence[str]) 
     for group, tail in ((other, "which gmprep does not hold"), (missing, "but gmprep's copy does not have the text")):
         if group:
             named = [f"“{term}” ({kind})" if kind else f"“{term}”" for term, _, kind in group]
-            where = _and(sorted({book for _, book, _ in group}))
+            # the guard's name with no book in the catalogues: "another book"
+            named_books = sorted({book for _, book, _ in group if book})
+            where = _and(named_books) if named_books else "another book"
             parts.append(f"{_and(named)} {'is' if len(named) == 1 else 'are'} "
                          f"{'from' if group is other else 'in'} {where}, {tail}")
     if titles:

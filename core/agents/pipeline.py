@@ -171,9 +171,9 @@ class AgentPipeline:
                                        output={"standalone": standalone,
                                                "reason": "structural: last user message + question"}))
             declined = self._guard(standalone, trace)
-            if declined is not None:
+            if isinstance(declined, Answer):
                 return self._emit(declined, on)
-            assessed = await self._assess(standalone, trace)
+            assessed = await self._assess(standalone, trace, declined or [])
             if isinstance(assessed, Answer):
                 return self._emit(assessed, on)
             note, books = assessed
@@ -234,13 +234,17 @@ class AgentPipeline:
             return standalone
         return out.standalone
 
-    def _guard(self, question: str, trace: list[TraceStep]) -> Answer | None:
+    def _guard(self, question: str, trace: list[TraceStep]) -> Answer | list[str] | None:
+        """A decline for another game's terms; a Pathfinder 2e book's name (a class: summoner) to decide with the
+        passages (``AnswerabilityJudge.assess``: a held rule may be asked beside it); None when neither."""
         t0 = time.perf_counter()
         result = self.ctx.other_systems.retrieve(question)
         trace.append(TraceStep(name="other_systems", input={"query": question},
                                output=result.model_dump(include={"verdict", "note"}), ms=(time.perf_counter() - t0) * 1000))
         if result.verdict != "not_in_books":
             return None
+        if result.other_book and self.ctx.books.available():
+            return result.other_books  # decided with the passages, like another book's entry
         if result.other_book:  # a Pathfinder 2e book gmprep does not hold: not_in_corpus, "add your book"
             verdict = self.ctx.answerability.other_book(result.other_book)
             trace.append(TraceStep(name="answerability", input={"source": result.source},
@@ -250,7 +254,8 @@ class AgentPipeline:
         return Answer(text=f"{NOT_IN_BOOKS} {result.note}.", outcome="not_in_books", steps=trace, question=question,
                       backend=self.llm.name)
 
-    async def _assess(self, question: str, trace: list[TraceStep]) -> Answer | tuple[str, SourceResult | None]:
+    async def _assess(self, question: str, trace: list[TraceStep],
+                      guard: Sequence[str] = ()) -> Answer | tuple[str, SourceResult | None]:
         """The answerability decision on the books' passages for the whole question (the same judge the
         extractive answerer uses): a decline Answer, or (the rename note to say first, the books' result)."""
         books = self.ctx.books
@@ -258,7 +263,7 @@ class AgentPipeline:
             return "", None
         t0 = time.perf_counter()
         result = await asyncio.to_thread(books.retrieve, question, PASSAGES)
-        verdict = await asyncio.to_thread(self.ctx.answerability.assess, question, result.hits)
+        verdict = await asyncio.to_thread(self.ctx.answerability.assess, question, result.hits, guard)
         trace.append(TraceStep(name="answerability", input={"query": question},
                                output=verdict.trace_output(),
                                retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))

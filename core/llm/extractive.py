@@ -80,12 +80,15 @@ class ExtractiveAnswerer:
         foreign = self.ctx.other_systems.retrieve(query)
         steps.append(TraceStep(name="other_systems", input={"query": query}, output=foreign.model_dump(include={"verdict", "note"}),
                                ms=(time.perf_counter() - t0) * 1000))
-        if foreign.verdict == "not_in_books" and foreign.other_book:
+        # a Pathfinder 2e book's name (a class: summoner) is decided with the passages below, like another book's
+        # entry: a held rule may be asked beside it
+        guard = foreign.other_books if foreign.verdict == "not_in_books" else []
+        if guard and not self.ctx.search_sources():
             verdict = self.ctx.answerability.other_book(foreign.other_book)
             steps.append(TraceStep(name="answerability", input={"source": foreign.source},
                                    output=verdict.trace_output()))
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
-        if foreign.verdict == "not_in_books":
+        if foreign.verdict == "not_in_books" and not guard:
             return Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps,
                           question=query)
         sources = self.ctx.search_sources()
@@ -100,11 +103,14 @@ class ExtractiveAnswerer:
                                    retrieved=[h.source_id for h in result.hits], ms=(time.perf_counter() - t0) * 1000))
             if result.hits and (best is None or result.relevance > best.relevance):
                 best = result
+        if best is None and guard:
+            verdict = self.ctx.answerability.other_book(guard[0])
+            return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
         if best is None:
             return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query)
         hits = best.hits[: self.k]
         t0 = time.perf_counter()
-        verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits)
+        verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits, guard)
         steps.append(TraceStep(name="answerability", input={"source": best.source},
                                output=verdict.trace_output(),
                                ms=(time.perf_counter() - t0) * 1000))

@@ -325,3 +325,28 @@ def test_the_note_names_books_by_title_and_held_books_entries_the_store_lacks():
         "“Toxicologist” (research field) is in Player Core 2, but gmprep's copy does not have the text; "
         "“Abomination Vaults” is a book gmprep does not hold, so this does not cover them; the books it holds "
         "(GM Core, Player Core, Player Core 2) say:")
+
+
+async def test_the_guards_class_beside_a_held_rule_asked_is_answered_naming_its_book(searcher, extractive):
+    # the other-systems guard's Pathfinder 2e names are decided like another book's entry: an asking sentence
+    # without the class that names the first passage's rule asks the held rule. (Written in lower case: a capitalised
+    # held name beside it, "Cast a Spell", already makes the guard step aside, without the note)
+    q = ("My summoner holds a longspear in both hands. Do I need a hand free to cast a spell while wielding a "
+         "two-handed weapon?")
+    on = extractive.merged({"answerability": {"guard_besides": True}})
+    ans = await answer_question(q, history=[], searcher=searcher, settings=on)
+    verdict = _verdict(ans)
+    assert ans.outcome == "answered", (ans.text, ans.citations[:1])
+    assert verdict["besides"] == [("summoner", "Secrets of Magic", "class")], verdict
+    assert ans.text.startswith("“summoner” (class) is from Secrets of Magic, which gmprep does not hold, so this "
+                               "does not cover it; the books it holds ("), ans.text
+    # off (the default): the guard declines it, naming the book, as before
+    for off in (extractive, on.merged({"answerability": {"other_book_besides": False}})):
+        ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+        assert ans.outcome == "not_in_corpus" and ans.text.startswith("“summoner” (class) is from Secrets of Magic")
+
+
+def test_the_note_says_another_book_when_the_catalogues_know_none():
+    v = Assessment(outcome="answer", held_books=["Player Core"], besides=[("gunslinger", "", "")])
+    assert answer_note(v) == ("“gunslinger” is from another book, which gmprep does not hold, so this does not "
+                              "cover it; the books it holds (Player Core) say:")

@@ -219,3 +219,14 @@ async def test_notes_answer_when_they_are_the_most_relevant_source(notes_searche
     assert set(step.output["relevance"]) == {"books", "notes"}
     assert step.output["source"] == "notes" and ans.citations[0].source_id.startswith("note:")
     assert llm.steps_called() == ["cited_answer"]
+
+
+async def test_another_pf2e_books_class_asked_is_declined_without_the_model(ctx):
+    # the guard's Pathfinder 2e name now goes through the answerability judge with the passages: asked on its own,
+    # it is still declined, naming the book, before any model call
+    llm = fake()
+    ans = await AgentPipeline(llm, ctx).run("Is my summoner unconscious or dying when his eidolon drops to 0 Hit "
+                                            "Points?", [])
+    assert ans.outcome == "not_in_corpus", ans.text
+    assert ans.text.startswith("“summoner” (class) is from Secrets of Magic"), ans.text
+    assert llm.calls == []
