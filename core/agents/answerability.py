@@ -471,15 +471,20 @@ class AnswerabilityJudge:
             if hinge:
                 outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
-                and not besides and self.settings.unstated_repeats > 0 and hits:
+                and (not besides or self.settings.unstated_over_besides) and self.settings.unstated_repeats > 0 \
+                and hits:
             # the question repeats another book's word that the held books state no rule under (no entry is named
             # for it, none bolds it) and no retrieved passage even uses: the passages are about something else
-            # ("implement" four times). States, not uses: the books may mention it often
+            # ("implement" four times; "siege engine" twice, once in a sentence that asks). States, not uses: the
+            # books may mention it often. With ``unstated_over_besides`` it outweighs a held rule an asking sentence
+            # names beside other books' entries ("construct companion" three times beside Command an Animal)
             unstated = unstated_terms(question, self.stated, otherbooks.other_vocabulary(held_books(self.use.db)),
-                                      self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]])
+                                      self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
+                                      self.settings.unstated_asked_repeats)
             if unstated:
                 outcome, foreign = "not_in_corpus", unstated[0].shown
                 foreign_uses = self.use.uses(foreign.lower())
+                foreign_book = foreign_kind = ""
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
                 and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
