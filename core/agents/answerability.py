@@ -53,6 +53,7 @@ from gmprep.core.agents.otherbooks import (
     hinge_terms,
     other_book_terms,
     publication_terms,
+    stem_tokens,
 )
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.agents.stated import StatedTerms, unstated_terms
@@ -481,6 +482,11 @@ class AnswerabilityJudge:
             unstated = unstated_terms(question, self.stated, otherbooks.other_vocabulary(held_books(self.use.db)),
                                       self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
                                       self.settings.unstated_asked_repeats)
+            if besides:
+                # the other books' names set aside are not what is asked, however often the question says them
+                # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule
+                aside = {st for term, _, _ in besides for st in stem_tokens(term)}
+                unstated = [t for t in unstated if not aside & set(stem_tokens(t.shown))]
             if unstated:
                 outcome, foreign = "not_in_corpus", unstated[0].shown
                 foreign_uses = self.use.uses(foreign.lower())
