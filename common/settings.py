@@ -168,6 +168,19 @@ class AnswerabilitySettings(BaseModel):
     # word) for three false declines ("seem", "right", "roof" twice each); 3 finds one tuning gap and changes nothing
     # on the validation pair, nor flags any of 15,497 generated answerable questions. 0: off.
     unstated_repeats: int = Field(3, ge=0, le=10)
+    # ... or at least this many times when a sentence that asks (ends in "?") uses it and it is not among English's
+    # commonest words (zipf < 5.5, ``stated.ASKED_MAX_ZIPF``): the asking sentence is about it ("If I crew a Crew 1
+    # siege engine, ... am I still crewing it?" after "Siege engine question: ..."). Measured (docs/answerability.md,
+    # "What the asking sentence is about"): 2 finds two more tuning gaps (siege engine, a bell implement), fires on 32
+    # of 89 tuning gaps and on none of 248 answerable tuning questions; without the asking-sentence condition it is
+    # the 2 repeats above ("seem", "roof" twice each, outside the asking sentences). 0: off.
+    unstated_asked_repeats: int = Field(2, ge=0, le=10)
+    # The word rule above (``unstated_repeats`` / ``unstated_asked_repeats``) also when an asking sentence names a held
+    # rule beside other books' entries (``other_book_besides``): the repeated, asked term no held book states
+    # outweighs it ("construct companion" three times beside Command an Animal; the exemplar's "ikon"). Measured: +2
+    # tuning gaps, no answerable tuning question changes (5 of them name a held rule beside other books' entries).
+    # False: such questions are answered with the note, as before.
+    unstated_over_besides: bool = True
     # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
     # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held

@@ -53,6 +53,7 @@ from gmprep.core.agents.otherbooks import (
     hinge_terms,
     other_book_terms,
     publication_terms,
+    stem_tokens,
 )
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.agents.stated import StatedTerms, unstated_terms
@@ -471,15 +472,25 @@ class AnswerabilityJudge:
             if hinge:
                 outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
-                and not besides and self.settings.unstated_repeats > 0 and hits:
+                and (not besides or self.settings.unstated_over_besides) and self.settings.unstated_repeats > 0 \
+                and hits:
             # the question repeats another book's word that the held books state no rule under (no entry is named
             # for it, none bolds it) and no retrieved passage even uses: the passages are about something else
-            # ("implement" four times). States, not uses: the books may mention it often
+            # ("implement" four times; "siege engine" twice, once in a sentence that asks). States, not uses: the
+            # books may mention it often. With ``unstated_over_besides`` it outweighs a held rule an asking sentence
+            # names beside other books' entries ("construct companion" three times beside Command an Animal)
             unstated = unstated_terms(question, self.stated, otherbooks.other_vocabulary(held_books(self.use.db)),
-                                      self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]])
+                                      self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
+                                      self.settings.unstated_asked_repeats)
+            if besides:
+                # the other books' names set aside are not what is asked, however often the question says them
+                # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule
+                aside = {st for term, _, _ in besides for st in stem_tokens(term)}
+                unstated = [t for t in unstated if not aside & set(stem_tokens(t.shown))]
             if unstated:
                 outcome, foreign = "not_in_corpus", unstated[0].shown
                 foreign_uses = self.use.uses(foreign.lower())
+                foreign_book = foreign_kind = ""
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
                 and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the

@@ -14,6 +14,9 @@ aside for counting uses. ``unstated_terms`` finds, among the words and word pair
 books name their entries with (the shipped catalogue, ``otherbooks.other_vocabulary``), those no held book states
 and no retrieved passage even uses (docs/answerability.md, "What the books state, not what they mention"). The
 question must repeat it three times by default: at two, fresh posts' ordinary words ("roof", "seem") were declined.
+Twice is enough when a sentence that asks uses it and it is not one of English's commonest words
+(``answerability.unstated_asked_repeats``): the scene words sit outside the asking sentences, the asked term inside
+(docs/answerability.md, "What the asking sentence is about").
 No word list: the question's repeats, the store's names and headings and the catalogue decide.
 """
 
@@ -26,7 +29,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gmprep.core.agents.otherbooks import quoted_in, repeated_terms, stem_tokens
+from gmprep.core.agents.otherbooks import quoted_in, repeated_terms, stem_tokens, zipf
+from gmprep.kg.query import asking, sentences
 
 _BOLD = re.compile(r"\*\*([^*\n]{2,60}?)\*\*")
 _PAREN = re.compile(r"\s*\(.*?\)")
@@ -76,14 +80,32 @@ class UnstatedTerm:
 
 
 def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str], min_repeats: int,
-                   passages: Sequence[str]) -> list[UnstatedTerm]:
+                   passages: Sequence[str], asked_repeats: int = 0) -> list[UnstatedTerm]:
     """The terms ``question`` repeats (at least ``min_repeats`` times) that other books name entries with
     (``vocabulary``: stems of their names' words and word pairs), that no held entry states (``stated``) and that none
-    of ``passages`` (the retrieved passages' names and texts) uses; most repeated first."""
+    of ``passages`` (the retrieved passages' names and texts) uses; most repeated first. With ``asked_repeats`` (> 0),
+    a term used that often is enough when a sentence that asks uses it too and it is not one of English's commonest
+    words (``ASKED_MAX_ZIPF``): the asking sentence is about it ("If I crew a Crew 1 siege engine, ..., am I still
+    crewing it?" after "Siege engine question: ...")."""
     out = []
+    asks: list[str] | None = None
     for key, (shown, repeats) in repeated_terms(question).items():
-        if repeats < min_repeats or key not in vocabulary or stated.states(key):
+        if key not in vocabulary or stated.states(key):
             continue
+        if repeats < min_repeats:
+            if not asked_repeats or repeats < asked_repeats:
+                continue
+            if asks is None:
+                sents = sentences(question)
+                asks = [sents[i] for i in asking(sents)]
+            common = [z for z in (zipf(w.lower()) for w in shown.split()) if z is not None]
+            if not quoted_in(shown, asks) or not common or max(common) >= ASKED_MAX_ZIPF:
+                continue
         if not quoted_in(shown, passages):
             out.append(UnstatedTerm(shown, repeats))
     return sorted(out, key=lambda t: -t.repeats)
+
+
+# English's commonest words (zipf >= 5.5: "right", "another", "since", "little") are the asker's, whatever entry name
+# of another book holds them; the asked terms of the tuning gaps are 1.1-5.2 ("Megavolt" ... "member")
+ASKED_MAX_ZIPF = 5.5

@@ -94,3 +94,63 @@ def test_a_repeated_term_is_shown_as_written_inside_a_sentence():
     terms = repeated_terms("Siege engine question: when I crew a Crew 1 siege engine, who fires the siege engine?")
     assert terms[_key("siege engine")] == ("siege engine", 3)
     assert terms[_key("crew")] == ("crew", 2)  # the first use inside a sentence is kept
+
+
+# What the asking sentence is about (docs/answerability.md, "What the asking sentence is about"): twice is enough
+# when a sentence that asks uses the term too
+
+SIEGE = ("Our fighter built a siege engine for the keep's wall. Can one person crew it alone, and how many actions "
+         "does a siege engine need to fire?")
+CONSTRUCT = "My kineticist rides a construct companion. Does Command an Animal work on a construct companion?"
+
+
+def test_twice_is_enough_when_a_sentence_that_asks_uses_it():
+    db = _db([("Wall", "A **wall** blocks movement.", "rule", [])])
+    stated, vocab = StatedTerms(db), frozenset({_key("siege engine"), _key("siege"), _key("engine"), _key("right")})
+    assert [t.shown for t in unstated_terms(SIEGE, stated, vocab, 3, [])] == []  # twice: under the repeats asked for
+    found = unstated_terms(SIEGE, stated, vocab, 3, [], asked_repeats=2)
+    assert ("siege engine", 2) in [(t.shown, t.repeats) for t in found]
+    # twice, but only outside the sentences that ask: the asker's scene, not what is asked
+    scene = "The siege engine burned. Later the siege engine fell. Can I Climb the wall?"
+    assert unstated_terms(scene, stated, vocab, 3, [], asked_repeats=2) == []
+    # one of English's commonest words, asked twice, is the asker's ("Which is right, and can I spend it right after?")
+    right = "Two rules seem to differ. Which is right, and can I spend it right after I gain dying?"
+    assert unstated_terms(right, stated, vocab, 3, [], asked_repeats=2) == []
+    # a passage that uses it is about it; a held entry that states it states it
+    assert unstated_terms(SIEGE, stated, vocab, 3, ["Ballista\nA siege engine that fires bolts."], 2) == []
+    held = StatedTerms(_db([("Siege Engine", "Crew 3.", "rule", [])]))
+    assert unstated_terms(SIEGE, held, vocab, 3, [], asked_repeats=2) == []
+
+
+@pytest.mark.slow
+async def test_an_asked_term_said_twice_is_not_in_corpus(searcher, extractive):
+    ans = await answer_question(SIEGE, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and verdict["foreign"].lower().startswith("siege"), verdict
+    assert ans.text.startswith("This question turns on “siege")
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_asked_repeats=0)})
+    ans = await answer_question(SIEGE, history=[], searcher=searcher, settings=off)
+    assert ans.outcome == "answered", _verdict(ans)
+
+
+@pytest.mark.slow
+async def test_an_asked_term_outweighs_a_held_rule_named_beside_another_books_entry(searcher, extractive):
+    ans = await answer_question(CONSTRUCT, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and verdict["foreign"] == "construct companion", verdict
+    assert not verdict["besides"]
+    # off: the held rule asked beside the other book's class is answered with the note, as before
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_over_besides=False)})
+    ans = await answer_question(CONSTRUCT, history=[], searcher=searcher, settings=off)
+    verdict = _verdict(ans)
+    assert ans.outcome == "answered" and [b[0] for b in verdict["besides"]] == ["kineticist"], verdict
+
+
+@pytest.mark.slow
+async def test_another_books_name_said_twice_beside_a_held_rule_is_still_set_aside(searcher, extractive):
+    # the name ``asked_besides`` set aside is not the asked term, however often it is said: answered with the note
+    q = ("My ranger wears greater spry sinews. Do greater spry sinews add to the distance of a Long Jump? How far can "
+         "I Long Jump with a 30-foot Speed?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "answered" and [b[0] for b in verdict["besides"]] == ["spry sinews"], verdict
