@@ -16,12 +16,16 @@ Pipeline of ``Searcher.search``:
    its reranker probability plus ``rerank_prior`` (0.6) x its prior. In a question over ``rerank_words`` (40)
    words (a forum post, which the cross-encoder reads only as its asking sentences) the probability counts
    (rerank_words / words)^2 of itself, so the first-stage order, which read the whole post, keeps more say.
+   With ``search.rerank_readings`` (off) such a post is also read sentence by sentence and whole, and a
+   candidate keeps its best probability.
 4. **Graph expansion**: the best results lend score to what they point to: names and links in their
    text (weighted up when the paragraph holding the link shares the query's words, and when the
    target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
    per hop (``expand_decay``) and scaled by the lead's vector similarity to the query. New leads that
    reach the result list are expanded again until none does or ``expand_rounds`` is spent. This is
-   what brings the condition an action imposes (Trip -> Prone).
+   what brings the condition an action imposes (Trip -> Prone). In a question over ``rerank_words`` words
+   what a lead inherits is scaled by the reranker's share too (``search.expand_share``): a long post's story
+   names entries whose links would otherwise fill its top 10.
 5. **Filters** (book, type, trait, rarity, level range, kind, origin) apply to every candidate, and
    further grades of one item family are demoted so they do not fill the top five.
 6. **Link slot** (``search.link_slot``): when neither of the two best hits has what its paragraph matching
