@@ -70,6 +70,16 @@ class SearchSettings(BaseModel):
     # 0.667 / 0.806 -> 0.722 / 0.861 but R@1 0.528 -> 0.472 (docs/retrieval.md, "The reranker's say in a long post").
     # 0: the whole probability whatever the length.
     rerank_words: int = Field(40, ge=0, le=1000)
+    # In a question over rerank_words words, graph expansion lends each lead the same share of its source's score
+    # ((rerank_words / words)^2): the story's named entries lead a long post's list, and their links (the story's
+    # conditions) filled the rest of its top 10. forum-answerable-tune2 R@10 / MRR 0.872 / 0.635 -> 0.923 / 0.658,
+    # dev and situation-dev unchanged; validation forum-answerable-tune3 R@5 0.722 -> 0.778, R@1 0.472 -> 0.444
+    # (docs/retrieval.md, "A long post's expansion and readings"). False: the full share whatever the length.
+    expand_share: bool = True
+    # In a question over rerank_words words the cross-encoder also reads each sentence that does not ask, and the
+    # whole post; a candidate keeps its best probability (max over readings). Off: tune2 R@5 +1, validation R@1 -1
+    # and MRR down, at about twice a long post's search time (docs/retrieval.md, "A long post's expansion and readings").
+    rerank_readings: bool = False
     # An entry named inside the question (a hint, or an action used as a verb) earns a bonus (kg.search NAME_BONUS);
     # past this many words the bonus shrinks to hint_words / words: a long question names the story around what it
     # asks (tuning sets: R@1 0.601 -> 0.622 at equal R@5, docs/retrieval.md "Long questions"). 0: always the full bonus.

@@ -184,10 +184,12 @@ class Reranker:
         """How many of the window's tokens ``text`` takes."""
         return len(self.tokenizer.tokenize(text))
 
-    def score_nodes(self, query: str, nodes: Sequence[Node], query_tokens: int = 0) -> list[float]:
+    def score_nodes(self, query: str, nodes: Sequence[Node], query_tokens: int = 0, passage_query: str = "") -> list[float]:
         """Scores of graph nodes, each read through ``rerank_passage`` (its paragraphs picked by the whole
-        question's words); ``query_tokens`` as in ``score``."""
-        return self.score(query, [rerank_passage(n, query) for n in nodes], query_tokens=query_tokens)
+        question's words, or by ``passage_query``'s when ``query`` is one reading of a longer question);
+        ``query_tokens`` as in ``score``."""
+        words = passage_query or query
+        return self.score(query, [rerank_passage(n, words) for n in nodes], query_tokens=query_tokens)
 
 
 def quantize_on(device: str) -> bool:

@@ -16,12 +16,16 @@ Pipeline of ``Searcher.search``:
    its reranker probability plus ``rerank_prior`` (0.6) x its prior. In a question over ``rerank_words`` (40)
    words (a forum post, which the cross-encoder reads only as its asking sentences) the probability counts
    (rerank_words / words)^2 of itself, so the first-stage order, which read the whole post, keeps more say.
+   With ``search.rerank_readings`` (off) such a post is also read sentence by sentence and whole, and a
+   candidate keeps its best probability.
 4. **Graph expansion**: the best results lend score to what they point to: names and links in their
    text (weighted up when the paragraph holding the link shares the query's words, and when the
    target is a condition), traits, parent/child entries, siblings and other grades of an item; decayed
    per hop (``expand_decay``) and scaled by the lead's vector similarity to the query. New leads that
    reach the result list are expanded again until none does or ``expand_rounds`` is spent. This is
-   what brings the condition an action imposes (Trip -> Prone).
+   what brings the condition an action imposes (Trip -> Prone). In a question over ``rerank_words`` words
+   what a lead inherits is scaled by the reranker's share too (``search.expand_share``): a long post's story
+   names entries whose links would otherwise fill its top 10.
 5. **Filters** (book, type, trait, rarity, level range, kind, origin) apply to every candidate, and
    further grades of one item family are demoted so they do not fill the top five.
 6. **Link slot** (``search.link_slot``): when neither of the two best hits has what its paragraph matching
@@ -46,7 +50,7 @@ from gmprep.common.errors import GmprepError, StoreError
 from gmprep.common.settings import SearchSettings, Settings
 from gmprep.common.text import content_stems
 from gmprep.kg.models import Hit, Node, SearchFilters
-from gmprep.kg.query import QueryAnalysis, analyze, condense, verb_index
+from gmprep.kg.query import QueryAnalysis, analyze, asking, condense, sentences, verb_index
 
 if TYPE_CHECKING:
     from gmprep.kg.dense_stage import DenseStage
@@ -340,13 +344,17 @@ class Searcher:
             probs = reranker.score_nodes(rewritten, [c.node for c in chosen], s.rerank_query_tokens)
             for c, logit in zip(chosen, probs, strict=True):
                 c.rerank = _sigmoid(logit)
+            if s.rerank_readings:
+                self._other_readings(rewritten, chosen, reranker)
         shares = self._hint_shares(qa)
         trust = _rerank_share(qa.text, s.rerank_words)
         for c in pool.values():
             share = shares.get(c.node.node_id, 1.0) if shares is not None else _hint_share(qa.text, s.hint_words)
             c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=share, rerank_share=trust)
         if s.expand_rounds > 0:
-            self._expand(pool, rewritten, qvec, filters, k)
+            # in a long post the story's named entries lead the list, and their links would fill the rest of it
+            # (the conditions of the story): what they lend shrinks with the reranker's share (expand_share)
+            self._expand(pool, rewritten, qvec, filters, k, lend=trust if s.expand_share else 1.0)
         ranked = _diversify(sorted(pool.values(), key=lambda c: (-c.score, c.node.node_id)))
         if s.link_slot and reranker is not None and k >= LINK_SLOT_AT:
             ranked = self._link_slot(ranked, pool, rewritten, filters, reranker)
@@ -382,6 +390,26 @@ class Searcher:
             return None
         focus = condense(text, s.focus_words, _count_words)
         return focus if focus != text else None
+
+    def _other_readings(self, text: str, chosen: list[Candidate], reranker: Reranker) -> None:
+        """``search.rerank_readings``: in a question over ``rerank_words`` words (a forum post, which the first pass
+        reads as its asking sentences, often about "it"), the cross-encoder also reads each sentence that does not
+        ask and the whole post (as much of it as the window holds); a candidate keeps its best probability over
+        the readings (max-passage over the post's sentences). The passages are the same (picked by the whole
+        post's words)."""
+        s = self.settings
+        if s.rerank_words <= 0 or _count_words(text) <= s.rerank_words or not chosen:
+            return
+        sents = sentences(text)
+        asks = set(asking(sents))
+        readings = [x for i, x in enumerate(sents) if i not in asks]
+        nodes = [c.node for c in chosen]
+        best = [c.rerank or 0.0 for c in chosen]
+        for reading, budget in [(x, s.rerank_query_tokens) for x in readings] + [(text, 0)]:
+            logits = reranker.score_nodes(reading, nodes, budget, passage_query=text)
+            best = [max(b, _sigmoid(x)) for b, x in zip(best, logits, strict=True)]
+        for c, p in zip(chosen, best, strict=True):
+            c.rerank = p
 
     def _seed(self, query: str, pool: dict[str, Candidate], filters: SearchFilters | None,
               focus_weight: float | None = None) -> np.ndarray | None:
@@ -614,8 +642,11 @@ class Searcher:
         )
 
     def _expand(self, pool: dict[str, Candidate], query: str, qvec: np.ndarray | None,
-                filters: SearchFilters | None, k: int) -> None:
-        """Spread score from the best results to the entries they point to, hop by hop."""
+                filters: SearchFilters | None, k: int, lend: float = 1.0) -> None:
+        """Spread score from the best results to the entries they point to, hop by hop; ``lend`` (0..1) scales
+        what every lead inherits (``search.expand_share``: a long post's reranker share)."""
+        if lend <= 0.0:
+            return
         s = self.settings
         qwords = content_stems(query)
         frontier = sorted(pool.values(), key=lambda c: -c.score)[: min(k, EXPAND_FROM)]
@@ -628,7 +659,7 @@ class Searcher:
                     continue
                 seen_src.add(src.node.node_id)
                 for nid, how, focus in self._leads(src, qwords):
-                    inherited = src.score * s.expand_decay * LEAD_WEIGHTS[how][0]
+                    inherited = src.score * s.expand_decay * LEAD_WEIGHTS[how][0] * lend
                     if inherited > leads.get(nid, (0.0,))[0]:
                         leads[nid] = (inherited, how, src.node.node_id, focus)
             if not leads:
