@@ -32,8 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
     t.add_argument("--frame-features", action="store_true",
                    help="learn the local-frame table from the corpus's labels and weigh a lowercase candidate's frame "
-                   "(the token before and after it; kg.mention_scorer_train.frame_table). Measured, not shipped: "
-                   "docs/hover.md section 5")
+                   "(the token before and after it; kg.mention_scorer_train.frame_table); a retrain without it drops "
+                   "the table the shipped model's layer weighs (docs/hover.md section 5)")
     t.add_argument("--json", action="store_true", help="print the manifest as JSON")
     t.add_argument("--contextual", type=Path, default=None, metavar="DIR",
                    help="instead: fine-tune the contextual (MiniLM) scorer into DIR and measure it against the "
@@ -74,7 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--frame-table", action="store_true",
                    help="with --learn-from-notes: give the model the corpus's local-frame table first "
                    "(kg.mention_scorer_train.corpus_frame_table), so the layer can weigh a lowercase candidate's "
-                   "frame (feature frame_lower). Measured, not shipped: docs/hover.md section 5")
+                   "frame (feature frame_lower; shipped: docs/hover.md section 5). A model that has the table keeps it")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)

@@ -474,17 +474,27 @@ def test_frame_feature_only_for_lowercase_and_only_with_a_table(scorer, index, n
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE
 
     model = json.loads((MODEL_DIR / MODEL_FILE).read_text())
+    without = MentionScorer({k: v for k, v in model.items() if k != "frame_logodds"})
     with_table = MentionScorer(model | {"frame_logodds": frames})
     verb = "We ward off the ghoul with a torch."
     noun = "We raise a ward, and the ghoul waits."
-    assert "frame_lower" not in _features(scorer, index, nodes, verb, "ward")  # the shipped model: no table
+    assert "frame_lower" not in _features(without, index, nodes, verb, "ward")
     f_verb = _features(with_table, index, nodes, verb, "ward")["frame_lower"]
     f_noun = _features(with_table, index, nodes, noun, "ward")["frame_lower"]
     assert f_verb < f_noun
     assert _features(with_table, index, nodes, "We raise a Ward, and wait.", "Ward")["frame_lower"] == 0.0
-    # a table without a weight leaves the confidence as it was
-    assert with_table.score(verb, *_span(verb, "ward"), _cand(index, nodes, verb, *_span(verb, "ward"))) == \
-        pytest.approx(scorer.score(verb, *_span(verb, "ward"), _cand(index, nodes, verb, *_span(verb, "ward"))))
+
+
+def test_shipped_model_reads_the_frame(scorer, index, nodes):
+    # the shipped model carries the corpus's frame table and a weight for it: the same lowercase word, the
+    # same neighbours but the frame, scores lower as a verb taking an object than as a noun
+    assert scorer.frame_logodds and scorer._coef.get("frame_lower", 0.0) > 0
+    as_verb = "In the crypt we shield the priest from the ghoul."
+    as_noun = "In the crypt we raise a shield, and the priest waits."
+    f = _features(scorer, index, nodes, as_verb, "shield")
+    g = _features(scorer, index, nodes, as_noun, "shield")
+    assert f["frame_lower"] < g["frame_lower"]
+    assert _score(scorer, index, nodes, as_verb, "shield") < _score(scorer, index, nodes, as_noun, "shield")
 
 
 def test_frame_table_needs_the_note_layer(tmp_path, capsys):
