@@ -36,7 +36,8 @@ def main() -> None:
     book = RulesBook.from_corpus()
     nodes = list(book.nodes.values()) if isinstance(book.nodes, dict) else list(book.nodes)
     ex = T.real_note_examples(args.labels, args.notes, nodes,
-                              {"zipf": sc.zipf, "rule_logodds": sc.rule_logodds, "link_rate": sc.link_rate})
+                              {"zipf": sc.zipf, "rule_logodds": sc.rule_logodds, "link_rate": sc.link_rate,
+                               "frame_logodds": sc.frame_logodds})
     names = sorted({k for f in ex.feats for k in f})
     X = np.array([[f.get(k, 0.0) for k in names] for f in ex.feats])
     y = np.array(ex.y)

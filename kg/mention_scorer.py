@@ -67,6 +67,15 @@ TYPE_WORDS = {
 # not. Only a layer learned from notes (``kg.mention_residual``) weighs them; the corpus model never sees
 # a note.
 NOTE_FEATURES = ("section_numbers", "note_numbers")
+# The local frame of a lowercase candidate: the token just before it and the token just after it (a word,
+# lowercased; a number as "<num>"; a punctuation mark; "<start>" / "<end>" at the window's edge; markup
+# that wraps a name is skipped). ``frame_logodds`` (in the model file, learned by ``gmprep hover
+# train-scorer`` from the corpus's own labels: ``kg.mention_scorer_train.frame_table``) holds each
+# frame token's log-odds of surrounding a rule mention rather than an everyday sense, "p:<tok>" before and
+# "n:<tok>" after ("a ward" / "ward off", "the familiar" / "familiar with"). A model without the table
+# gives no ``frame_lower`` feature and scores as before.
+FRAME_SKIP = frozenset("*_[]()`~")
+_FRAME_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+|[^\sA-Za-z\d]")
 ENTRY_TYPES = (
     "condition", "action", "spell", "trait", "equipment", "creature", "feat", "rule", "class-feature",
     "ancestry", "heritage", "class", "archetype", "background", "hazard",
@@ -173,6 +182,7 @@ class MentionScorer:
         self.zipf: dict[str, float] = {k: float(v) for k, v in model["zipf"].items()}
         self.rule_logodds: dict[str, float] = {k: float(v) for k, v in model["rule_logodds"].items()}
         self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
+        self.frame_logodds: dict[str, float] = {k: float(v) for k, v in model.get("frame_logodds", {}).items()}
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         stage = model.get("note_stage")
         self.note_stage: NoteStage | None = NoteStage.from_json(stage) if stage else None
@@ -221,7 +231,8 @@ class MentionScorer:
 
     def featurize(self, text: str, start: int, end: int, cand: Candidate, ctx: SpanContext) -> dict[str, float]:
         """The named feature values of one candidate (also used by training)."""
-        return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds, self.link_rate)
+        return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds, self.link_rate,
+                         self.frame_logodds)
 
 
 @lru_cache(maxsize=4)
@@ -284,9 +295,36 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
+def _frame_token(token: str) -> str | None:
+    if token.isdigit():
+        return "<num>"
+    if token in FRAME_SKIP:
+        return None
+    return token.replace("\u2019", "'").lower()
+
+
+def frame_tokens(before: str, after: str) -> tuple[str, str]:
+    """The token just before a span and the one just after it (see ``FRAME_SKIP``); ``before`` and
+    ``after`` are the window's text on each side, so the cost is bounded by the window."""
+    prev = "<start>"
+    for tok in reversed(_FRAME_TOKEN.findall(before[-40:])):
+        k = _frame_token(tok)
+        if k is not None:
+            prev = k
+            break
+    nxt = "<end>"
+    for tok in _FRAME_TOKEN.findall(after[:40]):
+        k = _frame_token(tok)
+        if k is not None:
+            nxt = k
+            break
+    return prev, nxt
+
+
 def featurize(
     text: str, start: int, end: int, cand: Candidate, ctx: SpanContext,
     zipf: dict[str, float], rule_logodds: dict[str, float], link_rate: dict[str, float] | None = None,
+    frame_logodds: dict[str, float] | None = None,
 ) -> dict[str, float]:
     lo = max(ctx.segment_start if ctx.segment_start is not None else 0, start - WINDOW_CHARS)
     hi = min(ctx.segment_end if ctx.segment_end is not None else len(text), end + WINDOW_CHARS)
@@ -418,6 +456,14 @@ def featurize(
     head_words = _heading_words(ctx.headings)
     hl = [rule_logodds.get(w, 0.0) for w in head_words]
     f["heading_rule_mean"] = _mean(hl) / 4.0
+    if frame_logodds:
+        # the local frame of a lowercase candidate: noun slot ("the familiar", "a ward") or not ("familiar
+        # with", "ward off"), as the corpus's labelled mentions and everyday senses frame it
+        if f["lowercase"]:
+            prev, nxt = frame_tokens(before, after)
+            f["frame_lower"] = (frame_logodds.get("p:" + prev, 0.0) + frame_logodds.get("n:" + nxt, 0.0)) / 4.0
+        else:
+            f["frame_lower"] = 0.0
     # interactions the linear model can't form on its own
     f["lower_common"] = f["lowercase"] * f["zipf_single"]
     f["cap_mid_common"] = f["cap_mid_sentence"] * f["zipf_single"]

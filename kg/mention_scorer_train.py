@@ -390,6 +390,72 @@ def build_tables(records: list[dict], idx: NameIndex) -> tuple[dict[str, float],
     return zipf, logodds
 
 
+# The label kinds the frame table contrasts: a rule mention (linked, the entry's own name, an italic spell)
+# against an everyday sense (an unlinked common word); only lowercase spans, where the sense is open.
+FRAME_POSITIVE = frozenset({"link", "self", "italic-spell"})
+FRAME_NEGATIVE = frozenset({"lower-unlinked", "start-unlinked"})
+FRAME_PRIOR = 5.0  # pseudo-examples at the base rate: a token seen a few times says little
+FRAME_MIN_SEEN = 3
+
+
+def example_frame(ex: Example) -> tuple[str, str]:
+    """The frame tokens of a training example, read from the window ``featurize`` reads."""
+    from gmprep.kg.mention_scorer import WINDOW_CHARS, frame_tokens
+
+    lo = max(ex.ctx.segment_start if ex.ctx.segment_start is not None else 0, ex.start - WINDOW_CHARS)
+    hi = min(ex.ctx.segment_end if ex.ctx.segment_end is not None else len(ex.text), ex.end + WINDOW_CHARS)
+    return frame_tokens(ex.text[lo:ex.start], ex.text[ex.end:hi])
+
+
+def frame_table(examples: list[Example]) -> dict[str, float]:
+    """Per frame token ("p:<tok>" before a span, "n:<tok>" after it): the log-odds, against the base rate,
+    that a lowercase candidate it frames is a rule mention rather than an everyday sense, counted on the
+    corpus's own labels (``FRAME_POSITIVE`` against ``FRAME_NEGATIVE``), smoothed by ``FRAME_PRIOR``
+    pseudo-examples at the base rate; tokens seen fewer than ``FRAME_MIN_SEEN`` times are left out."""
+    counts: dict[str, list[int]] = {}
+    total = [0, 0]
+    for ex in examples:
+        if ex.kind not in FRAME_POSITIVE | FRAME_NEGATIVE or any(ch.isupper() for ch in ex.text[ex.start:ex.end]):
+            continue
+        y = int(ex.kind in FRAME_POSITIVE)
+        total[y] += 1
+        prev, nxt = example_frame(ex)
+        for key in ("p:" + prev, "n:" + nxt):
+            counts.setdefault(key, [0, 0])[y] += 1
+    if not total[0] or not total[1]:
+        return {}
+    r = total[1] / (total[0] + total[1])
+    base = math.log(r / (1.0 - r))
+    out: dict[str, float] = {}
+    for key, (n0, n1) in sorted(counts.items()):
+        if n0 + n1 >= FRAME_MIN_SEEN:
+            lo = math.log((n1 + FRAME_PRIOR * r) / (n0 + FRAME_PRIOR * (1.0 - r))) - base
+            out[key] = round(max(-4.0, min(4.0, lo)), 3)
+    return out
+
+
+def capped_examples(examples: list[Example], seed: int, max_per_kind_name: int) -> list[Example]:
+    """``examples`` shuffled by the seed, each (entry, label kind) pair kept at most ``max_per_kind_name``
+    times, so "Strike" and "creature" don't dominate."""
+    rng = random.Random(seed)
+    rng.shuffle(examples)
+    seen: Counter[tuple[str, str]] = Counter()
+    kept: list[Example] = []
+    for ex in examples:
+        k = (ex.cand.node_id, ex.kind)
+        if seen[k] < max_per_kind_name:
+            seen[k] += 1
+            kept.append(ex)
+    return kept
+
+
+def corpus_frame_table(corpus: CorpusText, seed: int = 7, max_per_kind_name: int = 30) -> dict[str, float]:
+    """The frame table of the corpus's training examples, as ``train_scorer`` builds it (for a model that
+    was trained without one: ``gmprep hover calibrate --frame-table``)."""
+    examples, _records, _idx = collect_examples(corpus, seed)
+    return frame_table(capped_examples(examples, seed, max_per_kind_name))
+
+
 # ---- training -------------------------------------------------------------------------------
 @dataclass
 class CorpusText:
@@ -520,7 +586,7 @@ def real_note_examples(labels: Path, notes_dir: Path, nodes: list, tables: dict)
 def train_scorer(
     corpus: CorpusText, out_dir: Path | None = None, seed: int = 7, limit_entries: int | None = None,
     max_per_kind_name: int = 30, command: str = "", real: tuple[Path, Path] | None = None, real_weight: float = 0.5,
-    dev_notes: Path | None = None, dev_recall: float = 0.98,
+    dev_notes: Path | None = None, dev_recall: float = 0.98, frame_features: bool = False,
 ) -> dict:
     """Label, featurize, fit, save; returns the manifest (counts, validation metrics, seed).
 
@@ -528,6 +594,8 @@ def train_scorer(
     weigh ``real_weight`` times the corpus examples in total. Then each GM's notes are also scored by
     a model fitted without them (leave one GM out), and the hover thresholds are chosen on those
     out-of-GM scores, so they are not set on scores the model was fitted to.
+
+    ``frame_features``: learn the frame table (``frame_table``) and weigh the ``frame_lower`` feature.
 
     ``dev_notes``: a folder of labelled notes (``X.md`` + ``X.md.json``, the hover eval's format) whose
     rule mentions must keep hovering: the "normal" threshold is lowered, if need be, until at least
@@ -541,27 +609,25 @@ def train_scorer(
     if not examples:
         raise GmprepError("no training examples: is the corpus empty?")
     # cap how often one (entry, label kind) pair repeats, so "Strike" and "creature" don't dominate
-    rng = random.Random(seed)
-    rng.shuffle(examples)
-    seen: Counter[tuple[str, str]] = Counter()
-    kept: list[Example] = []
-    for ex in examples:
-        k = (ex.cand.node_id, ex.kind)
-        if seen[k] < max_per_kind_name:
-            seen[k] += 1
-            kept.append(ex)
+    kept = capped_examples(examples, seed, max_per_kind_name)
     zipf, logodds = build_tables(records, idx)
     # the link rate of an example's entry is counted on the other half of the corpus (cross-fitting),
     # so an example's own link does not leak into its feature; the shipped table counts everything
     halves = [link_rates(records, idx, lambda r, h=h: _half(r["id"]) != h) for h in (0, 1)]
     shipped_rates = link_rates(records, idx, lambda r: True)
+    # the frame table likewise: an example's frame is read against the other half's counts
+    frame_halves = [frame_table([ex for ex in kept if ex.entry == "synthetic" or _half(ex.entry) != h])
+                    for h in (0, 1)] if frame_features else [{}, {}]
+    frames = frame_table(kept) if frame_features else {}
     feats = [
         featurize(ex.text, ex.start, ex.end, ex.cand, ex.ctx, zipf, logodds,
-                  halves[_half(ex.entry)] if ex.entry != "synthetic" else shipped_rates)
+                  halves[_half(ex.entry)] if ex.entry != "synthetic" else shipped_rates,
+                  (frame_halves[_half(ex.entry)] if ex.entry != "synthetic" else frames) if frame_features else None)
         for ex in kept
     ]
     notes = (real_note_examples(real[0], real[1], corpus.nodes,
-                                {"zipf": zipf, "rule_logodds": logodds, "link_rate": shipped_rates})
+                                {"zipf": zipf, "rule_logodds": logodds, "link_rate": shipped_rates,
+                                 "frame_logodds": frames})
              if real is not None else None)
     names = sorted({k for f in feats for k in f})
     X = np.array([[f.get(k, 0.0) for k in names] for f in feats], dtype=float)
@@ -647,6 +713,7 @@ def train_scorer(
         "max_per_kind_name": max_per_kind_name,
         "zipf_words": len(zipf),
         "rule_vocabulary_words": len(logodds),
+        "frame_tokens": len(frames),
         "validation": metrics,
         "real_notes": real_report,
         # the model depends on what the note matcher proposes: retrain when these change
@@ -667,6 +734,8 @@ def train_scorer(
         "rule_logodds": logodds,
         "link_rate": shipped_rates,
     }
+    if frames:
+        model["frame_logodds"] = frames
     existing = out_dir / MODEL_FILE
     if thresholds is not None:  # chosen on the out-of-GM scores of the real notes
         if dev_notes is not None:

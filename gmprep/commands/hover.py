@@ -30,6 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the real notes' total weight against the corpus examples' (default 0.5)")
     t.add_argument("--dev-notes", type=Path, default=None,
                    help="labelled notes (X.md + X.md.json) whose mentions must keep hovering at 'normal'")
+    t.add_argument("--frame-features", action="store_true",
+                   help="learn the local-frame table from the corpus's labels and weigh a lowercase candidate's frame "
+                   "(the token before and after it; kg.mention_scorer_train.frame_table); a retrain without it drops "
+                   "the table the shipped model's layer weighs (docs/hover.md section 5)")
     t.add_argument("--json", action="store_true", help="print the manifest as JSON")
     t.add_argument("--contextual", type=Path, default=None, metavar="DIR",
                    help="instead: fine-tune the contextual (MiniLM) scorer into DIR and measure it against the "
@@ -67,6 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "instead of the F-beta (kg.mention_scorer_train.calibrate)")
     c.add_argument("--residual-c", type=float, default=None,
                    help="the layer's inverse L2 strength (default: kg.mention_residual.DEFAULT_C)")
+    c.add_argument("--frame-table", action="store_true",
+                   help="with --learn-from-notes: give the model the corpus's local-frame table first "
+                   "(kg.mention_scorer_train.corpus_frame_table), so the layer can weigh a lowercase candidate's "
+                   "frame (feature frame_lower; shipped: docs/hover.md section 5). A model that has the table keeps it")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
@@ -108,6 +116,7 @@ def run_train(args: argparse.Namespace) -> int:
     manifest = train_scorer(
         corpus_text(), out_dir=args.out, seed=args.seed, limit_entries=args.limit_entries, max_per_kind_name=args.max_per_name,
         command=command.strip(), real=real, real_weight=args.real_weight, dev_notes=args.dev_notes,
+        frame_features=args.frame_features,
     )
     if args.json:
         print(json.dumps(manifest, indent=2))
@@ -157,7 +166,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise GmprepError("--note-evidence needs --note-stage or --learn-from-notes")
     if args.note_stage or args.drop_note_stage:
         model.pop("note_stage", None)
-    nodes = corpus_text().nodes
+    if args.frame_table and not args.learn_from_notes:
+        raise GmprepError("--frame-table needs --learn-from-notes (the layer weighs the frame)")
+    corpus = corpus_text()
+    nodes = corpus.nodes
+    if args.frame_table:
+        from gmprep.kg.mention_scorer_train import corpus_frame_table
+
+        model["frame_logodds"] = corpus_frame_table(corpus)
     groups = _note_groups(args.labels)
     stage_report: dict = {}
     residual: dict = {}
@@ -173,6 +189,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         layer = mention_residual.fit_residual(cands, res_c)
         model = mention_residual.fold(model, layer)
         model["real_notes"] = {"labels": str(args.labels), "c": res_c, "alpha": round(layer.alpha, 6),
+                               "frame_tokens": len(model.get("frame_logodds") or {}),
                                "judged_candidates": sum(x.label is not None for x in cands),
                                "gms": sorted({x.gm for x in cands if x.label is not None})}
     elif "corpus_model" in model and args.note_stage:
@@ -254,6 +271,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                        + (" --learn-from-notes" if args.learn_from_notes else "")
                                                        + (f" --note-evidence {','.join(evidence)}" if evidence else "")
                                                        + (" --without-note-numbers" if args.without_note_numbers else "")
+                                                       + (" --frame-table" if args.frame_table else "")
                                                        + (" --balance-gms" if args.balance_gms else "")
                                                        + (f" --residual-c {args.residual_c}" if args.residual_c else "")
                                                        + (f" --precision-target {args.precision_target}"

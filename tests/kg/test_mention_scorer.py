@@ -441,3 +441,78 @@ def test_balanced_thresholds_serve_every_gm_not_the_gm_with_the_most_spans():
     assert all(x.weight == pytest.approx(len(spans) / 2 / 20) for x in weighted if x.doc == "small-a")
     assert calibrate(spans, precision_target=0.9)["normal"] <= 0.4  # 200 rules outvote 10 noise spans
     assert calibrate(weighted, precision_target=0.9)["normal"] > 0.4
+
+
+# ---- the local frame of a lowercase candidate (measured, docs/hover.md section 5) ---------------
+def test_frame_tokens_skip_markup_and_mark_the_edges():
+    from gmprep.kg.mention_scorer import frame_tokens
+
+    assert frame_tokens("He is *", "* with the ghoul") == ("is", "with")
+    assert frame_tokens("", "") == ("<start>", "<end>")
+    assert frame_tokens("a [", "](x) off") == ("a", "x")
+    assert frame_tokens("frightened (", " 2)") == ("frightened", "<num>")
+
+
+@pytest.fixture(scope="module")
+def frames():
+    pytest.importorskip("wordfreq")
+    from gmprep.commands.hover import corpus_text
+    from gmprep.kg.mention_scorer_train import corpus_frame_table
+
+    return corpus_frame_table(corpus_text())
+
+
+def test_frame_table_learns_noun_slots_from_the_corpus_labels(frames):
+    # a word followed by a determiner is a verb taking an object ("shield the ally"), one followed by
+    # "off" a phrasal verb: the corpus writes its everyday senses there, its linked rules elsewhere
+    assert frames and all(-4.0 <= v <= 4.0 for v in frames.values())
+    assert frames["n:the"] < -0.5 and frames["n:a"] < -0.5
+    assert frames["n:,"] > frames["n:the"]
+
+
+def test_frame_feature_only_for_lowercase_and_only_with_a_table(scorer, index, nodes, frames):
+    from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE
+
+    model = json.loads((MODEL_DIR / MODEL_FILE).read_text())
+    without = MentionScorer({k: v for k, v in model.items() if k != "frame_logodds"})
+    with_table = MentionScorer(model | {"frame_logodds": frames})
+    verb = "We ward off the ghoul with a torch."
+    noun = "We raise a ward, and the ghoul waits."
+    assert "frame_lower" not in _features(without, index, nodes, verb, "ward")
+    f_verb = _features(with_table, index, nodes, verb, "ward")["frame_lower"]
+    f_noun = _features(with_table, index, nodes, noun, "ward")["frame_lower"]
+    assert f_verb < f_noun
+    assert _features(with_table, index, nodes, "We raise a Ward, and wait.", "Ward")["frame_lower"] == 0.0
+
+
+def test_shipped_model_reads_the_frame(scorer, index, nodes):
+    # the shipped model carries the corpus's frame table and a weight for it: the same lowercase word, the
+    # same neighbours but the frame, scores lower as a verb taking an object than as a noun
+    assert scorer.frame_logodds and scorer._coef.get("frame_lower", 0.0) > 0
+    as_verb = "In the crypt we shield the priest from the ghoul."
+    as_noun = "In the crypt we raise a shield, and the priest waits."
+    f = _features(scorer, index, nodes, as_verb, "shield")
+    g = _features(scorer, index, nodes, as_noun, "shield")
+    assert f["frame_lower"] < g["frame_lower"]
+    assert _score(scorer, index, nodes, as_verb, "shield") < _score(scorer, index, nodes, as_noun, "shield")
+
+
+def test_frame_table_needs_the_note_layer(tmp_path, capsys):
+    from gmprep.cli import main
+
+    assert main(["hover", "calibrate", "--labels", str(tmp_path / "l.jsonl"), "--notes", str(tmp_path),
+                 "--frame-table", "--dry-run"]) == 1
+    assert "--frame-table needs --learn-from-notes" in capsys.readouterr().err
+
+
+def test_train_with_frame_features_weighs_the_frame(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("wordfreq")
+    from gmprep.cli import main
+
+    out = tmp_path / "model"
+    assert main(["hover", "train-scorer", "--seed", "3", "--limit-entries", "300", "--frame-features",
+                 "--out", str(out)]) == 0
+    saved = json.loads((out / "mention_scorer.json").read_text())
+    assert saved["frame_logodds"] and "frame_lower" in saved["features"]
+    assert json.loads((out / "manifest.json").read_text())["frame_tokens"] == len(saved["frame_logodds"])
