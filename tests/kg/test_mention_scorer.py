@@ -485,16 +485,27 @@ def test_frame_feature_only_for_lowercase_and_only_with_a_table(scorer, index, n
     assert _features(with_table, index, nodes, "We raise a Ward, and wait.", "Ward")["frame_lower"] == 0.0
 
 
-def test_shipped_model_reads_the_frame(scorer, index, nodes):
-    # the shipped model carries the corpus's frame table and a weight for it: the same lowercase word, the
-    # same neighbours but the frame, scores lower as a verb taking an object than as a noun
-    assert scorer.frame_logodds and scorer._coef.get("frame_lower", 0.0) > 0
+def test_shipped_model_has_no_frame_and_a_model_weighing_it_reads_verbs_lower(scorer, index, nodes, frames):
+    # the 11-GM refit with the frame lost precision on the held-out notes (docs/hover.md section 5), so the
+    # shipped model carries no table and scores as before; a model given the table and a weight for it scores
+    # the same lowercase word lower, against the noun use, as a verb taking an object than the shipped model does
+    assert not scorer.frame_logodds and "frame_lower" not in scorer.features
+    from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE
+
+    model = json.loads((MODEL_DIR / MODEL_FILE).read_text())
+    weighed = MentionScorer(model | {
+        "frame_logodds": frames, "features": [*model["features"], "frame_lower"],
+        "weights": [*model["weights"], 1.0], "means": [*model["means"], 0.0], "scales": [*model["scales"], 1.0],
+    })
     as_verb = "In the crypt we shield the priest from the ghoul."
     as_noun = "In the crypt we raise a shield, and the priest waits."
-    f = _features(scorer, index, nodes, as_verb, "shield")
-    g = _features(scorer, index, nodes, as_noun, "shield")
+    f = _features(weighed, index, nodes, as_verb, "shield")
+    g = _features(weighed, index, nodes, as_noun, "shield")
     assert f["frame_lower"] < g["frame_lower"]
-    assert _score(scorer, index, nodes, as_verb, "shield") < _score(scorer, index, nodes, as_noun, "shield")
+    def gap(m):  # how much higher the noun use scores than the verb use
+        return _score(m, index, nodes, as_noun, "shield") - _score(m, index, nodes, as_verb, "shield")
+
+    assert gap(weighed) > gap(scorer)
 
 
 def test_frame_table_needs_the_note_layer(tmp_path, capsys):
