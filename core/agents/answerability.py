@@ -401,9 +401,12 @@ class AnswerabilityJudge:
         """The outcome for ``question`` given the passages retrieved for it. ``guard``: a Pathfinder 2e name of a
         book gmprep does not hold that the other-systems guard found (a class: summoner; Kingmaker), decided like
         another book's entry: declined (naming the first) unless an asking sentence without any of them names the
-        first passage's rule."""
+        first passage's rule and no sentence that asks names one of them (``otherbooks.names_asked``): a class or an
+        adventure path in the question's asking is what is asked, in its scene it is the asker's setting."""
         top = [hits[0].name] if hits else []
-        if guard and not (self.settings.other_book_besides and self.settings.guard_besides and top and asked_besides(question, list(guard), top)):
+        if guard and not (self.settings.other_book_besides and self.settings.guard_besides and top
+                          and asked_besides(question, list(guard), top)
+                          and not otherbooks.names_asked(question, list(guard))):
             return self.other_book(guard[0])
         x, unnamed = features(question, hits, self.judge, self.index)
         outcome, probs = self.model.assess(x)
