@@ -11,10 +11,10 @@ from gmprep.core.agents.answerability import Assessment, answer_note
 from gmprep.core.agents.otherbooks import (
     BookUse,
     asked_besides,
-    names_asked,
     foreign_terms,
     held_books,
     hinge_terms,
+    names_asked,
     other_book_terms,
     publication_terms,
 )
