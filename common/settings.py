@@ -193,6 +193,13 @@ class AnswerabilitySettings(BaseModel):
     # answerable questions the guard declined (fat3-002, prose nict-031) and loses no gap (without the asking-sentence
     # condition it lost nict2-020 and nict3-007). False: the guard declines them before retrieval, as before.
     guard_besides: bool = True
+    # Another game's terms (PF1, 5e: the other-systems guard, ``core/sources.py``) decline a question as not_in_books
+    # only when a sentence that asks (ends in "?", or says it is the question) names one outside its asides
+    # (parentheses, examples given with "like" / "such as": ``otherbooks.names_asked``); named only in the setting or
+    # as an example ("no special off-hand penalty like PF1"), the question goes to search and the decision like any
+    # other. Measured (docs/answerability.md, "The guard's names in the asking sentences"). False: any such term
+    # declines, as before.
+    guard_asked: bool = True
     # A held book's entry the store has no entry for (the catalogue lists Staff Nexus for Player Core; the bundled
     # corpus kept only the class feature that introduces the theses) is treated like another book's entry, with its
     # book named, when at most this many held entries write the name. Measured (docs/answerability.md, "Books named
