@@ -43,7 +43,7 @@ from gmprep.common.settings import AnswerabilitySettings
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents import otherbooks
 from gmprep.core.agents.campaign import CampaignRules
-from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
+from gmprep.core.agents.coverage import PROSE_TYPES, OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import (
     BookUse,
     OtherBookTerm,
@@ -431,7 +431,8 @@ class AnswerabilityJudge:
         if outcome != "not_in_books" and not renamed and section is None:
             # the question names a rules section of the core books that no entry states: the passages
             # only mention it, whatever the retrieval statistics say
-            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]])
+            prose = [h.name for h in hits[:TOP_N] if h.type in PROSE_TYPES] if self.settings.outline_prose_words else []
+            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]], prose_names=prose)
             if match is not None:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages
