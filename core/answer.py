@@ -87,7 +87,8 @@ class AnswerContext:
             judge = RelevanceJudge(store, searcher.embedder)
         self.judge = judge
         self._answerability: AnswerabilityJudge | None = None
-        self.other_systems = OtherSystemsSource(store, names=lambda: searcher.names)
+        self.other_systems = OtherSystemsSource(store, names=lambda: searcher.names,
+                                                asked_only=settings.answerability.guard_asked)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from gmprep.core.agents.otherbooks import names_asked
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import LEGACY_NAMES
 from gmprep.kg.models import Hit, SearchFilters
@@ -156,9 +157,12 @@ class OtherSystemsSource(KnowledgeSource):
     name = "other-systems"
     description = "terms from other game systems (D&D 5e, Pathfinder 1e) and books gmprep does not hold"
 
-    def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None):
-        """``names``: the searcher's name index (``Searcher.names``), shared rather than built again."""
+    def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
+                 asked_only: bool = False):
+        """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
+        another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``)."""
         self.store = store
+        self.asked_only = asked_only
         self._names_of = names
         self._all = terms if terms is not None else load_other_system_terms()
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
@@ -207,6 +211,13 @@ class OtherSystemsSource(KnowledgeSource):
             # rule these books hold, so it is answered from them
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant",
                                 note=f"{note}; the question also names {named[0]}, which the books hold")
+        if self.asked_only and not any(f.pf2e for f in found) and not names_asked(query, [f.term for f in found]):
+            # "Is there no special off-hand penalty like PF1, just the standard -5 per follow-up attack?", "how does
+            # something like Combat Reflexes let me use a second one?": another game's terms only in the question's
+            # setting or in an example it gives, none in a sentence that asks (``otherbooks.names_asked``): what is
+            # asked is the books' rule, decided with the passages like any other question
+            return SourceResult(source=self.name, query=query, verdict="nothing_relevant",
+                                note=f"{note}; no sentence that asks names it")
         other_book = t.term if all(f.pf2e for f in found) else ""
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note,
                             other_book=other_book, other_books=[f.term for f in found] if other_book else [])

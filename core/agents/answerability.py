@@ -43,7 +43,7 @@ from gmprep.common.settings import AnswerabilitySettings
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
 from gmprep.core.agents import otherbooks
 from gmprep.core.agents.campaign import CampaignRules
-from gmprep.core.agents.coverage import OutlineCoverage, OutlineSection
+from gmprep.core.agents.coverage import PROSE_TYPES, OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import (
     BookUse,
     OtherBookTerm,
@@ -401,9 +401,12 @@ class AnswerabilityJudge:
         """The outcome for ``question`` given the passages retrieved for it. ``guard``: a Pathfinder 2e name of a
         book gmprep does not hold that the other-systems guard found (a class: summoner; Kingmaker), decided like
         another book's entry: declined (naming the first) unless an asking sentence without any of them names the
-        first passage's rule."""
+        first passage's rule and no sentence that asks names one of them (``otherbooks.names_asked``): a class or an
+        adventure path in the question's asking is what is asked, in its scene it is the asker's setting."""
         top = [hits[0].name] if hits else []
-        if guard and not (self.settings.other_book_besides and self.settings.guard_besides and top and asked_besides(question, list(guard), top)):
+        if guard and not (self.settings.other_book_besides and self.settings.guard_besides and top
+                          and asked_besides(question, list(guard), top)
+                          and not otherbooks.names_asked(question, list(guard))):
             return self.other_book(guard[0])
         x, unnamed = features(question, hits, self.judge, self.index)
         outcome, probs = self.model.assess(x)
@@ -428,7 +431,8 @@ class AnswerabilityJudge:
         if outcome != "not_in_books" and not renamed and section is None:
             # the question names a rules section of the core books that no entry states: the passages
             # only mention it, whatever the retrieval statistics say
-            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]])
+            prose = [h.name for h in hits[:TOP_N] if h.type in PROSE_TYPES] if self.settings.outline_prose_words else []
+            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]], prose_names=prose)
             if match is not None:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages

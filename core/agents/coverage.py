@@ -36,7 +36,7 @@ from gmprep.common.text import STOP_WORDS, stem
 OUTLINE_FILE = "rules-outline.json"
 _WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
 # entry types whose name can hold a section inside a longer title ("Terrain and Cover")
-_PROSE_TYPES = ("rule", "book-section", "sidebar")
+PROSE_TYPES = ("rule", "book-section", "sidebar")
 # a sub-heading inside a rules section: a bold line alone
 _HEADING = re.compile(r"(?m)^\*\*([^*\n]{3,80})\*\*$")
 
@@ -116,17 +116,17 @@ class OutlineCoverage:
         names: set[str] = set()
         prose: list[str] = []
         prose_stems: set[frozenset[str]] = set()
-        marks = ",".join("?" * len(_PROSE_TYPES))
+        marks = ",".join("?" * len(PROSE_TYPES))
         rows = self.store.db.execute(
             f"SELECT name, aliases, type, CASE WHEN type IN ({marks}) THEN text END FROM nodes WHERE kind = 'entry'",
-            tuple(_PROSE_TYPES))
+            tuple(PROSE_TYPES))
         for name, aliases, typ, text in rows:
             # a rules section's own sub-headings (a bold line alone: "**Duplicate Effects**" inside Rules
             # Overview) state their rule as much as a section of that name does
             for n in [name, *json.loads(aliases or "[]"), *_HEADING.findall(text or "")]:
                 low = " ".join(_words(re.sub(r"\(.*?\)", "", n)))
                 names.add(low)
-                if typ in _PROSE_TYPES:
+                if typ in PROSE_TYPES:
                     prose.append(f" {low} ")
                     prose_stems.add(title_stems(n))
         out = {}
@@ -160,10 +160,12 @@ class OutlineCoverage:
 
     def about(self, question: str, passage_cosine: float, hit_names: Sequence[str] = (),
               q_vec: np.ndarray | None = None, min_cosine: float = MIN_COSINE,
-              max_behind: float = MAX_BEHIND) -> SectionMatch | None:
+              max_behind: float = MAX_BEHIND, prose_names: Sequence[str] = ()) -> SectionMatch | None:
         """The unheld section the question asks about, or None. ``passage_cosine`` is the question's best
         MiniLM cosine to the retrieved passages (the relevance judge's ``semantic``), ``hit_names`` the
-        names of those passages."""
+        names of those passages, ``prose_names`` those of them that are rules prose (a rule page, a book's
+        section or sidebar): one whose name shares a content word with the section's title states part of it
+        ("Step 1: Start Your Turn" for Rounds and Turns)."""
         cands = self.candidates(question)
         if not cands or self.embedder is None:
             return None
@@ -177,6 +179,8 @@ class OutlineCoverage:
                 break  # sorted: no later candidate passes either
             if any(ns <= self._stems[s.id] for ns in name_stems):
                 continue  # a retrieved entry is named for part of it: the passages state it
+            if any(title_stems(n) & self._stems[s.id] for n in prose_names):
+                continue  # a retrieved rules page is named with a word of its title: it states that part
             return SectionMatch(section=s, cosine=round(cos, 4), passages=round(passage_cosine, 4))
         return None
 

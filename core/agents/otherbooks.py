@@ -504,6 +504,30 @@ def _names(words: list[str], name: list[str]) -> bool:
                            for i in range(len(words) - n + 1))
 
 
+# An example the question gives for a kind of thing ("encounter activities like the exemplar's Scar of the Survivor",
+# "such as Retributive Strike") is an aside too: up to the clause's end (a comma, colon, semicolon or the sentence's
+# end). Read only where a name must not be asked (``names_asked``), not where a held rule must be.
+_EXAMPLE = re.compile(r"\b(?:like|such as)\s(?!to\b)[^,;:?!.]*", re.IGNORECASE)  # not "I'd like to play a ..."
+# a sentence that says it is the question ("I have a question about how ...", "Kineticist question: ...") states what
+# is asked though it does not end in "?"
+_ANNOUNCES = re.compile(r"\bquestions?\b", re.IGNORECASE)
+
+
+def names_asked(question: str, terms: Sequence[str]) -> str:
+    """The first sentence that asks (ends in "?", or says it is the question) and names one of ``terms`` outside its
+    asides (parentheses, examples given with "like" / "such as"), or "": the names are then only the scene's."""
+    def words(text: str) -> list[str]:  # a possessive names its owner ("the summoner's shared hit point pool")
+        return [re.sub(r"'s$", "", t.lower()).strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
+
+    foreign = [w for w in (words(t) for t in terms) if w]
+    sents = sentences(question)
+    asks = set(asking(sents)) | {i for i, s in enumerate(sents) if _ANNOUNCES.search(s)}
+    for i in sorted(asks):
+        if any(_names(words(_EXAMPLE.sub(" ", _ASIDE.sub(" ", sents[i]))), f) for f in foreign):
+            return sents[i]
+    return ""
+
+
 def asked_besides(question: str, terms: Sequence[str], top_name: str | Sequence[str]) -> str:
     """The sentence of ``question`` that asks about the rule ``top_name`` (the first retrieved passage's name, or its
     names: the Remaster name and the pre-Remaster one the question writes) without naming any of ``terms`` (other

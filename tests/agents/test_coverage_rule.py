@@ -70,3 +70,15 @@ def test_about_needs_the_title_the_cosine_and_the_margin():
     # a retrieved entry named for part of the title states it
     assert cov.about(ask, passage_cosine=0.5, hit_names=["Attack"]) is None
     assert cov.about(ask, passage_cosine=0.5, hit_names=["Shove"]) is not None
+
+
+def test_a_rules_page_named_with_a_word_of_the_title_states_that_part():
+    # "Step 1: Start Your Turn" beside Rounds and Turns: a retrieved rules page named with a word of the section's title
+    # states the part asked (answerability.outline_prose_words); the same name as any other entry's does not
+    q = np.array([0.6, 0.0, 0.0], dtype=np.float32)
+    cov = OutlineCoverage(_store([]), _Embedder(q), OUTLINE)
+    ask = "Does the multiple attack penalty apply to Shove?"
+    assert cov.about(ask, passage_cosine=0.5, hit_names=["Step 2: Attack Rolls"]) is not None  # not part of the title
+    assert cov.about(ask, passage_cosine=0.5, hit_names=["Step 2: Attack Rolls"],
+                     prose_names=["Step 2: Attack Rolls"]) is None
+    assert cov.about(ask, passage_cosine=0.5, hit_names=["Shove"], prose_names=["Shove"]) is not None  # no shared word

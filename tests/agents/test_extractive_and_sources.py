@@ -110,3 +110,25 @@ async def test_another_system_named_in_passing_does_not_decline_a_rule_the_books
     kineticist = "I'm a flying kineticist with Cat Fall. If I'm knocked prone 50 feet up, do I take damage?"
     assert source.retrieve(kineticist).verdict == "nothing_relevant"
     assert source.retrieve("Which impulses can a 1st-level kineticist pick?").verdict == "not_in_books"
+
+
+async def test_another_games_term_given_as_an_example_does_not_decline(searcher, extractive):
+    # another game's feat named only as an example ("something like Combat Reflexes") in the sentence that asks: the
+    # books' rule (reactions per round) is asked, decided with the passages (answerability.guard_asked)
+    example = ("The rules say you get 1 reaction per round, so how does something like Combat Reflexes actually let "
+               "me use a second one?")
+    source = OtherSystemsSource(searcher.store, asked_only=True)
+    assert source.retrieve(example).verdict == "nothing_relevant"
+    assert OtherSystemsSource(searcher.store).retrieve(example).verdict == "not_in_books"  # the setting off
+    # the same feat asked about: still declined
+    assert source.retrieve("How many attacks of opportunity per round does the Combat Reflexes feat give?"
+                           ).verdict == "not_in_books"
+    # and the game named in the setting only, the question asked with the books' words
+    setting = ("I've been looking all over the book for the attack penalties in PF1 terms. Is there no special "
+               "off-hand penalty, just the standard -5 per follow-up attack?")
+    assert source.retrieve(setting).verdict == "nothing_relevant"
+    ans = await answer_question(example, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "answered" and ans.citations, ans.text
+    off = extractive.merged({"answerability": {"guard_asked": False}})
+    ans = await answer_question(example, history=[], searcher=searcher, settings=off)
+    assert ans.outcome == "not_in_books" and "Pathfinder 1st Edition" in ans.text, ans.text

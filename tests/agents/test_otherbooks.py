@@ -14,6 +14,7 @@ from gmprep.core.agents.otherbooks import (
     foreign_terms,
     held_books,
     hinge_terms,
+    names_asked,
     other_book_terms,
     publication_terms,
 )
@@ -333,15 +334,16 @@ async def test_the_guards_class_beside_a_held_rule_asked_is_answered_naming_its_
     # held name beside it, "Cast a Spell", already makes the guard step aside, without the note)
     q = ("My summoner holds a longspear in both hands. Do I need a hand free to cast a spell while wielding a "
          "two-handed weapon?")
-    on = extractive.merged({"answerability": {"guard_besides": True}})
+    on = extractive.merged({"answerability": {"guard_besides": True}})  # the default
     ans = await answer_question(q, history=[], searcher=searcher, settings=on)
     verdict = _verdict(ans)
     assert ans.outcome == "answered", (ans.text, ans.citations[:1])
     assert verdict["besides"] == [("summoner", "Secrets of Magic", "class")], verdict
     assert ans.text.startswith("“summoner” (class) is from Secrets of Magic, which gmprep does not hold, so this "
                                "does not cover it; the books it holds ("), ans.text
-    # off (the default): the guard declines it, naming the book, as before
-    for off in (extractive, on.merged({"answerability": {"other_book_besides": False}})):
+    # off: the guard declines it, naming the book, as before
+    for off in (extractive.merged({"answerability": {"guard_besides": False}}),
+                on.merged({"answerability": {"other_book_besides": False}})):
         ans = await answer_question(q, history=[], searcher=searcher, settings=off)
         assert ans.outcome == "not_in_corpus" and ans.text.startswith("“summoner” (class) is from Secrets of Magic")
 
@@ -350,3 +352,29 @@ def test_the_note_says_another_book_when_the_catalogues_know_none():
     v = Assessment(outcome="answer", held_books=["Player Core"], besides=[("gunslinger", "", "")])
     assert answer_note(v) == ("“gunslinger” is from another book, which gmprep does not hold, so this does not "
                               "cover it; the books it holds (Player Core) say:")
+
+
+def test_the_guards_name_in_a_sentence_that_asks_is_what_is_asked():
+    # a sentence that asks, or says it is the question, naming the class: the class's rules are asked
+    assert names_asked("In the Kingmaker AP, what's the timing to claim a hex? I understand hexploration, but how long "
+                       "does it take?", ["Kingmaker"]).startswith("In the Kingmaker AP")
+    q = ("I have a question about how the summoner's shared hit point pool interacts with effects that target both me "
+         "and my eidolon. But what if electric arc targets both of us?")
+    assert names_asked(q, ["summoner", "eidolon"]).startswith("I have a question about how")
+    # the scene, an example given with "like", a parenthesis: not asked
+    assert names_asked("I'm building a Summoner that I'd like to hold a longspear. Can you cast a spell while "
+                       "wielding a 2-handed weapon?", ["summoner"]) == ""
+    assert names_asked("Can a character use encounter activities like the exemplar's Scar of the Survivor during "
+                       "exploration? Is there any limit on using actions in exploration mode?", ["exemplar"]) == ""
+    assert names_asked("Can I Stride twice (my thaumaturge wants to)?", ["thaumaturge"]) == ""
+    # "like to" is a wish, not an example
+    assert names_asked("Would a summoner like to hold a longspear?", ["summoner"]) != ""
+
+
+async def test_the_guards_class_asked_is_declined_beside_a_held_rule(searcher, extractive):
+    # the same held rule as above, but a sentence that asks names the class: its rules are in play, declined
+    q = ("Can my summoner hold a longspear in both hands? Do I need a hand free to cast a spell while wielding a "
+         "two-handed weapon?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_corpus" and ans.text.startswith("“summoner” (class) is from Secrets of Magic"), \
+        ans.text
