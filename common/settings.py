@@ -198,6 +198,11 @@ class AnswerabilitySettings(BaseModel):
     # gaps, fires on no answerable tuning question and on none more of 15,497 generated ones. False: the entry
     # catalogue's words only.
     unstated_sections: bool = True
+    # ... of those sections' titles, a single word counts only below this English frequency (wordfreq zipf; a word
+    # pair always): titles are mostly ordinary words ("Normal Travel", "Card Games": "normal", "list", "card", "camp"
+    # are 4.8-5.3), the asked ones rarer ("dual-class" 4.2, "payout" 3.4). Set by that reading, not swept: on the
+    # tuning sets 4.3-6.0 give the same outcomes.
+    unstated_section_zipf: float = Field(4.5, ge=0.0, le=8.0)
     # ... and a sentence that asks about "it" ("But what about spells that don't target it directly?") brings the
     # sentence before it in as asking, for ``unstated_asked_repeats`` ("Golem Antimagic says a golem is immune ...").
     # Only "it"/"its"/"itself": with "they" a generated question's scene word was flagged ("jumping from ship to ship.

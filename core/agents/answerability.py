@@ -488,7 +488,7 @@ class AnswerabilityJudge:
             held = held_books(self.use.db)
             vocabulary = otherbooks.other_vocabulary(held)
             if self.settings.unstated_sections:
-                vocabulary = vocabulary | otherbooks.section_vocabulary(held)
+                vocabulary = vocabulary | otherbooks.section_vocabulary(held, self.settings.unstated_section_zipf)
             unstated = unstated_terms(question, self.stated, vocabulary, self.settings.unstated_repeats,
                                       [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
                                       self.settings.unstated_asked_repeats, antecedent=self.settings.unstated_antecedent,

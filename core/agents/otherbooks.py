@@ -426,16 +426,18 @@ def _other_vocabulary(held: frozenset[str]) -> frozenset[str]:
 OTHER_SECTIONS = Path(__file__).with_name("data") / "other-rules-sections.tsv.gz"
 
 
-def section_vocabulary(held: Sequence[str]) -> frozenset[str]:
+def section_vocabulary(held: Sequence[str], max_zipf: float = 4.5) -> frozenset[str]:
     """Stemmed words and word pairs of the rules sections that books other than ``held`` head and no held book heads
     (``held``: the store's books, "Pathfinder Player Core" or "Player Core"). The superseded books count as other books
     here: a section the Remaster books did not restate under its title (Alignment Damage, Dual-Class PCs) is a rule
-    only a book gmprep does not hold states."""
-    return _section_vocabulary(frozenset(b.removeprefix("Pathfinder ") for b in held))
+    only a book gmprep does not hold states. Section titles are mostly ordinary words ("Normal Travel", "Card Games"):
+    a single word counts only when its English frequency is below ``max_zipf`` (``answerability.unstated_section_zipf``:
+    Payout, Dual-Class), a word pair always (Alignment Damage)."""
+    return _section_vocabulary(frozenset(b.removeprefix("Pathfinder ") for b in held), max_zipf)
 
 
 @lru_cache(maxsize=4)
-def _section_vocabulary(held: frozenset[str], path: Path = OTHER_SECTIONS) -> frozenset[str]:
+def _section_vocabulary(held: frozenset[str], max_zipf: float, path: Path = OTHER_SECTIONS) -> frozenset[str]:
     books: dict[str, set[str]] = {}
     try:  # written by gmprep.ingest.aon_sources.write_tsv (columns book, line, category, name, path, commit)
         with gzip.open(path, "rt", encoding="utf-8") as f:
@@ -450,7 +452,8 @@ def _section_vocabulary(held: frozenset[str], path: Path = OTHER_SECTIONS) -> fr
         if by & held:
             continue  # a held book heads it too: the held books state it
         ws = [re.sub(r"'s?$", "", w) for w in key.split()]
-        out.update(_stems(ws[i:i + n]) for n in (1, 2) for i in range(len(ws) - n + 1))
+        out.update(_stems(ws[i:i + 2]) for i in range(len(ws) - 1))
+        out.update(_stems([w]) for w in ws if (z := zipf(w)) is not None and z < max_zipf)
     return frozenset(out)
 
 

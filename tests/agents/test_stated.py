@@ -204,6 +204,8 @@ def test_other_books_rules_sections_give_the_word_rule_their_words(searcher):
     assert _key("dual-class") in sections and _key("alignment damage") in sections
     assert _key("dual-class") not in other_vocabulary(held)  # the entry catalogue lists no rules sections
     assert _key("flanking") not in sections  # Player Core heads Flanking too: the held books state it
+    # a title's ordinary single word is not another book's word ("normal", zipf 5.0), unless the limit is raised
+    assert _key("normal") not in sections and _key("normal") in section_vocabulary(held, max_zipf=8.0)
 
 
 @pytest.mark.slow
