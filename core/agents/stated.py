@@ -16,7 +16,10 @@ and no retrieved passage even uses (docs/answerability.md, "What the books state
 question must repeat it three times by default: at two, fresh posts' ordinary words ("roof", "seem") were declined.
 Twice is enough when a sentence that asks uses it and it is not one of English's commonest words
 (``answerability.unstated_asked_repeats``): the scene words sit outside the asking sentences, the asked term inside
-(docs/answerability.md, "What the asking sentence is about").
+(docs/answerability.md, "What the asking sentence is about"). A sentence that asks about "it" brings in the sentence
+before it (``asking_with_antecedents``, ``answerability.unstated_antecedent``), and other books' rules sections' words
+join the catalogue's (``otherbooks.section_vocabulary``, ``answerability.unstated_sections``; docs/answerability.md,
+"Other books' rules sections, and what "it" refers to").
 No word list: the question's repeats, the store's names and headings and the catalogue decide.
 """
 
