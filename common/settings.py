@@ -191,6 +191,23 @@ class AnswerabilitySettings(BaseModel):
     # tuning gaps, no answerable tuning question changes (5 of them name a held rule beside other books' entries).
     # False: such questions are answered with the note, as before.
     unstated_over_besides: bool = True
+    # The word rule's vocabulary (``unstated_repeats`` / ``unstated_asked_repeats``) also holds the words of other
+    # books' rules sections (core/agents/data/other-rules-sections.tsv.gz: the Gamemastery Guide's "Dual-Class PCs", the
+    # Core Rulebook's "Alignment Damage"; a section a held book also heads is out), and a hyphenated word ("dual-class")
+    # is a term. Measured (docs/answerability.md, "Other books' rules sections, and what "it" refers to"): +2 tuning
+    # gaps, fires on no answerable tuning question and on none more of 15,497 generated ones. False: the entry
+    # catalogue's words only.
+    unstated_sections: bool = True
+    # ... of those sections' titles, a single word counts only below this English frequency (wordfreq zipf; a word
+    # pair always): titles are mostly ordinary words ("Normal Travel", "Card Games": "normal", "list", "card", "camp"
+    # are 4.8-5.3), the asked ones rarer ("dual-class" 4.2, "payout" 3.4). Set by that reading, not swept: on the
+    # tuning sets 4.3-6.0 give the same outcomes.
+    unstated_section_zipf: float = Field(4.5, ge=0.0, le=8.0)
+    # ... and a sentence that asks about "it" ("But what about spells that don't target it directly?") brings the
+    # sentence before it in as asking, for ``unstated_asked_repeats`` ("Golem Antimagic says a golem is immune ...").
+    # Only "it"/"its"/"itself": with "they" a generated question's scene word was flagged ("jumping from ship to ship.
+    # How far can they move ...?"). Measured as above: +1 tuning gap (+1 for a wrong word), no answerable question.
+    unstated_antecedent: bool = True
     # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
     # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held

@@ -189,6 +189,50 @@ def read_clone(git_dir: Path) -> Iterator[Listed]:
             yield from parse_class_page(git("show", f"HEAD:{path}"), path, commit)
 
 
+# ----- other books' rules sections ------------------------------------------------------------------------------------
+# A question about another book's rules prose names its section, not an entry: the Gamemastery Guide's "Dual-Class PCs"
+# (a variant rule GM Core did not reprint), the Core Rulebook's "Alignment Damage" (dropped by the Remaster), Guns &
+# Gears' siege weapons. The source pages list no rules sections (their "Rules" category is the chapters), so the saved
+# rules pages give them: each page's headings, under the book of the nearest "Source" line above them. Headings only,
+# no rules text. Read by ``core/agents/otherbooks.section_vocabulary`` for the word rule (``stated.unstated_terms``),
+# never as names: section titles are ordinary words ("Afflictions"), so the word rule's conditions decide.
+RULES_DIR = "knowledge/Rules"
+RULES_FILE = re.compile(r"^Rules\.aspx-ID=\d+(?:&NoRedirect=1)?\.md$")
+SECTION_CATEGORY = "Rules Sections"
+_RULES_SOURCE = re.compile(r"^Source \[?([^\]\n]+?) pg\. \d+", re.M)
+_RULES_HEADING = re.compile(r"^#{1,3} (.+?)\s*$", re.M)
+
+
+def parse_rules_page(text: str, path: str = "", commit: str = "") -> list[Listed]:
+    """The rules sections a saved rules page heads (its "#" to "###" headings), each under the book of the nearest
+    "Source" line above it (the page's title under the first one)."""
+    sources = list(_RULES_SOURCE.finditer(text))
+    if not sources:
+        return []
+    out: list[Listed] = []
+    for m in _RULES_HEADING.finditer(text):
+        if "](" in m.group(1) and " | " in m.group(1):
+            continue  # the page's navigation: "[Rules Index](...) | [GM Screen](...)"
+        name = _LINK.sub(r"\1", m.group(1)).strip()
+        if not name or name.startswith(("[", "#")) or "Archives of Nethys" in name or len(name) > 60:
+            continue  # its "... - Rules - Archives of Nethys" title line
+        above = [s for s in sources if s.start() < m.start()]
+        book = (above[-1] if above else sources[0]).group(1).strip()
+        out.append(Listed(book, "", SECTION_CATEGORY, name, path, commit))
+    return out
+
+
+def read_rules_sections(git_dir: Path) -> Iterator[Listed]:
+    """Every saved rules page's sections, of a clone of MihanEntalpo/pathfinder-2-ui."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
+                              text=True).stdout
+    commit = git("rev-parse", "HEAD").strip()
+    for path in git("ls-tree", "-r", "--name-only", "HEAD", RULES_DIR).split("\n"):
+        if RULES_FILE.match(path.rsplit("/", 1)[-1]):
+            yield from parse_rules_page(git("show", f"HEAD:{path}"), path, commit)
+
+
 def write_tsv(rows: Iterable[Listed], path: Path) -> int:
     """Write the catalogue (gzip TSV, sorted, one row per book/category/name); returns the row count."""
     unique = sorted({(r.book, r.line, r.category, r.name, r.path, r.commit) for r in rows})

@@ -483,9 +483,16 @@ class AnswerabilityJudge:
             # ("implement" four times; "siege engine" twice, once in a sentence that asks). States, not uses: the
             # books may mention it often. With ``unstated_over_besides`` it outweighs a held rule an asking sentence
             # names beside other books' entries ("construct companion" three times beside Command an Animal)
-            unstated = unstated_terms(question, self.stated, otherbooks.other_vocabulary(held_books(self.use.db)),
-                                      self.settings.unstated_repeats, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
-                                      self.settings.unstated_asked_repeats)
+            # with ``unstated_sections`` other books' rules sections' words count too ("dual-class": the Gamemastery
+            # Guide's Dual-Class PCs), and with ``unstated_antecedent`` the sentence before one that asks about "it"
+            held = held_books(self.use.db)
+            vocabulary = otherbooks.other_vocabulary(held)
+            if self.settings.unstated_sections:
+                vocabulary = vocabulary | otherbooks.section_vocabulary(held, self.settings.unstated_section_zipf)
+            unstated = unstated_terms(question, self.stated, vocabulary, self.settings.unstated_repeats,
+                                      [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
+                                      self.settings.unstated_asked_repeats, antecedent=self.settings.unstated_antecedent,
+                                      hyphenated=self.settings.unstated_sections)
             if besides:
                 # the other books' names set aside are not what is asked, however often the question says them
                 # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule

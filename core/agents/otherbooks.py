@@ -418,6 +418,45 @@ def _other_vocabulary(held: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+# core/agents/data/other-rules-sections.tsv.gz: the rules sections other books head (ingest/aon_sources.py,
+# ``read_rules_sections``): the Gamemastery Guide's "Dual-Class PCs", the Core Rulebook's "Alignment Damage". The entry
+# catalogue leaves rules sections out (their titles are ordinary words), so they serve only the word rule
+# (``stated.unstated_terms``), whose conditions (repeated, asked, stated by no held entry, used by no passage found)
+# decide; never the name rule above.
+OTHER_SECTIONS = Path(__file__).with_name("data") / "other-rules-sections.tsv.gz"
+
+
+def section_vocabulary(held: Sequence[str], max_zipf: float = 4.5) -> frozenset[str]:
+    """Stemmed words and word pairs of the rules sections that books other than ``held`` head and no held book heads
+    (``held``: the store's books, "Pathfinder Player Core" or "Player Core"). The superseded books count as other books
+    here: a section the Remaster books did not restate under its title (Alignment Damage, Dual-Class PCs) is a rule
+    only a book gmprep does not hold states. Section titles are mostly ordinary words ("Normal Travel", "Card Games"):
+    a single word counts only when its English frequency is below ``max_zipf`` (``answerability.unstated_section_zipf``:
+    Payout, Dual-Class), a word pair always (Alignment Damage)."""
+    return _section_vocabulary(frozenset(b.removeprefix("Pathfinder ") for b in held), max_zipf)
+
+
+@lru_cache(maxsize=4)
+def _section_vocabulary(held: frozenset[str], max_zipf: float, path: Path = OTHER_SECTIONS) -> frozenset[str]:
+    books: dict[str, set[str]] = {}
+    try:  # written by gmprep.ingest.aon_sources.write_tsv (columns book, line, category, name, path, commit)
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for r in csv.DictReader(f, delimiter="\t"):
+                key = _norm(r["name"])
+                if key:
+                    books.setdefault(key, set()).add(r["book"].removeprefix("Pathfinder "))
+    except OSError:
+        return frozenset()
+    out: set[str] = set()
+    for key, by in books.items():
+        if by & held:
+            continue  # a held book heads it too: the held books state it
+        ws = [re.sub(r"'s?$", "", w) for w in key.split()]
+        out.update(_stems(ws[i:i + 2]) for i in range(len(ws) - 1))
+        out.update(_stems([w]) for w in ws if (z := zipf(w)) is not None and z < max_zipf)
+    return frozenset(out)
+
+
 @dataclass(frozen=True)
 class HingeTerm:
     """A word (or two) the question repeats that the held books use only in passing."""
@@ -433,14 +472,19 @@ def stem_tokens(text: str) -> list[str]:
 
 
 
-def repeated_terms(question: str) -> dict[str, tuple[str, int]]:
+_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
+
+
+def repeated_terms(question: str, hyphenated: bool = False) -> dict[str, tuple[str, int]]:
     """The question's content words and pairs of adjacent content words, by their stems: (as first written, uses).
-    "As written" prefers a use inside a sentence: "Siege engine question: ... a Crew 1 siege engine" is "siege engine"."""
+    "As written" prefers a use inside a sentence: "Siege engine question: ... a Crew 1 siege engine" is "siege engine".
+    ``hyphenated``: a hyphenated word ("dual-class") is a content word too (letters and inner hyphens only)."""
     matches = list(_TOKEN.finditer(question))
     written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in matches]
     opening = [not question[:m.start()].rstrip() or question[:m.start()].rstrip()[-1] in ".!?:\"'(" for m in matches]
     words = [w.lower() for w in written]
-    content = [len(w) >= MIN_LEN and w.isalpha() and w not in _STOP for w in words]
+    content = [len(w) >= MIN_LEN and (w.isalpha() or (hyphenated and _HYPHENATED.fullmatch(w) is not None))
+               and w not in _STOP for w in words]
     out: dict[str, tuple[str, int]] = {}
     first_opens: dict[str, bool] = {}
     for n in (1, 2):

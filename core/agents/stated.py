@@ -16,7 +16,10 @@ and no retrieved passage even uses (docs/answerability.md, "What the books state
 question must repeat it three times by default: at two, fresh posts' ordinary words ("roof", "seem") were declined.
 Twice is enough when a sentence that asks uses it and it is not one of English's commonest words
 (``answerability.unstated_asked_repeats``): the scene words sit outside the asking sentences, the asked term inside
-(docs/answerability.md, "What the asking sentence is about").
+(docs/answerability.md, "What the asking sentence is about"). A sentence that asks about "it" brings in the sentence
+before it (``asking_with_antecedents``, ``answerability.unstated_antecedent``), and other books' rules sections' words
+join the catalogue's (``otherbooks.section_vocabulary``, ``answerability.unstated_sections``; docs/answerability.md,
+"Other books' rules sections, and what "it" refers to").
 No word list: the question's repeats, the store's names and headings and the catalogue decide.
 """
 
@@ -80,16 +83,19 @@ class UnstatedTerm:
 
 
 def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str], min_repeats: int,
-                   passages: Sequence[str], asked_repeats: int = 0) -> list[UnstatedTerm]:
+                   passages: Sequence[str], asked_repeats: int = 0, antecedent: bool = False,
+                   hyphenated: bool = False) -> list[UnstatedTerm]:
     """The terms ``question`` repeats (at least ``min_repeats`` times) that other books name entries with
     (``vocabulary``: stems of their names' words and word pairs), that no held entry states (``stated``) and that none
     of ``passages`` (the retrieved passages' names and texts) uses; most repeated first. With ``asked_repeats`` (> 0),
     a term used that often is enough when a sentence that asks uses it too and it is not one of English's commonest
     words (``ASKED_MAX_ZIPF``): the asking sentence is about it ("If I crew a Crew 1 siege engine, ..., am I still
-    crewing it?" after "Siege engine question: ...")."""
+    crewing it?" after "Siege engine question: ..."). With ``antecedent``, a sentence that asks about "it" brings the
+    sentence before it in (``asking_with_antecedents``); with ``hyphenated``, a hyphenated word ("dual-class") is a
+    term too."""
     out = []
     asks: list[str] | None = None
-    for key, (shown, repeats) in repeated_terms(question).items():
+    for key, (shown, repeats) in repeated_terms(question, hyphenated).items():
         if key not in vocabulary or stated.states(key):
             continue
         if repeats < min_repeats:
@@ -97,7 +103,7 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
                 continue
             if asks is None:
                 sents = sentences(question)
-                asks = [sents[i] for i in asking(sents)]
+                asks = [sents[i] for i in (asking_with_antecedents(sents) if antecedent else asking(sents))]
             common = [z for z in (zipf(w.lower()) for w in shown.split()) if z is not None]
             if not quoted_in(shown, asks) or not common or max(common) >= ASKED_MAX_ZIPF:
                 continue
@@ -109,3 +115,16 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
 # English's commonest words (zipf >= 5.5: "right", "another", "since", "little") are the asker's, whatever entry name
 # of another book holds them; the asked terms of the tuning gaps are 1.1-5.2 ("Megavolt" ... "member")
 ASKED_MAX_ZIPF = 5.5
+
+
+# A sentence that asks about "it" names its subject in the sentence before ("Golem Antimagic says a golem is immune to
+# spells ... But what about spells that don't target it directly?"). Only the neuter singular: "they", "he" and "she"
+# are mostly the asker's people ("My players love jumping from ship to ship. How far can they move ...?").
+_ANAPHORA = re.compile(r"\b(?:it|its|itself)\b", re.IGNORECASE)
+
+
+def asking_with_antecedents(sents: list[str]) -> list[int]:
+    """The sentences that ask (``kg.query.asking``), and the sentence before each one that refers back by "it"."""
+    asks = asking(sents)
+    back = {i - 1 for i in asks if i > 0 and _ANAPHORA.search(sents[i].replace("\u2019", "'"))}
+    return sorted(set(asks) | back)

@@ -154,3 +154,76 @@ async def test_another_books_name_said_twice_beside_a_held_rule_is_still_set_asi
     ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
     verdict = _verdict(ans)
     assert ans.outcome == "answered" and [b[0] for b in verdict["besides"]] == ["spry sinews"], verdict
+
+
+# Other books' rules sections, and what "it" refers to (docs/answerability.md, "Other books' rules sections, and what
+# "it" refers to", helper gap32)
+
+GOLEM = ("Our party faces a golem tonight. The golem shrugs off every spell we cast at it. Does a wall of stone raised "
+         "in front of it still stop it?")
+DUAL = ("Our table wants to try dual-class characters. Does a dual-class cleric and fighter get both classes' Hit "
+        "Points, and how do dual-class characters pick their feats?")
+
+
+def test_a_sentence_that_asks_about_it_brings_the_sentence_before_it_in():
+    from gmprep.core.agents.stated import asking_with_antecedents
+    from gmprep.kg.query import sentences
+
+    sents = sentences(GOLEM)
+    assert asking_with_antecedents(sents) == [1, 2]  # "... cast at it." is the antecedent of "Does ... stop it?"
+    # "they" is mostly the asker's people, and a sentence without "it" brings nothing in
+    assert asking_with_antecedents(sentences("We jump from ship to ship. How far can they move?")) == [1]
+    assert asking_with_antecedents(sentences("The golem is tough. Can a Strike hurt a golem?")) == [1]
+    db = _db([("Wall of Stone", "You shape a **wall** of stone.", "spell", [])])
+    stated, vocab = StatedTerms(db), frozenset({_key("golem"), _key("wall")})
+    # twice, and only in the sentence "it" refers back to: the asked term with the antecedent, the scene without
+    assert unstated_terms(GOLEM, stated, vocab, 3, [], asked_repeats=2) == []
+    found = unstated_terms(GOLEM, stated, vocab, 3, [], asked_repeats=2, antecedent=True)
+    assert [(t.shown, t.repeats) for t in found] == [("golem", 2)]
+    # a passage that uses it, or a held entry named for it, still wins
+    assert unstated_terms(GOLEM, stated, vocab, 3, ["Golem\nA golem is a construct."], 2, antecedent=True) == []
+    held = StatedTerms(_db([("Clay Golem", "A construct.", "creature", [])]))
+    assert unstated_terms(GOLEM, held, vocab, 3, [], asked_repeats=2, antecedent=True) == []
+
+
+def test_a_hyphenated_word_is_a_term_when_asked_for():
+    db = _db([("Cleric", "A divine caster.", "class", [])])
+    stated, vocab = StatedTerms(db), frozenset({_key("dual-class"), _key("cleric")})
+    assert unstated_terms(DUAL, stated, vocab, 3, []) == []  # "dual-class" was no word of the question's terms
+    [t] = unstated_terms(DUAL, stated, vocab, 3, [], hyphenated=True)
+    assert (t.shown, t.repeats) == ("dual-class", 3)
+
+
+@pytest.mark.slow
+def test_other_books_rules_sections_give_the_word_rule_their_words(searcher):
+    from gmprep.core.agents.otherbooks import section_vocabulary
+
+    held = held_books(searcher.store.db)
+    sections = section_vocabulary(held)
+    # the Gamemastery Guide's Dual-Class PCs and the Core Rulebook's Alignment Damage, which no held book heads
+    assert _key("dual-class") in sections and _key("alignment damage") in sections
+    assert _key("dual-class") not in other_vocabulary(held)  # the entry catalogue lists no rules sections
+    assert _key("flanking") not in sections  # Player Core heads Flanking too: the held books state it
+    # a title's ordinary single word is not another book's word ("normal", zipf 5.0), unless the limit is raised
+    assert _key("normal") not in sections and _key("normal") in section_vocabulary(held, max_zipf=8.0)
+
+
+@pytest.mark.slow
+async def test_another_books_rules_section_said_in_the_question_is_not_in_corpus(searcher, extractive):
+    ans = await answer_question(DUAL, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and verdict["foreign"] == "dual-class", verdict
+    assert ans.text.startswith("This question turns on “dual-class”: the books gmprep holds (")
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_sections=False)})
+    ans = await answer_question(DUAL, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign") != "dual-class", _verdict(ans)
+
+
+@pytest.mark.slow
+async def test_a_term_said_before_the_asking_sentence_that_calls_it_it_is_not_in_corpus(searcher, extractive):
+    ans = await answer_question(GOLEM, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and verdict["foreign"] == "golem", verdict
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_antecedent=False)})
+    ans = await answer_question(GOLEM, history=[], searcher=searcher, settings=off)
+    assert _verdict(ans).get("foreign") != "golem", _verdict(ans)

@@ -6,6 +6,7 @@ from gmprep.ingest.aon_sources import (
     parse_adventure_groups,
     parse_class_page,
     parse_publication,
+    parse_rules_page,
     parse_source_page,
     read_publications_tsv,
     read_tsv,
@@ -132,3 +133,39 @@ def test_a_source_page_gives_its_publication_and_the_adventure_path_it_belongs_t
     path = tmp_path / "p.tsv"
     assert write_publications([pub, *groups, pub], path) == 4
     assert sorted(read_publications_tsv(path), key=lambda p: p.title) == sorted([pub, *groups], key=lambda p: p.title)
+
+
+RULES_PAGE = """# Chapter 4: Variant Rules - Rules - Archives of Nethys: Pathfinder 2nd Edition Database
+
+Source HTML: `docs/aonprd/Rules.aspx-ID=1297&NoRedirect=1.htm`
+
+# [Rules Index](./Rules.aspx.md) | [GM Screen](../GMScreen/GMScreen.aspx.md)
+
+---
+
+# Chapter 4: Variant Rules
+
+Source Gamemastery Guide pg. 181
+
+While the rules presented in the Core Rulebook are designed ...
+
+## Feats and Features
+
+### [Dual-Class PCs](./Rules.aspx-ID=1327.md)
+
+Source [Core Rulebook pg. 453](../Source/Sources.aspx-ID=1.md)
+
+### Alignment Damage
+"""
+
+
+def test_a_rules_page_heads_its_sections_under_the_book_of_the_source_above_them():
+    rows = parse_rules_page(RULES_PAGE, "knowledge/Rules/Rules.aspx-ID=1297&NoRedirect=1.md", "abc")
+    assert [(r.book, r.name) for r in rows] == [
+        ("Gamemastery Guide", "Chapter 4: Variant Rules"),  # the page's title, under its first source
+        ("Gamemastery Guide", "Feats and Features"),
+        ("Gamemastery Guide", "Dual-Class PCs"),  # a linked heading, unwrapped
+        ("Core Rulebook", "Alignment Damage"),  # below a later source line: that book's
+    ]
+    assert {r.category for r in rows} == {"Rules Sections"} and rows[0].path.endswith("NoRedirect=1.md")
+    assert parse_rules_page("# A page\n\n## No source line\n") == []
