@@ -74,6 +74,12 @@ NOTE_FEATURES = ("section_numbers", "note_numbers")
 # frame token's log-odds of surrounding a rule mention rather than an everyday sense, "p:<tok>" before and
 # "n:<tok>" after ("a ward" / "ward off", "the familiar" / "familiar with"). A model without the table
 # gives no ``frame_lower`` feature and scores as before.
+# The kind of thing a trait names: ``creature_kind`` (in the model file, from the corpus's trait lists:
+# ``kg.mention_scorer_train.creature_kinds``) holds, per trait entry, the share of the entries carrying it
+# that are creatures. A lowercase "zombies" or "gremlins" in narration names the creatures (a rule mention),
+# a lowercase "attack" or "water" the everyday word; the type one-hots alone cannot tell the traits apart.
+# Features ``creature_kind`` and ``creature_kind_lower`` (times ``lowercase``), weighed by the note-learned
+# layer when a refit is given the table (``calibrate --creature-kinds``); a model without it scores as before.
 FRAME_SKIP = frozenset("*_[]()`~")
 _FRAME_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+|[^\sA-Za-z\d]")
 ENTRY_TYPES = (
@@ -183,6 +189,7 @@ class MentionScorer:
         self.rule_logodds: dict[str, float] = {k: float(v) for k, v in model["rule_logodds"].items()}
         self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
         self.frame_logodds: dict[str, float] = {k: float(v) for k, v in model.get("frame_logodds", {}).items()}
+        self.creature_kind: dict[str, float] = {k: float(v) for k, v in model.get("creature_kind", {}).items()}
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         stage = model.get("note_stage")
         self.note_stage: NoteStage | None = NoteStage.from_json(stage) if stage else None
@@ -232,7 +239,7 @@ class MentionScorer:
     def featurize(self, text: str, start: int, end: int, cand: Candidate, ctx: SpanContext) -> dict[str, float]:
         """The named feature values of one candidate (also used by training)."""
         return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds, self.link_rate,
-                         self.frame_logodds)
+                         self.frame_logodds, self.creature_kind)
 
 
 @lru_cache(maxsize=4)
@@ -324,7 +331,7 @@ def frame_tokens(before: str, after: str) -> tuple[str, str]:
 def featurize(
     text: str, start: int, end: int, cand: Candidate, ctx: SpanContext,
     zipf: dict[str, float], rule_logodds: dict[str, float], link_rate: dict[str, float] | None = None,
-    frame_logodds: dict[str, float] | None = None,
+    frame_logodds: dict[str, float] | None = None, creature_kind: dict[str, float] | None = None,
 ) -> dict[str, float]:
     lo = max(ctx.segment_start if ctx.segment_start is not None else 0, start - WINDOW_CHARS)
     hi = min(ctx.segment_end if ctx.segment_end is not None else len(text), end + WINDOW_CHARS)
@@ -464,6 +471,11 @@ def featurize(
             f["frame_lower"] = (frame_logodds.get("p:" + prev, 0.0) + frame_logodds.get("n:" + nxt, 0.0)) / 4.0
         else:
             f["frame_lower"] = 0.0
+    if creature_kind:
+        # a trait that names a kind of creature, written in lowercase narration ("the zombies shambled")
+        ck = creature_kind.get(cand.node_id, 0.0)
+        f["creature_kind"] = ck
+        f["creature_kind_lower"] = ck * f["lowercase"]
     # interactions the linear model can't form on its own
     f["lower_common"] = f["lowercase"] * f["zipf_single"]
     f["cap_mid_common"] = f["cap_mid_sentence"] * f["zipf_single"]

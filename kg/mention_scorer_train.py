@@ -456,6 +456,32 @@ def corpus_frame_table(corpus: CorpusText, seed: int = 7, max_per_kind_name: int
     return frame_table(capped_examples(examples, seed, max_per_kind_name))
 
 
+CREATURE_KIND_MIN_CARRIERS = 3  # a trait carried by fewer entries says nothing about what it names
+
+
+def creature_kinds(nodes: list, min_carriers: int = CREATURE_KIND_MIN_CARRIERS) -> dict[str, float]:
+    """Per trait entry (its id): the share of the corpus entries carrying the trait that are creatures, for
+    the traits at least ``min_carriers`` entries carry and some creature does. Near 1 the trait names a kind
+    of creature ("zombie", "gremlin", "ooze": written in lowercase narration, "the zombies shambled", it means
+    the creatures); near 0 it is a word of the rules ("attack", "water", "fire": spells and actions carry it).
+    Read from the corpus's own trait lists, no word list (``gmprep hover calibrate --creature-kinds``)."""
+    carriers: dict[str, Counter[str]] = {}
+    for n in nodes:
+        if n.kind != "entry":
+            continue
+        for t in {t.lower() for t in (n.traits or [])}:
+            carriers.setdefault(t, Counter())[n.type] += 1
+    out: dict[str, float] = {}
+    for n in nodes:
+        if n.kind != "entry" or n.type != "trait":
+            continue
+        c = carriers.get(n.name.lower())
+        total = sum(c.values()) if c else 0
+        if c and total >= min_carriers and c["creature"]:
+            out[n.node_id] = round(c["creature"] / total, 3)
+    return dict(sorted(out.items()))
+
+
 # ---- training -------------------------------------------------------------------------------
 @dataclass
 class CorpusText:

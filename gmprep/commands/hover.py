@@ -75,6 +75,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --learn-from-notes: give the model the corpus's local-frame table first "
                    "(kg.mention_scorer_train.corpus_frame_table), so the layer can weigh a lowercase candidate's "
                    "frame (feature frame_lower; shipped: docs/hover.md section 5). A model that has the table keeps it")
+    c.add_argument("--creature-kinds", action="store_true",
+                   help="with --learn-from-notes: give the model the corpus's share of creatures among each trait's "
+                   "carriers (kg.mention_scorer_train.creature_kinds), so the layer can tell a lowercase trait that "
+                   "names creatures ('the zombies') from one that is a word of the rules ('attack'); features "
+                   "creature_kind, creature_kind_lower; off by default (docs/hover.md section 5)")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
@@ -168,8 +173,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
         model.pop("note_stage", None)
     if args.frame_table and not args.learn_from_notes:
         raise GmprepError("--frame-table needs --learn-from-notes (the layer weighs the frame)")
+    if args.creature_kinds and not args.learn_from_notes:
+        raise GmprepError("--creature-kinds needs --learn-from-notes (the layer weighs the trait's kind)")
     corpus = corpus_text()
     nodes = corpus.nodes
+    if args.creature_kinds:
+        from gmprep.kg.mention_scorer_train import creature_kinds
+
+        model["creature_kind"] = creature_kinds(nodes)
     if args.frame_table:
         from gmprep.kg.mention_scorer_train import corpus_frame_table
 
@@ -190,6 +201,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         model = mention_residual.fold(model, layer)
         model["real_notes"] = {"labels": str(args.labels), "c": res_c, "alpha": round(layer.alpha, 6),
                                "frame_tokens": len(model.get("frame_logodds") or {}),
+                               "creature_kinds": len(model.get("creature_kind") or {}),
                                "judged_candidates": sum(x.label is not None for x in cands),
                                "gms": sorted({x.gm for x in cands if x.label is not None})}
     elif "corpus_model" in model and args.note_stage:
@@ -272,6 +284,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                        + (f" --note-evidence {','.join(evidence)}" if evidence else "")
                                                        + (" --without-note-numbers" if args.without_note_numbers else "")
                                                        + (" --frame-table" if args.frame_table else "")
+                                                       + (" --creature-kinds" if args.creature_kinds else "")
                                                        + (" --balance-gms" if args.balance_gms else "")
                                                        + (f" --residual-c {args.residual_c}" if args.residual_c else "")
                                                        + (f" --precision-target {args.precision_target}"

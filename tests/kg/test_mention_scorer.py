@@ -527,3 +527,49 @@ def test_train_with_frame_features_weighs_the_frame(tmp_path):
     saved = json.loads((out / "mention_scorer.json").read_text())
     assert saved["frame_logodds"] and "frame_lower" in saved["features"]
     assert json.loads((out / "manifest.json").read_text())["frame_tokens"] == len(saved["frame_logodds"])
+
+
+# ---- the kind of thing a trait names (measured, docs/hover.md section 5) ------------------------
+@pytest.fixture(scope="module")
+def kinds():
+    from gmprep.commands.hover import corpus_text
+    from gmprep.kg.mention_scorer_train import creature_kinds
+
+    return creature_kinds(corpus_text().nodes)
+
+
+def test_creature_kinds_are_read_from_the_corpus_trait_lists(kinds):
+    # a trait only creatures carry names a kind of creature; one spells and actions carry is a word of the rules
+    assert kinds and all(0.0 < v <= 1.0 for v in kinds.values())
+    assert kinds["pf2e:trait:zombie"] >= 0.9 and kinds["pf2e:trait:ooze"] >= 0.9
+    assert kinds.get("pf2e:trait:attack", 0.0) < 0.1
+    assert kinds.get("pf2e:trait:fire", 0.0) < 0.5
+
+
+def test_creature_kind_features_only_with_a_table_and_weighed_by_the_shipped_model(scorer, index, nodes, kinds):
+    # the shipped layer (11 GMs, calibrate --creature-kinds) weighs the kind of a lowercase trait: without the
+    # table the same model reads no such feature and scores the lowercase creature kind lower, the rules word alike
+    assert scorer.creature_kind == kinds
+    assert dict(zip(scorer.features, scorer.weights, strict=True))["creature_kind_lower"] > 0.0
+    from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE
+
+    model = json.loads((MODEL_DIR / MODEL_FILE).read_text())
+    without = MentionScorer({k: v for k, v in model.items() if k != "creature_kind"})
+    text = "At dusk the zombies shambled out of the crypt, and their attack came fast."
+    assert "creature_kind_lower" not in _features(without, index, nodes, text, "zombies", lookup="zombie")
+    f = _features(scorer, index, nodes, text, "zombies", lookup="zombie")
+    g = _features(scorer, index, nodes, text, "attack")
+    assert f["creature_kind_lower"] >= 0.9 and g["creature_kind_lower"] == 0.0
+    capital = _features(scorer, index, nodes, "The Zombie trait: mindless.", "Zombie")
+    assert capital["creature_kind"] >= 0.9 and capital["creature_kind_lower"] == 0.0
+    assert (_score(scorer, index, nodes, text, "zombies", lookup="zombie")
+            > _score(without, index, nodes, text, "zombies", lookup="zombie") + 0.1)
+    assert _score(scorer, index, nodes, text, "attack") == pytest.approx(_score(without, index, nodes, text, "attack"))
+
+
+def test_creature_kinds_need_the_note_layer(tmp_path, capsys):
+    from gmprep.cli import main
+
+    assert main(["hover", "calibrate", "--labels", str(tmp_path / "l.jsonl"), "--notes", str(tmp_path),
+                 "--creature-kinds", "--dry-run"]) == 1
+    assert "--creature-kinds needs --learn-from-notes" in capsys.readouterr().err
