@@ -546,25 +546,32 @@ def test_creature_kinds_are_read_from_the_corpus_trait_lists(kinds):
     assert kinds.get("pf2e:trait:fire", 0.0) < 0.5
 
 
-def test_creature_kind_features_only_with_a_table_and_weighed_by_the_shipped_model(scorer, index, nodes, kinds):
-    # the shipped layer (11 GMs, calibrate --creature-kinds) weighs the kind of a lowercase trait: without the
-    # table the same model reads no such feature and scores the lowercase creature kind lower, the rules word alike
-    assert scorer.creature_kind == kinds
-    assert dict(zip(scorer.features, scorer.weights, strict=True))["creature_kind_lower"] > 0.0
+def test_creature_kind_features_only_with_a_table_and_weighed_when_a_layer_carries_them(scorer, index, nodes, kinds):
+    # the shipped model carries no table (hov32's 11-GM refit with it was reverted after the held-out run); a model
+    # given the table and the refit's two weights reads the kind of a lowercase trait, and without the table the
+    # same model reads no such feature: the lowercase creature kind scores lower, the rules word alike
+    assert not scorer.creature_kind
     from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE
 
     model = json.loads((MODEL_DIR / MODEL_FILE).read_text())
-    without = MentionScorer({k: v for k, v in model.items() if k != "creature_kind"})
+    without = MentionScorer(model)
+    model["creature_kind"] = kinds
+    # hov32's refit weights (docs/hover.md section 5); the feature's mean 0 and scale 1 keep them as read
+    model["features"] = [*model["features"], "creature_kind", "creature_kind_lower"]
+    model["weights"] = [*model["weights"], 0.65, 0.79]
+    model["means"] = [*model["means"], 0.0, 0.0]
+    model["scales"] = [*model["scales"], 1.0, 1.0]
+    kinded = MentionScorer(model)
     text = "At dusk the zombies shambled out of the crypt, and their attack came fast."
     assert "creature_kind_lower" not in _features(without, index, nodes, text, "zombies", lookup="zombie")
-    f = _features(scorer, index, nodes, text, "zombies", lookup="zombie")
-    g = _features(scorer, index, nodes, text, "attack")
+    f = _features(kinded, index, nodes, text, "zombies", lookup="zombie")
+    g = _features(kinded, index, nodes, text, "attack")
     assert f["creature_kind_lower"] >= 0.9 and g["creature_kind_lower"] == 0.0
-    capital = _features(scorer, index, nodes, "The Zombie trait: mindless.", "Zombie")
+    capital = _features(kinded, index, nodes, "The Zombie trait: mindless.", "Zombie")
     assert capital["creature_kind"] >= 0.9 and capital["creature_kind_lower"] == 0.0
-    assert (_score(scorer, index, nodes, text, "zombies", lookup="zombie")
+    assert (_score(kinded, index, nodes, text, "zombies", lookup="zombie")
             > _score(without, index, nodes, text, "zombies", lookup="zombie") + 0.1)
-    assert _score(scorer, index, nodes, text, "attack") == pytest.approx(_score(without, index, nodes, text, "attack"))
+    assert _score(kinded, index, nodes, text, "attack") == pytest.approx(_score(without, index, nodes, text, "attack"))
 
 
 def test_creature_kinds_need_the_note_layer(tmp_path, capsys):
