@@ -4,7 +4,7 @@
 for a hover at each labelled mention and compares the entry id the hover cites with the gold id (a
 ``null`` gold must get no hover at all). Reports ``{"mentions", "accuracy", "invented", "p50_ms", ...}``.
 
-``--real DIR --split tune|heldout|heldout2|heldout3|heldout4|both``: precision, recall and F1 of the mentions hover would show
+``--real DIR --split tune|heldout|heldoutN|both``: precision, recall and F1 of the mentions hover would show
 on real campaign notes other GMs wrote (``gmprep.evals.real_notes``; the notes are fetched by
 ``DIR/fetch.py``), with false positives counted by reason.
 """
@@ -60,12 +60,23 @@ class HoverReport(BaseModel):
     wrong: list[dict] = Field(default_factory=list)
 
 
+def _split_name(name: str) -> str:
+    """argparse type of ``--split``: the split-name rule of ``gmprep.evals.real_notes``."""
+    from gmprep.evals.real_notes import check_split
+
+    try:
+        return check_split(name)
+    except GmprepError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``gmprep eval hover``."""
     p.add_argument("--notes", type=Path, help="folder of X.md notes with X.md.json labels")
     p.add_argument("--real", type=Path, help="labelled real notes (e.g. bench/data/real-notes)")
-    p.add_argument("--split", choices=["tune", "heldout", "heldout2", "heldout3", "heldout4", "both"], default="tune",
-                   help="which part of --real to score (default: tune; heldout and heldout2-4 only to report, never to tune)")
+    p.add_argument("--split", type=_split_name, default="tune",
+                   help="which part of --real to score: tune, heldout, heldout2, heldout3, ... or both (default: tune; "
+                        "the held-out splits only to report, never to tune)")
     p.add_argument("--real-cache", type=Path, help="fetched texts of --real (default $GMPREP_REAL_NOTES or .cache/real-notes)")
     p.add_argument("--errors", action="store_true", help="with --real: list every false positive and miss")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Literal
@@ -27,7 +28,17 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
 
-Split = Literal["tune", "heldout", "heldout2", "heldout3", "heldout4", "both"]
+# A split is "tune" or a held-out split "heldout", "heldout2", "heldout3", ... (each a set of GMs labelled
+# before any scorer was run on it; held out from tuning). "both" asks for tune and heldout together.
+SPLIT_PATTERN = r"^(tune|heldout[0-9]*)$"
+Split = str
+
+
+def check_split(name: str) -> str:
+    """``name`` if it names a split (or ``both``), else a GmprepError: the one rule for split names."""
+    if name == "both" or re.fullmatch(SPLIT_PATTERN, name):
+        return name
+    raise GmprepError(f"unknown split {name!r}: use tune, heldout, heldout2, heldout3, ... or both")
 
 
 class RealSource(BaseModel):
@@ -39,7 +50,7 @@ class RealSource(BaseModel):
     commit: str
     path: str
     licence: str = ""
-    split: Literal["tune", "heldout", "heldout2", "heldout3", "heldout4"]  # heldout2/3/4: GMs labelled after heldout had been used
+    split: str = Field(pattern=SPLIT_PATTERN)  # heldout2, heldout3, ...: GMs labelled after heldout had been used
     kind: str = ""
     sha256: str | None = None
 
@@ -217,6 +228,7 @@ def _fp_reason(p: Predicted, gold: list[Judgement], noise: list[Judgement]) -> s
 
 def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None) -> list[RealReport]:
     """Reports for the requested split(s): one per split, plus 'all' for ``both``."""
+    check_split(split)
     sources = load_sources(folder)
     judgements = load_judgements(folder)
     if names is None:

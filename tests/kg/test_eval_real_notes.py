@@ -166,3 +166,51 @@ def test_eval_hover_real_cli_prints_json(real_folder, capsys):
 def test_eval_hover_without_a_folder_is_a_clear_error(capsys):
     assert main(["eval", "hover"]) == 1
     assert "--real" in capsys.readouterr().err
+
+
+def test_split_names_are_tune_or_any_numbered_heldout():
+    from gmprep.evals.real_notes import RealSource, check_split
+
+    for name in ("tune", "heldout", "heldout2", "heldout5", "heldout12", "both"):
+        assert check_split(name) == name
+    for name in ("heldoutx", "held5", "tune2", "", "all"):
+        with pytest.raises(GmprepError):
+            check_split(name)
+    base = {"id": "x", "gm": "g", "repo": "o/r", "commit": "c", "path": "p"}
+    assert RealSource(**base, split="heldout7").split == "heldout7"
+    with pytest.raises(ValueError):
+        RealSource(**base, split="dev")
+
+
+def test_cli_refuses_an_unknown_split(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "hover", "--real", "x", "--split", "heldoutx"])
+    assert "unknown split" in capsys.readouterr().err
+
+
+def test_a_new_numbered_heldout_split_is_scored_on_its_own(real_folder):
+    folder, mirror, cache = real_folder
+    data = json.loads((folder / "sources.json").read_text())
+    data["sources"][0]["split"] = "heldout9"
+    (folder / "sources.json").write_text(json.dumps(data))
+    (folder / "labels" / "heldout.jsonl").rename(folder / "labels" / "heldout9.jsonl")
+    _fetch_module().main(["--sources", str(folder / "sources.json"), "--cache", str(cache), "--mirror", str(mirror)])
+    (report,) = evaluate(folder, "heldout9", cache)
+    assert report.split == "heldout9" and report.docs == 1 and report.gold == 2 and report.judged == 4
+    (empty,) = evaluate(folder, "heldout", cache)  # other splits do not see its notes
+    assert empty.docs == 0 and empty.judged == 0
+
+
+def test_committed_labels_parse_and_name_listed_sources():
+    """Every committed label line parses and belongs to a source of sources.json with a valid split
+    (no note text, no scoring: held-out labels are only counted here)."""
+    from gmprep.evals.real_notes import load_judgements, load_sources
+
+    folder = ROOT / "bench" / "data" / "real-notes"
+    sources = {s.id: s for s in load_sources(folder)}
+    by_file: dict[str, set[str]] = {}
+    for f in sorted((folder / "labels").glob("*.jsonl")):
+        docs = {json.loads(line)["doc"] for line in f.read_text(encoding="utf-8").splitlines() if line.strip()}
+        by_file[f.stem] = {sources[d].split for d in docs}
+    assert all(splits == {name} for name, splits in by_file.items()), by_file
+    assert len(load_judgements(folder)) > 0
