@@ -236,6 +236,15 @@ class AnswerabilitySettings(BaseModel):
     # tuning question, an answerable one, and this answers it; but in the test store without the rules prose it
     # answers "How does heightening a spell work ...?" (Heightened Spells, not held): a shared word is too weak. Off.
     outline_prose_words: bool = False
+    # The rules outline's section is not the one asked when a top-five passage of rules prose is printed inside it: the
+    # section's book, a printed page in common, the section's chapter and parent sections in the passage's path, and
+    # below them the passage's own headings or its name sharing a word of the title ("Step 1: Start Your Turn", Player
+    # Core p. 435 under Playing the Game / Encounter Mode / Turns, is part of Rounds and Turns, which no entry is named
+    # for; "Aquatic Combat" on that page, under Special Battles, is not). Structural evidence that the store holds the
+    # section's text, unlike the shared word alone above; a section whose page the outline does not give is never set
+    # aside by it. Measured
+    # (docs/answerability.md, "A retrieved page printed inside the section"). False: as before.
+    outline_printed_in: bool = True
     # A held book's entry the store has no entry for (the catalogue lists Staff Nexus for Player Core; the bundled
     # corpus kept only the class feature that introduces the theses) is treated like another book's entry, with its
     # book named, when at most this many held entries write the name. Measured (docs/answerability.md, "Books named

@@ -432,7 +432,11 @@ class AnswerabilityJudge:
             # the question names a rules section of the core books that no entry states: the passages
             # only mention it, whatever the retrieval statistics say
             prose = [h.name for h in hits[:TOP_N] if h.type in PROSE_TYPES] if self.settings.outline_prose_words else []
-            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]], prose_names=prose)
+            # a top-five rules page printed inside the section (its book, page, chapter and parents) is part of it
+            places = [(h.book, h.page, h.path, h.name) for h in hits[:TOP_N] if h.type in PROSE_TYPES] \
+                if self.settings.outline_printed_in else []
+            match = self.coverage.about(question, x["semantic"], [h.name for h in hits[:TOP_N]], prose_names=prose,
+                                        prose_places=places)
             if match is not None:
                 outcome, section = "not_in_corpus", match.section
                 probs["outline_cosine"], probs["outline_passages"] = match.cosine, match.passages

@@ -15,7 +15,9 @@ store's entries change (a book added while a server runs).
 name the section (its title's words, stemmed, all in the question), be about it (MiniLM cosine to the
 section's "title: scope" at least ``MIN_COSINE``) at least as much as about the best retrieved passage
 (less ``MAX_BEHIND``), and no retrieved passage may be named for part of the title (an "Invested" trait
-entry states what "Investing Magic Items" asks). The thresholds are measured on the tuning sets
+entry states what "Investing Magic Items" asks) or be a rules page printed inside the section (``printed_in``: its
+book, page, chapter and parent sections, and a heading or name with a word of the title; "Step 1: Start Your Turn"
+is part of Rounds and Turns, which no entry is named for). The thresholds are measured on the tuning sets
 (docs/answerability.md), not guessed.
 """
 
@@ -57,6 +59,22 @@ class OutlineSection(BaseModel):
     scope: str
     source_url: str | None = None
 
+    def printed_in(self, book: str | None, page: str | None, path: Sequence[str], name: str = "") -> bool:
+        """An entry ``name`` of ``book``, printed on ``page`` under ``path`` (its chapter and parent sections, outermost
+        first), is part of this section: the same book, a printed page in common, the section's chapter and parent
+        sections among the entry's, and under them the entry's own headings or its name share a word of the title
+        ("Step 1: Start Your Turn", Player Core p. 435 under Chapter 8 / Encounter Mode / Turns, is part of Rounds and
+        Turns; "Aquatic Combat", on the same page under Encounter Mode / Special Battles, is not). False when the
+        section's page is unknown."""
+        if book != self.book or not self.page or not page or not _pages(self.page) & _pages(page):
+            return False
+        above = (self.chapter, *self.path)
+        if not all(p in path for p in above):
+            return False
+        below = path[max(path.index(p) for p in above) + 1:]
+        title = title_stems(self.title)
+        return any(title & title_stems(h) for h in (*below, name))
+
     def where(self) -> str:
         """"Player Core p. 402" or "Player Core, Chapter 8: Playing the Game"."""
         book = self.book.removeprefix("Pathfinder ")
@@ -73,6 +91,14 @@ def load_outline() -> RulesOutline:
     """The bundled outline (``ingest/data/pf2e/rules-outline.json``)."""
     text = resources.files("gmprep.ingest").joinpath("data", "pf2e", OUTLINE_FILE).read_text(encoding="utf-8")
     return RulesOutline.model_validate(json.loads(text))
+
+
+def _pages(page: str) -> set[int]:
+    """The printed pages of "435", "411-412" or "411\u2013412" (empty when not numbers)."""
+    nums = [int(n) for n in re.findall(r"\d+", page)]
+    if len(nums) == 2 and re.fullmatch(r"\s*\d+\s*[-\u2013]\s*\d+\s*", page) and nums[0] <= nums[1] <= nums[0] + 50:
+        return set(range(nums[0], nums[1] + 1))
+    return set(nums[:1]) if re.fullmatch(r"\s*\d+\s*", page) else set()
 
 
 def _words(text: str) -> list[str]:
@@ -160,12 +186,15 @@ class OutlineCoverage:
 
     def about(self, question: str, passage_cosine: float, hit_names: Sequence[str] = (),
               q_vec: np.ndarray | None = None, min_cosine: float = MIN_COSINE,
-              max_behind: float = MAX_BEHIND, prose_names: Sequence[str] = ()) -> SectionMatch | None:
+              max_behind: float = MAX_BEHIND, prose_names: Sequence[str] = (),
+              prose_places: Sequence[tuple[str | None, str | None, Sequence[str], str]] = ()) -> SectionMatch | None:
         """The unheld section the question asks about, or None. ``passage_cosine`` is the question's best
         MiniLM cosine to the retrieved passages (the relevance judge's ``semantic``), ``hit_names`` the
         names of those passages, ``prose_names`` those of them that are rules prose (a rule page, a book's
         section or sidebar): one whose name shares a content word with the section's title states part of it
-        ("Step 1: Start Your Turn" for Rounds and Turns)."""
+        ("Step 1: Start Your Turn" for Rounds and Turns). ``prose_places``: (book, printed page, path, name) of those rules
+        prose passages; one printed inside a section (``OutlineSection.printed_in``) is part of it, so the store states
+        that section whatever its entries are named."""
         cands = self.candidates(question)
         if not cands or self.embedder is None:
             return None
@@ -181,6 +210,8 @@ class OutlineCoverage:
                 continue  # a retrieved entry is named for part of it: the passages state it
             if any(title_stems(n) & self._stems[s.id] for n in prose_names):
                 continue  # a retrieved rules page is named with a word of its title: it states that part
+            if any(s.printed_in(*place) for place in prose_places):
+                continue  # a retrieved rules page is printed inside the section: the store holds (part of) its text
             return SectionMatch(section=s, cosine=round(cos, 4), passages=round(passage_cosine, 4))
         return None
 

@@ -4,6 +4,7 @@ a rule the store holds is answered; a user's book with a section of that title m
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -86,3 +87,40 @@ def test_a_book_with_the_section_makes_it_held(store_without_prose, tmp_path):
         held = coverage.held()
     assert held["player-core:heightened-spells"]
     assert not held["gm-core:transferring-runes"]
+
+
+def _entry(store, name: str, path_part: str):
+    """A real entry of the test store: (book, printed page, path, name) as a retrieved passage carries them."""
+    rows = store.db.execute("SELECT book, page, path FROM nodes WHERE kind = 'entry' AND name = ?", (name,)).fetchall()
+    book, page, path = next(r for r in rows if path_part in r[2])
+    return book, page, json.loads(path), name
+
+
+def test_a_rules_page_printed_inside_the_section_is_part_of_it(searcher):
+    # Rounds and Turns (Player Core p. 435, Chapter 8 / Encounter Mode) is named by no entry, but the store holds the
+    # pages printed inside it: its book, its page, its chapter and parents, a heading or name sharing a title word
+    rounds = next(s for s in load_outline().sections if s.id == "player-core:rounds-and-turns")
+    store = searcher.store
+    assert rounds.printed_in(*_entry(store, "Step 1: Start Your Turn", "Turns"))
+    assert rounds.printed_in(*_entry(store, "Step 2: Play a Round", "Structure"))
+    # the same page and parents, but another heading (Special Battles): not part of it
+    assert not rounds.printed_in(*_entry(store, "Aquatic Combat", "Special Battles"))
+    # another page of the chapter (Effects, p. 426), or the section's page in another book: not part of it
+    assert not rounds.printed_in(*_entry(store, "Duration", "Effects"))
+    book, page, path, name = _entry(store, "Step 1: Start Your Turn", "Turns")
+    assert not rounds.printed_in("Pathfinder GM Core", page, path, name)
+    # a section whose page the outline does not give is never set aside by it
+    heightened = next(s for s in load_outline().sections if s.id == "player-core:heightened-spells")
+    assert heightened.page is None and not heightened.printed_in(book, page, [heightened.chapter], "Heightened Spells")
+
+
+async def test_an_unheld_section_whose_pages_are_retrieved_is_answered(searcher, extractive):
+    # the outline's Rounds and Turns is not held by name (above), yet the passages found for a question about it are
+    # printed inside it: answered from them (answerability.outline_printed_in); off, declined naming the section
+    off = extractive.merged({"answerability": {"outline_printed_in": False}})
+    for q in ("How do rounds and turns work in an encounter?",
+              "If an effect lasts 1 round, does it run out at the start of my next turn or when the round ends?"):
+        ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+        assert ans.outcome == "answered", (q, _verdict(ans))
+        ans = await answer_question(q, history=[], searcher=searcher, settings=off)
+        assert ans.outcome == "not_in_corpus" and _verdict(ans)["section"]["id"] == "player-core:rounds-and-turns"

@@ -82,3 +82,21 @@ def test_a_rules_page_named_with_a_word_of_the_title_states_that_part():
     assert cov.about(ask, passage_cosine=0.5, hit_names=["Step 2: Attack Rolls"],
                      prose_names=["Step 2: Attack Rolls"]) is None
     assert cov.about(ask, passage_cosine=0.5, hit_names=["Shove"], prose_names=["Shove"]) is not None  # no shared word
+
+
+def test_a_rules_page_printed_inside_the_section_sets_it_aside():
+    # the section Multiple Attack Penalty is printed on Player Core p. 402 in Chapter 8; a retrieved rules page of that
+    # book and page under the chapter, named with a word of the title, is part of it (answerability.outline_printed_in)
+    q = np.array([0.6, 0.0, 0.0], dtype=np.float32)
+    cov = OutlineCoverage(_store([]), _Embedder(q), OUTLINE)
+    ask = "Does the multiple attack penalty apply to Shove?"
+    chapter = ["Pathfinder Player Core", "Rules", "Chapter 8: Playing the Game"]
+    inside = ("Pathfinder Player Core", "402", chapter, "Penalties to Attacks")
+    assert cov.about(ask, passage_cosine=0.5, prose_places=[inside]) is None
+    for place in (("Pathfinder Player Core", "403", chapter, "Penalties to Attacks"),  # another page
+                  ("Pathfinder GM Core", "402", chapter, "Penalties to Attacks"),  # another book
+                  ("Pathfinder Player Core", "402", ["Pathfinder Player Core", "Rules"], "Penalties to Attacks"),
+                  ("Pathfinder Player Core", "401-402", chapter, "Shove")):  # no word of the title
+        assert cov.about(ask, passage_cosine=0.5, prose_places=[place]) is not None, place
+    assert cov.about(ask, passage_cosine=0.5, prose_places=[("Pathfinder Player Core", "401-403", chapter,
+                                                             "Attack Rolls")]) is None  # a page range holding it
