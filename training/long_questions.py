@@ -174,3 +174,69 @@ def pick_mention(candidates: Sequence[str], rng: random.Random, top: int = 5) ->
     negatives), or None when there is none."""
     pool = list(candidates[:top])
     return rng.choice(pool) if pool else None
+
+
+# ----- context made of another entry's situation ----------------------------------------------------------
+# A long post's context is often the situation itself, and the situation calls on other rules than the one
+# asked about. ``with_context`` puts another entry's written situation question(s) around the asked one:
+# its situation part when it has one ("My rogue ducks behind a crate in the middle of the fight - can the
+# guards still see her?" -> "My rogue ducks behind a crate in the middle of the fight."), otherwise the whole
+# question in one of the frames below (something already settled or left for later). The other entry becomes
+# the question's first hard negative.
+SETTLED = [
+    'Earlier in the session someone asked "{q}" and we sorted that out.',
+    'We already answered "{q}" at the table, that part is fine.',
+    'Last time the question was "{q}", and we looked that one up.',
+    'The first thing that came up was "{q}", which we settled.',
+    'A player also asked "{q}", but that one is for another post.',
+    'We had just dealt with "{q}" the round before.',
+    'I know the answer to "{q}" already.',
+    'Someone also wondered "{q}" but we agreed on that quickly.',
+]
+_SITUATION = re.compile(r"^(.{25,}?)(?:([.!])\s+(?=[A-Z])|\s+[-\u2013\u2014;]\s+(?=\w))")
+_ASKING = re.compile(r"^(how|what|when|where|which|who|why|can|could|does|do|is|are|should|would|will|if)\b", re.I)
+
+
+def situation_part(question: str) -> str | None:
+    """The part of a written question that tells the situation, before the asking clause ("My rogue ducks
+    behind a crate - can the guards see her?" -> "My rogue ducks behind a crate."), or None."""
+    m = _SITUATION.match(question.strip())
+    if not m or _ASKING.match(m.group(1)) or "?" in m.group(1):
+        return None
+    return m.group(1).rstrip(" ,") + (m.group(2) or ".")
+
+
+def _settled(other_q: str, rng: random.Random) -> str:
+    # one quoted question: a "?" inside it would make a sentence that asks (kg.query.sentences) before the asked one
+    q = re.sub(r"\?\s+", ", ", other_q.strip()).rstrip("?.! ")
+    return rng.choice(SETTLED).format(q=q + "?")
+
+
+def with_context(question: str, others: Sequence[str], rng: random.Random, avoid_name: str = "") -> tuple[str, str]:
+    """``question`` inside context made of ``others`` (another entry's written questions): each one told as its
+    situation part (before the question) when it has one, otherwise as something settled or left for later
+    (before the question, now and then after it); a table preamble and a follow-up now and then. The asked
+    question stays the only sentence of the context part that ends in "?" (what ``kg.query.condense`` keeps), so
+    the reading search gives the reranker still holds it. Returns the text and how the first other was told
+    ("situation" or "settled")."""
+    avoid = set(_WORD.findall(avoid_name.lower()))
+    before: list[str] = []
+    after: list[str] = []
+    kinds = []
+    for other in others:
+        situation = situation_part(other)
+        if situation and rng.random() < 0.8:
+            kinds.append("situation")
+            before.append(situation)
+        else:
+            kinds.append("settled")
+            (after if rng.random() < 0.3 else before).append(_settled(other, rng))
+    if rng.random() < 0.4:
+        before.insert(0, _fill(rng.choice(PREAMBLES), rng, avoid, None))
+    if rng.random() < 0.3:
+        after.append(_fill(rng.choice(FOLLOW_UPS), rng, avoid, None))
+    lead = rng.choice(LEADS)
+    q = question.strip()
+    if lead:
+        q = f"{lead} {q[0].lower() + q[1:] if q[:2].isalpha() and not q[:2].isupper() else q}"
+    return " ".join([*before, q, *after]), kinds[0] if kinds else "none"

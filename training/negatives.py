@@ -12,14 +12,14 @@ above (a "Glue Bomb (Lesser)" query must not take "Glue Bomb (Greater)" as a neg
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import Field
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import clean_markdown
 from gmprep.kg.models import Node
-from gmprep.training.long_questions import lengthen, pick_mention
+from gmprep.training.long_questions import lengthen, pick_mention, with_context
 from gmprep.training.queries import TrainQuery, generate_queries, written_queries
 
 
@@ -113,15 +113,56 @@ def long_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
     return out
 
 
+_SCENE_EDGES = ("ref", "ref_by", "next", "prev")  # links that share a scene (not traits, not the book's tree)
+
+
+def context_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
+                    bm25: Callable[[str, int], list[tuple[str, float]]], written_by_node: Mapping[str, Sequence[str]],
+                    share: float, seed: int, neighbors: Callable[[str], list[str]] | None = None,
+                    ) -> list[TrainQuery]:
+    """``queries`` (written ones) with ``share`` of them, drawn by ``seed``, told inside context made of another
+    entry's written questions (``long_questions.with_context``: generator "context"). The other entry is one of
+    the first five fair neighbours of the short question (BM25) or of its entry (``neighbors``: the graph's
+    links) that has written questions of its own; it is kept as ``mentioned``, so it becomes the first hard
+    negative. A query with no such neighbour stays as it is."""
+    rng = random.Random(seed + 23)
+    picked = set(rng.sample(range(len(queries)), round(len(queries) * max(0.0, min(1.0, share)))))
+    out = []
+    for i, q in enumerate(queries):
+        if i not in picked:
+            out.append(q)
+            continue
+        pos = nodes[q.positive]
+        base = _base_name(pos.name)
+        lexical = [nid for nid, _ in bm25(q.query, 12)]
+        linked = neighbors(q.positive) if neighbors is not None else []
+        fair = [nid for nid in dict.fromkeys([*lexical, *linked])
+                if written_by_node.get(nid) and _fair_negative(nodes.get(nid), q, base)]
+        lex_fair = [nid for nid in fair if nid in lexical][:5]
+        link_fair = [nid for nid in fair if nid not in lexical][:3]
+        pool = lex_fair + link_fair
+        if not pool:
+            out.append(q)
+            continue
+        other = rng.choice(pool)
+        others = list(written_by_node[other])
+        chosen = rng.sample(others, 2 if len(others) > 1 and rng.random() < 0.3 else 1)
+        text, told = with_context(q.query, chosen, rng, avoid_name=pos.name)
+        out.append(q.model_copy(update={"query": text, "generator": "context", "mentioned": [other],
+                                        "context": f"{told}/{'lexical' if other in lexical else 'graph'}"}))
+    return out
+
+
 def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bool = True,
                       written: Sequence[tuple[str, str]] = (), written_share: float = 0.5,
-                      long_share: float = 0.0, mention_share: float = 0.5,
+                      long_share: float = 0.0, mention_share: float = 0.5, context_share: float = 0.0,
                       ) -> tuple[list[TrainGroup], dict[str, Node]]:
     """Generate queries from the store's corpus entries and mine their negatives with the store's
     BM25 and vectors (the vectors only when the store has them). ``written``: ``(node_id, question)``
     pairs written for entries (situations in a GM's words); up to ``written_share`` of the queries are
     drawn from them, the rest generated, so the reranker keeps what the generated queries taught it.
-    ``long_share`` of the written ones are told long (``long_written``), the rest stay short."""
+    ``long_share`` of the written ones are told long (``long_written``), ``context_share`` of the rest inside
+    another entry's written questions (``context_written``), the rest stay short."""
     nodes = {n.node_id: n for n in store.iter_nodes(kinds=("entry",), origin_prefix="corpus:")}
     if not nodes:
         raise GmprepError(f"the store in {store.root} holds no corpus entries: run `gmprep index build` first")
@@ -129,6 +170,15 @@ def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bo
     from_written = written_queries(written, nodes, round(n_queries * written_share), seed) if written else []
     if long_share > 0:
         from_written = long_written(from_written, nodes, store.bm25, long_share, mention_share, seed)
+    if context_share > 0 and from_written:
+        by_node: dict[str, list[str]] = {}
+        for nid, text in written:
+            by_node.setdefault(nid, []).append(text)
+        short = [i for i, q in enumerate(from_written) if q.generator == "written"]
+        told = context_written([from_written[i] for i in short], nodes, store.bm25, by_node, context_share, seed,
+                               neighbors=lambda nid: [o for o, _ in store.neighbors(nid, _SCENE_EDGES)])
+        for i, q in zip(short, told, strict=True):
+            from_written[i] = q
     queries = from_written + generate_queries(list(nodes.values()), n_queries - len(from_written), seed)
     dense = dense_miner(store)
 

@@ -62,6 +62,7 @@ class TrainQuery(BaseModel):
     masked_sentence: str | None = None  # the source sentence: entries containing it are not negatives
     also_relevant: list[str] = Field(default_factory=list)  # other entries that answer it (never negatives)
     mentioned: list[str] = Field(default_factory=list)  # entries the query names but does not ask about: first negatives
+    context: str | None = None  # generator "context": how its context was told and found (training.negatives.context_written)
 
 
 # ----- query generation ------------------------------------------------------------------------------

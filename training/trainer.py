@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.errors import GmprepError
 from gmprep.kg.embedder import prepare_hf
 from gmprep.kg.models import Node
+from gmprep.kg.query import condense
 from gmprep.kg.reranker import DEFAULT_MAX_LENGTH, META_NAME, rerank_passage
 from gmprep.training.loss_log import final_loss, loss_log
 from gmprep.training.negatives import TrainGroup, groups_from_store
@@ -52,6 +54,10 @@ class TrainConfig(BaseModel):
     written_share: float = 0.5  # with written questions (``--questions``): at most this share of the queries
     long_share: float = 0.0  # share of the written questions told long (training.long_questions)
     mention_share: float = 0.5  # share of the long ones that also name another entry (a hard negative)
+    # rows hold the question as the reranker reads it at search time: a longer one condensed to this many tokens
+    # (kg.query.condense, settings.search.rerank_query_tokens; passages still picked by the whole question); 0: whole
+    query_tokens: int = 0
+    context_share: float = 0.0  # share of the (other) written questions told inside another entry's written questions
 
 
 class TrainReport(BaseModel):
@@ -72,16 +78,29 @@ class TrainReport(BaseModel):
     rows_header: dict[str, Any] = Field(default_factory=dict)  # what the rows were mined from (training.rows)
 
 
-def rows_from_groups(groups: Sequence[TrainGroup], nodes: dict[str, Node], negatives: int) -> list[Row]:
+def rows_from_groups(groups: Sequence[TrainGroup], nodes: dict[str, Node], negatives: int,
+                     query_tokens: int = 0) -> list[Row]:
     """One row per group: the query and its passages, the positive first, each read through
     ``rerank_passage`` for that query. A group with fewer negatives repeats its last one, so every row
-    has the same width."""
+    has the same width. ``query_tokens``: the query as search reads it (``kg.query.condense`` by the bundled
+    reranker's tokenizer), the passages picked by the whole query, as ``Reranker.score_nodes`` does."""
+    count = None
+    if query_tokens > 0:
+        from transformers import AutoTokenizer
+
+        from gmprep.kg.reranker import bundled_model_dir
+
+        tokenizer = AutoTokenizer.from_pretrained(str(bundled_model_dir()))
+
+        def count(text: str) -> int:
+            return len(tokenizer.tokenize(text))
     rows = []
     for g in groups:
         ids = [g.positive, *g.negatives[:negatives]]
         while len(ids) < 1 + negatives:
             ids.append(ids[-1])
-        rows.append(Row(g.query, [rerank_passage(nodes[nid], g.query) for nid in ids], ids, g.generator))
+        query = condense(g.query, query_tokens, count) if count is not None else g.query
+        rows.append(Row(query, [rerank_passage(nodes[nid], g.query) for nid in ids], ids, g.generator))
     return rows
 
 
@@ -93,7 +112,8 @@ def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Pat
     ``pairs_file``, when given, also receives the generated groups as JSON lines (for inspection)."""
     groups, nodes = groups_from_store(store, config.pairs, config.negatives, config.seed, progress=progress,
                                       written=written, written_share=config.written_share,
-                                      long_share=config.long_share, mention_share=config.mention_share)
+                                      long_share=config.long_share, mention_share=config.mention_share,
+                                      context_share=config.context_share)
     if pairs_file is not None:
         pairs_file.parent.mkdir(parents=True, exist_ok=True)
         with open(pairs_file, "w", encoding="utf-8") as fh:
@@ -101,21 +121,28 @@ def mine_rows(store, config: TrainConfig, progress: bool = True, pairs_file: Pat
                 fh.write(g.model_dump_json() + "\n")
     # grouped by positive (stable: same seed, same rows): the trainer shuffles anyway, and a gzipped rows
     # file is a third smaller when the same entry's passages sit within its 32 KiB window
-    rows = sorted(rows_from_groups(groups, nodes, config.negatives), key=lambda r: r.ids[0])
+    rows = sorted(rows_from_groups(groups, nodes, config.negatives, config.query_tokens), key=lambda r: r.ids[0])
     by_group: dict[str, int] = {}
     for g in groups:
         key = quota_group(nodes[g.positive])
         by_group[key] = by_group.get(key, 0) + 1
     meta = store.meta
     header = {
-        "pairs": config.pairs, "negatives": config.negatives, "seed": config.seed,
+        "pairs": config.pairs, "negatives": config.negatives, "seed": config.seed, "query_tokens": config.query_tokens,
         "written_questions": {"files": list(written_files), "available": len(written), "share": config.written_share,
-                              "used": sum(g.generator in ("written", "long") for g in groups)} if written else None,
+                              "used": sum(g.generator in ("written", "long", "context") for g in groups)} if written else None,
         "long_questions": {"share": config.long_share, "mention_share": config.mention_share, "seed": config.seed,
                            "made": sum(g.generator == "long" for g in groups),
                            "with_mention": sum(bool(g.mentioned) for g in groups),
                            "mention_negatives": sum(bool(g.mentioned) and g.negatives[:1] == g.mentioned for g in groups),
                            "generator": "training/long_questions.py"} if config.long_share > 0 else None,
+        "context_questions": {"share": config.context_share, "seed": config.seed,
+                              "made": sum(g.generator == "context" for g in groups),
+                              "told": dict(sorted(Counter(g.context for g in groups if g.context).items())),
+                              "neighbour_negatives": sum(g.generator == "context" and g.negatives[:1] == g.mentioned
+                                                         for g in groups),
+                              "generator": "training/long_questions.py (with_context)"}
+        if config.context_share > 0 else None,
         "positives_by_group": dict(sorted(by_group.items())),
         "prose_negatives": sum(nodes[n].is_prose for r in rows for n in r.ids[1:]),
         "store": {

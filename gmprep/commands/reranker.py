@@ -45,6 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--mention-share", type=float, default=0.5,
                    help="with --long-share: this share of the long questions also names another entry, not the one "
                    "asked about, which becomes their first hard negative (default 0.5)")
+    t.add_argument("--context-share", type=float, default=0.0,
+                   help="with --questions: this share of the written questions not told long is told inside "
+                   "another entry's written questions (a BM25 or linked neighbour of the same scene, which becomes "
+                   "their first hard negative): context that is a situation, not a template (default 0)")
+    t.add_argument("--query-tokens", type=int, default=0,
+                   help="rows hold a question over this many tokens as search reads it (kg.query.condense; "
+                   "search.rerank_query_tokens, 28 shipped); default 0: the whole question")
     rows = t.add_mutually_exclusive_group()
     rows.add_argument("--rows-out", type=Path, default=None, metavar="FILE",
                       help="mine only: write the training rows (gzipped JSON lines with a header) and stop")
@@ -72,8 +79,9 @@ def run_train(args: argparse.Namespace) -> int:
         pairs=args.pairs, epochs=args.epochs, seed=13 if args.seed is None else args.seed, max_length=args.max_length,
         negatives=args.negatives, batch_queries=args.batch_queries, lr=args.lr, layers=args.layers,
         written_share=args.questions_share, long_share=args.long_share, mention_share=args.mention_share,
+        context_share=args.context_share, query_tokens=max(0, args.query_tokens),
     )
-    for name in ("questions_share", "long_share", "mention_share"):
+    for name in ("questions_share", "long_share", "mention_share", "context_share"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise GmprepError(f"--{name.replace('_', '-')} must be between 0 and 1")
     questions: list[tuple[str, str]] = []
