@@ -94,12 +94,8 @@ def long_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
     generator "long"); ``mention_share`` of those also name one of the short question's first BM25 neighbours
     that would be a fair negative (not a prose section: their names are headings), kept as ``mentioned``."""
     rng = random.Random(seed + 11)
-    picked = set(rng.sample(range(len(queries)), round(len(queries) * max(0.0, min(1.0, share)))))
-    out = []
-    for i, q in enumerate(queries):
-        if i not in picked:
-            out.append(q)
-            continue
+
+    def tell(q: TrainQuery) -> TrainQuery:
         pos = nodes[q.positive]
         mentioned: list[str] = []
         if rng.random() < mention_share:
@@ -109,8 +105,17 @@ def long_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
             other = pick_mention(fair, rng)
             mentioned = [other] if other else []
         text = lengthen(q.query, rng, avoid_name=pos.name, mention=nodes[mentioned[0]].name if mentioned else None)
-        out.append(q.model_copy(update={"query": text, "generator": "long", "mentioned": mentioned}))
-    return out
+        return q.model_copy(update={"query": text, "generator": "long", "mentioned": mentioned})
+
+    return _tell_share(queries, share, rng, tell)
+
+
+def _tell_share(queries: Sequence[TrainQuery], share: float, rng: random.Random,
+                tell: Callable[[TrainQuery], TrainQuery]) -> list[TrainQuery]:
+    """``queries`` with ``share`` of them, drawn by ``rng``, rewritten by ``tell`` (in order, so one seed gives
+    one result); the rest as they are."""
+    picked = set(rng.sample(range(len(queries)), round(len(queries) * max(0.0, min(1.0, share)))))
+    return [tell(q) if i in picked else q for i, q in enumerate(queries)]
 
 
 _SCENE_EDGES = ("ref", "ref_by", "next", "prev")  # links that share a scene (not traits, not the book's tree)
@@ -126,12 +131,8 @@ def context_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
     links) that has written questions of its own; it is kept as ``mentioned``, so it becomes the first hard
     negative. A query with no such neighbour stays as it is."""
     rng = random.Random(seed + 23)
-    picked = set(rng.sample(range(len(queries)), round(len(queries) * max(0.0, min(1.0, share)))))
-    out = []
-    for i, q in enumerate(queries):
-        if i not in picked:
-            out.append(q)
-            continue
+
+    def tell(q: TrainQuery) -> TrainQuery:
         pos = nodes[q.positive]
         base = _base_name(pos.name)
         lexical = [nid for nid, _ in bm25(q.query, 12)]
@@ -142,15 +143,15 @@ def context_written(queries: Sequence[TrainQuery], nodes: dict[str, Node],
         link_fair = [nid for nid in fair if nid not in lexical][:3]
         pool = lex_fair + link_fair
         if not pool:
-            out.append(q)
-            continue
+            return q
         other = rng.choice(pool)
         others = list(written_by_node[other])
         chosen = rng.sample(others, 2 if len(others) > 1 and rng.random() < 0.3 else 1)
         text, told = with_context(q.query, chosen, rng, avoid_name=pos.name)
-        out.append(q.model_copy(update={"query": text, "generator": "context", "mentioned": [other],
-                                        "context": f"{told}/{'lexical' if other in lexical else 'graph'}"}))
-    return out
+        return q.model_copy(update={"query": text, "generator": "context", "mentioned": [other],
+                                    "context": f"{told}/{'lexical' if other in lexical else 'graph'}"})
+
+    return _tell_share(queries, share, rng, tell)
 
 
 def groups_from_store(store, pairs: int, negatives: int, seed: int, progress: bool = True,
