@@ -80,6 +80,12 @@ NOTE_FEATURES = ("section_numbers", "note_numbers")
 # a lowercase "attack" or "water" the everyday word; the type one-hots alone cannot tell the traits apart.
 # Features ``creature_kind`` and ``creature_kind_lower`` (times ``lowercase``), weighed by the note-learned
 # layer when a refit is given the table (``calibrate --creature-kinds``); a model without it scores as before.
+# The noun slot of such a word (``creature_kind_noun_slot`` in the model file, ``calibrate --kind-noun-slot``;
+# measured, not shipped: docs/hover.md section 5): a singular creature-kind word directly followed by a
+# lowercase noun ("humanoid figure", "giant tick") is an adjective, not the creatures, so
+# ``creature_kind_lower`` is 0 there; the plural ("zombies") and a kind word followed by anything else (a
+# finite verb "the ooze approaches", a type word "zombie creature", a function word, punctuation) keep it.
+# "Noun" is lemminflect's lexicon (``noun_word``).
 FRAME_SKIP = frozenset("*_[]()`~")
 _FRAME_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+|[^\sA-Za-z\d]")
 ENTRY_TYPES = (
@@ -190,6 +196,7 @@ class MentionScorer:
         self.link_rate: dict[str, float] = {k: float(v) for k, v in model.get("link_rate", {}).items()}
         self.frame_logodds: dict[str, float] = {k: float(v) for k, v in model.get("frame_logodds", {}).items()}
         self.creature_kind: dict[str, float] = {k: float(v) for k, v in model.get("creature_kind", {}).items()}
+        self.kind_noun_slot: bool = bool(model.get("creature_kind_noun_slot"))
         self.thresholds: dict[str, float] = {k: float(v) for k, v in model["thresholds"].items()}
         stage = model.get("note_stage")
         self.note_stage: NoteStage | None = NoteStage.from_json(stage) if stage else None
@@ -239,7 +246,7 @@ class MentionScorer:
     def featurize(self, text: str, start: int, end: int, cand: Candidate, ctx: SpanContext) -> dict[str, float]:
         """The named feature values of one candidate (also used by training)."""
         return featurize(text, start, end, cand, ctx, self.zipf, self.rule_logodds, self.link_rate,
-                         self.frame_logodds, self.creature_kind)
+                         self.frame_logodds, self.creature_kind, self.kind_noun_slot)
 
 
 @lru_cache(maxsize=4)
@@ -328,10 +335,27 @@ def frame_tokens(before: str, after: str) -> tuple[str, str]:
     return prev, nxt
 
 
+@lru_cache(maxsize=4096)
+def noun_word(word: str) -> bool:
+    """A lowercase word lemminflect's lexicon reads as a countable noun ("figure", "tick", "monster"), not a
+    function word ("that", "which": no noun inflections), an auxiliary ("will", "can", "is") nor a finite verb
+    form, the verb a singular subject takes ("looks", "approaches", "rose": a past or third-person form)."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    if getAllLemmas(word, upos="AUX"):
+        return False
+    for verb in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        forms = getAllInflections(verb, upos="VERB")
+        if word in forms.get("VBD", ()) or word in forms.get("VBZ", ()):
+            return False
+    return any(getAllInflections(lemma, upos="NOUN") for lemma in getAllLemmas(word, upos="NOUN").get("NOUN", ()))
+
+
 def featurize(
     text: str, start: int, end: int, cand: Candidate, ctx: SpanContext,
     zipf: dict[str, float], rule_logodds: dict[str, float], link_rate: dict[str, float] | None = None,
     frame_logodds: dict[str, float] | None = None, creature_kind: dict[str, float] | None = None,
+    kind_noun_slot: bool = False,
 ) -> dict[str, float]:
     lo = max(ctx.segment_start if ctx.segment_start is not None else 0, start - WINDOW_CHARS)
     hi = min(ctx.segment_end if ctx.segment_end is not None else len(text), end + WINDOW_CHARS)
@@ -476,6 +500,9 @@ def featurize(
         ck = creature_kind.get(cand.node_id, 0.0)
         f["creature_kind"] = ck
         f["creature_kind_lower"] = ck * f["lowercase"]
+        if kind_noun_slot and ck and f["lowercase"] and not plural_form and next_gap == " " \
+                and after[aw[0][0]].islower() and next_word not in TYPE_WORDS and noun_word(next_word):
+            f["creature_kind_lower"] = 0.0  # an adjective before its noun: "humanoid figure", "giant tick"
     # interactions the linear model can't form on its own
     f["lower_common"] = f["lowercase"] * f["zipf_single"]
     f["cap_mid_common"] = f["cap_mid_sentence"] * f["zipf_single"]

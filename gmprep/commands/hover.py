@@ -80,9 +80,39 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "carriers (kg.mention_scorer_train.creature_kinds), so the layer can tell a lowercase trait that "
                    "names creatures ('the zombies') from one that is a word of the rules ('attack'); features "
                    "creature_kind, creature_kind_lower; off by default (docs/hover.md section 5)")
+    c.add_argument("--kind-noun-slot", action="store_true",
+                   help="with --creature-kinds (or a model with the table): a singular creature-kind word directly "
+                   "followed by a lowercase noun ('humanoid figure') is an adjective, so creature_kind_lower is 0 "
+                   "there (mention_scorer.noun_word); measured, not shipped (docs/hover.md section 5)")
+    c.add_argument("--gms", default="", metavar="NAMES",
+                   help="calibrate on these GMs' judged notes only (comma-separated: a GM's repo as in sources.json, "
+                   "or its owner, e.g. Solonarv); default every GM of --labels")
     c.add_argument("--dry-run", action="store_true", help="report only; leave the model file as it is")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_calibrate)
+
+
+def only_gms(labels: Path, names: str, folder: Path) -> Path:
+    """A copy of ``labels`` (and the ``sources.json`` that groups its notes by GM) in ``folder`` with only the
+    rows of the GMs named (a repo, or its owner); refuses a name that matches no GM."""
+    from gmprep.kg.mention_scorer_train import _note_groups
+
+    groups = _note_groups(labels)
+    wanted = {n.strip().lower() for n in names.split(",") if n.strip()}
+    gm_names = {g: {g.lower(), g.split("/")[0].lower()} for g in set(groups.values())}
+    unknown = [n for n in wanted if not any(n in names_ for names_ in gm_names.values())]
+    if unknown or not wanted:
+        raise GmprepError(f"--gms: no GM named {', '.join(sorted(unknown)) or '(none)'} in {labels}")
+    keep = {g for g, names_ in gm_names.items() if names_ & wanted}
+    rows = [line for line in labels.read_text(encoding="utf-8").splitlines()
+            if line.strip() and groups.get(json.loads(line)["doc"], json.loads(line)["doc"]) in keep]
+    out = folder / labels.name
+    out.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for src in (labels.parent / "sources.json", labels.parent.parent / "sources.json"):
+        if src.exists():
+            (folder / "sources.json").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+            break
+    return out
 
 
 def corpus_text():
@@ -156,6 +186,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
     model_dir = Path(args.model or MODEL_DIR)
     model = json.loads((model_dir / MODEL_FILE).read_text(encoding="utf-8"))
     MentionScorer.load(model_dir)  # a one-line error for a missing or malformed model
+    labels_given = args.labels
+    if args.gms:
+        import tempfile
+
+        gm_dir = tempfile.TemporaryDirectory(prefix="gmprep-gms-")
+        args.labels = only_gms(args.labels, args.gms, Path(gm_dir.name))
     if args.precision_target is not None and not 0.0 < args.precision_target < 1.0:
         raise GmprepError("--precision-target must be between 0 and 1")
     if args.learn_from_notes:
@@ -181,6 +217,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         from gmprep.kg.mention_scorer_train import creature_kinds
 
         model["creature_kind"] = creature_kinds(nodes)
+    if args.kind_noun_slot:
+        if not model.get("creature_kind"):
+            raise GmprepError("--kind-noun-slot needs --creature-kinds (or a model with the table)")
+        model["creature_kind_noun_slot"] = True
     if args.frame_table:
         from gmprep.kg.mention_scorer_train import corpus_frame_table
 
@@ -199,7 +239,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                  note_features=not args.without_note_numbers)
         layer = mention_residual.fit_residual(cands, res_c)
         model = mention_residual.fold(model, layer)
-        model["real_notes"] = {"labels": str(args.labels), "c": res_c, "alpha": round(layer.alpha, 6),
+        model["real_notes"] = {"labels": str(labels_given), "c": res_c, "alpha": round(layer.alpha, 6),
                                "frame_tokens": len(model.get("frame_logodds") or {}),
                                "creature_kinds": len(model.get("creature_kind") or {}),
                                "judged_candidates": sum(x.label is not None for x in cands),
@@ -265,7 +305,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
                            pr_shown(spans, thresholds["normal"], thresholds.get("rescue", thresholds["loose"])),
                            strict=True))}
     report = {
-        "labels": str(args.labels), "spans": len(spans), "rule_spans": sum(s.label for s in spans),
+        "labels": str(labels_given), "gms": args.gms or "all", "spans": len(spans), "rule_spans": sum(s.label for s in spans),
         "thresholds": thresholds, "at": at,
         # thresholds chosen without each GM, applied to that GM: what a new GM's notes can expect
         "leave_one_gm_out": (logo := stage_logo if args.note_stage

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -580,3 +581,53 @@ def test_creature_kinds_need_the_note_layer(tmp_path, capsys):
     assert main(["hover", "calibrate", "--labels", str(tmp_path / "l.jsonl"), "--notes", str(tmp_path),
                  "--creature-kinds", "--dry-run"]) == 1
     assert "--creature-kinds needs --learn-from-notes" in capsys.readouterr().err
+
+
+def test_noun_word_reads_the_lexicon():
+    from gmprep.kg.mention_scorer import noun_word
+
+    assert noun_word("horse") and noun_word("lantern")
+    # a function word, an auxiliary, a finite verb form (past, third person) are no noun slot
+    assert not any(noun_word(w) for w in ("that", "which", "will", "lurched", "the", "is", "rose", "waits"))
+
+
+def test_kind_noun_slot_zeroes_a_creature_kind_used_as_an_adjective(index, nodes, kinds):
+    # measured, not shipped (helper hov32b): with the table and the model's flag, a singular creature-kind word
+    # directly followed by a lowercase noun is an adjective ("a zombie horse"); the plural, a verb after it, a
+    # function word or punctuation keep the kind; without the flag nothing changes
+    from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE
+
+    model = json.loads((MODEL_DIR / MODEL_FILE).read_text())
+    model["creature_kind"] = kinds
+    plain = MentionScorer(model)
+    slotted = MentionScorer(model | {"creature_kind_noun_slot": True})
+    assert not plain.kind_noun_slot and slotted.kind_noun_slot
+
+    def lower(scorer, text):
+        # the singular form, as the trait (the test helper's ``lookup`` would mark the candidate plural)
+        start, end = _span(text, "zombie")
+        node = nodes["pf2e:trait:zombie"]
+        cand = Candidate(node_id=node.node_id, type=node.type, name=node.name, matched="zombie",
+                         alternatives=len(index.candidates("zombie")))
+        return scorer.featurize(text, start, end, cand, markdown_context(text, start, end))["creature_kind_lower"]
+
+    adjective = "In the stable they found a zombie horse still in its harness."
+    assert lower(plain, adjective) >= 0.9 and lower(slotted, adjective) == 0.0
+    for text in ("At dusk the zombie lurched out of the crypt.", "We burned the zombie, then left.",
+                 "The zombie waits behind the door.", "A zombie creature blocks the stairs.",
+                 "It was a zombie that the priest had raised."):
+        assert lower(slotted, text) == lower(plain, text) >= 0.9, text
+    plural = "Three zombies guard the gate."
+    assert _features(slotted, index, nodes, plural, "zombies", lookup="zombie")["creature_kind_lower"] >= 0.9
+
+
+def test_calibrate_gms_keeps_the_named_gms_only(tmp_path):
+    from gmprep.commands.hover import only_gms
+
+    labels = Path(__file__).parents[2] / "bench/data/real-notes/labels/tune.jsonl"
+    out = only_gms(labels, "Solonarv,ianFraser858/dnd-notes", tmp_path)
+    docs = {json.loads(line)["doc"] for line in out.read_text().splitlines()}
+    assert docs and all(d.startswith(("solonarv", "ian")) for d in docs)
+    assert (tmp_path / "sources.json").exists()
+    with pytest.raises(GmprepError):
+        only_gms(labels, "nobody-at-all", tmp_path)
