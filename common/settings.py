@@ -150,6 +150,9 @@ class HoverSettings(BaseModel):
     # How sure the context scorer must be before a name is hovered: "loose" shows more (and more
     # noise), "strict" only clear rule references; the thresholds are calibrated with the model.
     strictness: Literal["loose", "normal", "strict"] = "normal"
+    # Read a candidate near the threshold in its sentence with the small context model (kg/mention_context.py,
+    # docs/mention-scorer.md "The context model in the hover decision"); off: the logistic scorer alone decides.
+    context_model: bool = True
 
 
 class AnswerabilitySettings(BaseModel):

@@ -1,25 +1,40 @@
-"""A contextual mention scorer (measured, not shipped): a small transformer reads a candidate in its sentence.
+"""The contextual mention scorer: a small transformer reads a hover candidate in its sentence (issue 11).
 
 The input is the candidate's paragraph window (at most ``WINDOW_WORDS`` words each side, never past a
 blank line) with the span between ``<<`` and ``>>``, paired with the entry's type and name
-("the fighter wore <<Shield>> ... [SEP] spell: shield"). The model is the bundled all-MiniLM-L6-v2 cut to
-its first ``layers`` layers with a one-logit classification head, fine-tuned on CPU by
-``kg/mention_context_train.py`` on the mention scorer's automatic corpus labels. It would run when a
-paragraph is rescanned, batched, never at hover time; ``docs/mention-scorer.md`` records why it does not
-ship (it did not beat the logistic scorer leaving one GM out).
+("the fighter wore << Shield >> ... [SEP] spell: Shield"). The shipped model (``mention_context_model/``)
+is the bundled reranker's 4-layer MiniLM cross-encoder fine-tuned, its word embeddings frozen, on the
+corpus's automatic labels and on every judged candidate of the eleven tuning GMs' notes
+(``training/mention_context_folds.py``, on a GPU; docs/mention-scorer.md). It stores only what differs
+from the reranker: the layers, int8 per row, and the word embeddings are read from the reranker's file.
+
+The hover decision uses it as a correction to the logistic scorer's staged confidence, fitted on the
+tuning GMs' out-of-GM scores with that logit as an offset: ``logit' = logit + a + b * clip(ctx)``
+(``ContextStack.adjust``). Only candidates whose logit lies within ``|a| + |b| * clip`` of a threshold can
+change side, so only they are read; each (window, entry) pair is read once per process (a cache), so an
+edit re-reads only the candidates of the paragraph it changed.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gmprep.kg.embedder import prepare_hf
 
+log = logging.getLogger(__name__)
+
 WINDOW_WORDS = 24  # words each side of the span: ~48 tokens of context, bounded so a scan stays linear
-MAX_TOKENS = 80
+MAX_TOKENS = 96
 _WORD = re.compile(r"\S+")
+# a table rule or an underline ("|-----|", "=====") is one token per character to the tokenizer: squashed,
+# it cannot crowd the words out of the window
+_RUN = re.compile(r"([^\w\s])\1{2,}")
 
 
 def window(text: str, start: int, end: int) -> str:
@@ -35,7 +50,7 @@ def window(text: str, start: int, end: int) -> str:
         after = after[:cut]
     bw = _WORD.findall(before)[-WINDOW_WORDS:]
     aw = _WORD.findall(after)[:WINDOW_WORDS]
-    return " ".join([*bw, "<<", text[start:end], ">>", *aw])
+    return _RUN.sub(r"\1\1", " ".join([*bw, "<<", text[start:end], ">>", *aw]))
 
 
 def pair(text: str, start: int, end: int, etype: str, name: str) -> tuple[str, str]:
@@ -43,24 +58,186 @@ def pair(text: str, start: int, end: int, etype: str, name: str) -> tuple[str, s
 
 
 class ContextScorer:
-    """Loads a fine-tuned model folder; ``logits`` scores (window, entry) pairs in batches."""
+    """A fine-tuned model folder (a full one, as training saves it) or the compact shipped one;
+    ``logits`` scores (window, entry) pairs in batches."""
 
     def __init__(self, path: Path, threads: int = 1) -> None:
         prepare_hf()
         import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers import AutoTokenizer
 
-        torch.set_num_threads(threads)
         self.torch = torch
-        self.tok = AutoTokenizer.from_pretrained(str(path))
-        self.model = AutoModelForSequenceClassification.from_pretrained(str(path), dtype=torch.float32).eval()
+        self.threads = threads
+        self.path = Path(path)
+        compact = (self.path / WEIGHTS).is_file()
+        self.tok = AutoTokenizer.from_pretrained(str(reranker_dir() if compact else self.path))
+        model = _load_compact(self.path) if compact else _load_full(self.path)
+        self.model = _quantize_mixed(model.eval())
 
     def logits(self, pairs: Sequence[tuple[str, str]], batch: int = 64) -> list[float]:
+        from gmprep.kg import threads
+
         out: list[float] = []
-        with self.torch.inference_mode():
+        with self.torch.inference_mode(), threads.torch_threads(self.threads):
             for i in range(0, len(pairs), batch):
                 chunk = pairs[i:i + batch]
                 enc = self.tok([a for a, _ in chunk], [b for _, b in chunk], truncation="only_first",
                                max_length=MAX_TOKENS, padding=True, return_tensors="pt")
                 out.extend(self.model(**enc).logits[:, 0].float().tolist())
         return out
+
+
+def _quantize_mixed(model):
+    """int8 dynamic quantisation of every Linear layer but the feed-forward outputs (``*.output.dense``):
+    their weights carry outliers (up to 8 against a typical 0.1), and quantised per tensor they moved the
+    ranking (Spearman 0.95 against fp32 on 800 tuning candidates, AUC -0.015); left in fp32, 0.985 and
+    -0.002 at 6 ms a pair against 22 ms all fp32 (2 threads)."""
+    import warnings
+
+    import torch
+
+    names = {n for n, mod in model.named_modules() if isinstance(mod, torch.nn.Linear) and not n.endswith("output.dense")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.ao deprecation notice: the API still works in this torch
+        from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
+
+        return quantize_dynamic(model, dict.fromkeys(names, default_dynamic_qconfig), dtype=torch.qint8)
+
+
+def reranker_dir() -> Path:
+    from gmprep.kg.reranker import bundled_model_dir
+
+    return bundled_model_dir()
+
+
+def _load_full(path: Path):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    return AutoModelForSequenceClassification.from_pretrained(str(path), dtype=torch.float32)
+
+
+WORDS = "bert.embeddings.word_embeddings.weight"
+
+
+def _load_compact(path: Path):
+    """The compact folder: ``config.json`` and ``weights.safetensors`` (int8 rows ``name.q`` with their
+    fp16 scales ``name.s``, other tensors fp16), the word embeddings from the bundled reranker."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
+    config = AutoConfig.from_pretrained(str(path))
+    model = AutoModelForSequenceClassification.from_config(config)
+    stored = load_file(str(path / WEIGHTS))
+    state: dict = {}
+    for name, tensor in stored.items():
+        if name.endswith(".s"):
+            continue
+        if name.endswith(".q"):
+            state[name[:-2]] = tensor.float() * stored[name[:-2] + ".s"].float()[:, None]
+        else:
+            state[name] = tensor.float()
+    words = load_file(str(reranker_dir() / "model.safetensors"))[WORDS]
+    state[WORDS] = words.float()
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or [k for k in missing if "position_ids" not in k]:
+        from gmprep.common.errors import GmprepError
+
+        raise GmprepError(f"the context model in {path} does not match its config ({(missing or unexpected)[0]})")
+    return model.to(torch.float32)
+
+
+def save_compact(full: Path, out: Path, stack: dict, manifest: dict) -> None:
+    """Write ``full`` (a trained folder whose word embeddings are the reranker's) as the compact folder."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoConfig
+
+    state = load_file(str(full / "model.safetensors"))
+    words = load_file(str(reranker_dir() / "model.safetensors"))[WORDS]
+    if not torch.equal(state[WORDS].float(), words.float()):
+        raise ValueError("the model's word embeddings are not the reranker's (train with --freeze-words)")
+    stored: dict = {}
+    for name, tensor in state.items():
+        if name == WORDS:
+            continue
+        t = tensor.float()
+        if t.dim() == 2 and "embeddings" not in name:
+            scale = t.abs().amax(1).clamp(min=1e-8) / 127.0
+            stored[name + ".q"] = torch.round(t / scale[:, None]).to(torch.int8)
+            stored[name + ".s"] = scale.to(torch.float16)
+        else:
+            stored[name] = t.to(torch.float16)
+    out.mkdir(parents=True, exist_ok=True)
+    save_file(stored, str(out / WEIGHTS))
+    AutoConfig.from_pretrained(str(full)).save_pretrained(str(out))
+    (out / STACK_FILE).write_text(json.dumps({"stack": stack, **manifest}, indent=1) + "\n", encoding="utf-8")
+
+
+MODEL_DIR = Path(__file__).with_name("mention_context_model")
+WEIGHTS = "weights.safetensors"
+STACK_FILE = "gmprep_context.json"
+CACHE = 50_000  # (window, entry) pairs remembered: a few hundred notes' candidates
+
+
+class ContextStack:
+    """The model and the offset stack fitted on the tuning GMs (``a``, ``b``, ``clip``)."""
+
+    def __init__(self, scorer: ContextScorer, a: float, b: float, clip: float) -> None:
+        self.scorer = scorer
+        self.a, self.b, self.clip = a, b, clip
+        self.band = abs(a) + abs(b) * clip
+        self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> ContextStack:
+        path = path or MODEL_DIR
+        meta = json.loads((path / STACK_FILE).read_text(encoding="utf-8"))["stack"]
+        return cls(ContextScorer(path), float(meta["a"]), float(meta["b"]), float(meta["clip"]))
+
+    def read(self, pairs: list[tuple[str, str]]) -> list[float]:
+        """The model's logits, cached per pair."""
+        with self._lock:
+            known = {p: self._cache[p] for p in pairs if p in self._cache}
+        todo = list(dict.fromkeys(p for p in pairs if p not in known))
+        if todo:
+            new = dict(zip(todo, self.scorer.logits(todo), strict=True))
+            with self._lock:
+                self._cache.update(new)
+                while len(self._cache) > CACHE:
+                    self._cache.popitem(last=False)
+            known.update(new)
+        return [known[p] for p in pairs]
+
+    def adjust(self, logits: Sequence[float], pairs: Callable[[int], tuple[str, str]],
+               thresholds: Sequence[float]) -> list[float | None]:
+        """For each candidate logit within ``band`` of a threshold logit, the corrected logit; None for
+        the rest (they cannot change side). ``pairs(i)`` builds candidate i's input."""
+        near = [i for i, z in enumerate(logits) if any(abs(z - t) <= self.band for t in thresholds)]
+        out: list[float | None] = [None] * len(logits)
+        if not near:
+            return out
+        for i, c in zip(near, self.read([pairs(i) for i in near]), strict=True):
+            out[i] = logits[i] + self.a + self.b * max(-self.clip, min(self.clip, c))
+        return out
+
+
+_shared: dict[str, ContextStack | None] = {}
+
+
+def shared_context() -> ContextStack | None:
+    """The shipped context model, loaded once per process; None when it is absent or cannot load (the
+    logistic scorer alone decides)."""
+    from gmprep.kg.embedder import MODEL_LOAD_LOCK
+
+    with MODEL_LOAD_LOCK:
+        if "ctx" not in _shared:
+            try:
+                _shared["ctx"] = ContextStack.load() if (MODEL_DIR / WEIGHTS).is_file() else None
+            except Exception as exc:  # a broken model file must not take hovers down
+                log.warning("context model unavailable (%s: %s); hovers use the logistic scorer alone",
+                            type(exc).__name__, exc)
+                _shared["ctx"] = None
+        return _shared["ctx"]

@@ -128,6 +128,12 @@ class NoteScanner:
         # the workspace's own shorthand joins the names (targets that name no entry are left out)
         self.names, self.unknown_aliases = names.with_aliases(self.settings.aliases)
         self.scorer = scorer
+        # the context model corrects the scorer near its thresholds (``hover.context_model``)
+        self.context = None
+        if scorer is not None and self.settings.context_model:
+            from gmprep.kg.mention_context import shared_context
+
+            self.context = shared_context()
         self.threshold = scorer.threshold_for(self.settings.strictness) if scorer is not None else 0.5
         # below the threshold, the rules of thumb's matches show from "rescue" on (models calibrated
         # before it had that threshold: "loose")
@@ -145,7 +151,7 @@ class NoteScanner:
         if "\x00" in text:
             return NoteScan([], skipped="binary document")
         scored, ignore_from, ignore_lines = self._scored(text)
-        return NoteScan(self._controls(text, self._shown(scored), ignore_from, ignore_lines))
+        return NoteScan(self._controls(text, self._shown(scored, text), ignore_from, ignore_lines))
 
     def candidates(self, text: str) -> list[Scored]:
         """Every candidate of ``text`` the scorer read, with its own confidence (before the note's
@@ -205,22 +211,39 @@ class NoteScanner:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
 
-    def _shown(self, scored: list[Scored]) -> list[Mention]:
+    def _shown(self, scored: list[Scored], text: str) -> list[Mention]:
         """The candidates a hover shows. With a scorer: at or above the strictness threshold, or
         rescued below it (``_rescued``); when the model has a note stage, each confidence is first
-        read against its section's (``NoteStage``). Linear in the number of candidates."""
+        read against its section's (``NoteStage``), then, near a threshold, corrected by the context
+        model's reading of the candidate in its sentence (``kg.mention_context``). Linear in the
+        number of candidates."""
         if self.scorer is None:
             return [sc.shown(sc.mention.confidence) for sc in scored if sc.heuristic]
         stage = getattr(self.scorer, "note_stage", None)
         weights = getattr(self.scorer, "note_weights", None)
         confs = (staged(stage, scored, weights) if stage is not None or weights
                  else [sc.mention.confidence for sc in scored])
+        if self.context is not None and scored:
+            confs = self._in_context(scored, confs, text)
         out: list[Mention] = []
         for sc, conf in zip(scored, confs, strict=True):
             m = sc.mention
             if conf >= self.threshold or self._rescued(sc.heuristic, m, conf):
                 out.append(sc.shown(conf, self._memo))
         return out
+
+    def _in_context(self, scored: list[Scored], confs: list[float], text: str) -> list[float]:
+        """``confs`` with those near the threshold or the rescue floor corrected by the context model."""
+        from gmprep.kg.mention_context import pair
+        from gmprep.kg.mention_scorer import logit
+
+        assert self.context is not None
+        zs = [logit(c) for c in confs]
+        marks = [logit(t) for t in (self.threshold, self.floor) if 0.0 < t < 1.0]
+        new = self.context.adjust(
+            zs, lambda i: pair(text, scored[i].start, scored[i].end, scored[i].etype, scored[i].mention.name), marks)
+        return [c if z is None else round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 4)
+                for c, z in zip(confs, new, strict=True)]
 
     # ---- steps --------------------------------------------------------------------------------
     def _chunk(self, chunk_text: str, refs: tuple[str, ...], front: bool) -> _Chunk:

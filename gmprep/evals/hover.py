@@ -79,6 +79,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the held-out splits only to report, never to tune)")
     p.add_argument("--real-cache", type=Path, help="fetched texts of --real (default $GMPREP_REAL_NOTES or .cache/real-notes)")
     p.add_argument("--errors", action="store_true", help="with --real: list every false positive and miss")
+    p.add_argument("--hover", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --real: override a hover setting for this run, e.g. context_model=false (repeatable)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--hovers-out", type=Path, help="also write one JSON line per hover (score.py format)")
     p.add_argument("--server", nargs="+", help="server command (default: this python -m gmprep lsp --stdio)")
@@ -197,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     if args.real is not None:
         from gmprep.evals.real_notes import evaluate
 
-        reports = evaluate(args.real, args.split, args.real_cache)
+        reports = evaluate(args.real, args.split, args.real_cache, settings=_hover_settings(args.hover))
         out["real"] = {r.split: r.model_dump(exclude=set() if args.errors else {"false_positives", "missed"})
                        for r in reports}
         if not args.json:
@@ -211,6 +213,25 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out if args.real is not None else out["notes"]))
     return 0
+
+
+def _hover_settings(pairs: list[str]):
+    """``["context_model=false"]`` -> HoverSettings with those values (pydantic converts); a bad key or
+    value is a one-line error."""
+    from pydantic import ValidationError
+
+    from gmprep.common.settings import HoverSettings
+
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key.strip() not in HoverSettings.model_fields:
+            raise GmprepError(f"--hover takes KEY=VALUE with KEY one of {', '.join(HoverSettings.model_fields)}, not {pair!r}")
+        values[key.strip()] = value.strip()
+    try:
+        return HoverSettings(**values)
+    except ValidationError as exc:
+        raise GmprepError(f"--hover: {exc.errors()[0]['msg']}") from exc
 
 
 def _print_real(r, errors: bool) -> None:

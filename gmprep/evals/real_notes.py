@@ -144,13 +144,14 @@ def check_offsets(judgements: list[Judgement], texts: dict[str, str]) -> None:
             raise GmprepError(f"{j.doc}:{j.start}: label {j.text!r} but the note has {got!r} (text drifted)")
 
 
-def note_scanner(names):
+def note_scanner(names, settings=None):
     """The scanner hover uses (``kg.note_scan.NoteScanner``: the server's ``DocumentCache`` and
-    ``gmprep mentions`` both scan through it), with default hover settings and the shipped scorer."""
+    ``gmprep mentions`` both scan through it), with default hover settings (or ``settings``) and the
+    shipped scorer."""
     from gmprep.common.settings import HoverSettings
     from gmprep.kg.note_scan import NoteScanner, load_scorer
 
-    return NoteScanner(names, HoverSettings(), load_scorer())
+    return NoteScanner(names, settings or HoverSettings(), load_scorer())
 
 
 def predict_all(text: str, scanner) -> list:
@@ -226,8 +227,9 @@ def _fp_reason(p: Predicted, gold: list[Judgement], noise: list[Judgement]) -> s
     return "unjudged"
 
 
-def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None) -> list[RealReport]:
-    """Reports for the requested split(s): one per split, plus 'all' for ``both``."""
+def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None, settings=None) -> list[RealReport]:
+    """Reports for the requested split(s): one per split, plus 'all' for ``both``; ``settings``: the hover
+    settings to scan with (default: the defaults)."""
     check_split(split)
     sources = load_sources(folder)
     judgements = load_judgements(folder)
@@ -238,7 +240,7 @@ def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None) 
     wanted = ["tune", "heldout"] if split == "both" else [split]
     texts = {s.id: load_text(s, cache) for s in sources if s.split in wanted}
     check_offsets(judgements, texts)
-    scanner = note_scanner(names)
+    scanner = note_scanner(names, settings)
     preds: dict[str, list[Predicted]] = {}
     for s in sources:
         if s.id in texts:

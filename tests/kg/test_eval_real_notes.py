@@ -214,3 +214,16 @@ def test_committed_labels_parse_and_name_listed_sources():
         by_file[f.stem] = {sources[d].split for d in docs}
     assert all(splits == {name} for name, splits in by_file.items()), by_file
     assert len(load_judgements(folder)) > 0
+
+
+def test_eval_hover_setting_overrides():
+    import pytest
+
+    from gmprep.common.errors import GmprepError
+    from gmprep.evals.hover import _hover_settings
+
+    assert _hover_settings(["context_model=false", "strictness=strict"]).context_model is False
+    with pytest.raises(GmprepError, match="--hover takes KEY=VALUE"):
+        _hover_settings(["colour=blue"])
+    with pytest.raises(GmprepError, match="--hover:"):
+        _hover_settings(["strictness=banana"])

@@ -40,3 +40,75 @@ def test_sampling_weighs_positive_and_negative_kinds_equally():
         + [ex(i, "proper-name", 0) for i in range(100)]
     kept = sample_examples(pool, per_kind=10, seed=7)
     assert sum(e.label for e in kept) == 20 and len(kept) == 40
+
+
+def test_window_squashes_table_rules():
+    text = "| Level | ------------------------------ | ====== the fighter casts Shield and then"
+    s = text.index("Shield")
+    assert window(text, s, s + 6) == "| Level | -- | == the fighter casts << Shield >> and then"
+
+
+def test_compact_storage_keeps_the_model(tmp_path):
+    """The compact folder (layers int8 per row, word embeddings from the bundled reranker) reads back as
+    the model it was written from: the bundled reranker itself here, whose words are trivially its own."""
+    import torch
+
+    from gmprep.kg.mention_context import (
+        STACK_FILE,
+        WEIGHTS,
+        ContextStack,
+        _load_compact,
+        _load_full,
+        reranker_dir,
+        save_compact,
+    )
+
+    save_compact(reranker_dir(), tmp_path, {"a": 0.5, "b": 0.25, "clip": 4.0}, {"note": "test"})
+    assert (tmp_path / WEIGHTS).stat().st_size < 0.3 * (reranker_dir() / "model.safetensors").stat().st_size
+    full, compact = _load_full(reranker_dir()).state_dict(), _load_compact(tmp_path).state_dict()
+    for name, tensor in full.items():
+        if "position_ids" in name:
+            continue
+        scale = float(tensor.float().abs().max()) or 1.0
+        assert float((compact[name].float() - tensor.float()).abs().max()) <= 0.01 * scale, name
+    stack = ContextStack.load(tmp_path)
+    assert (stack.a, stack.b, stack.clip, stack.band) == (0.5, 0.25, 4.0, 1.5)
+    assert "note" in (tmp_path / STACK_FILE).read_text()
+    # a real pair scored through the int8 model: a number, and the same one again from the cache
+    pairs = [("The guard is << frightened >> 2 after the roar.", "condition: Frightened")]
+    first = stack.read(pairs)
+    assert len(first) == 1 and isinstance(first[0], float) and stack.read(pairs) == first
+    assert torch.isfinite(torch.tensor(first)).all()
+
+
+class _FakeScorer:
+    """A named fake for control flow only: logits from a table, counting what it was asked."""
+
+    def __init__(self, table):
+        self.table, self.asked = table, []
+
+    def logits(self, pairs):
+        self.asked += list(pairs)
+        return [self.table[p] for p in pairs]
+
+
+def test_adjust_reads_only_candidates_near_a_threshold():
+    from gmprep.kg.mention_context import ContextStack
+
+    fake = _FakeScorer({("a", "x"): 10.0, ("b", "x"): -2.0})
+    stack = ContextStack(fake, a=0.5, b=0.25, clip=4.0)  # band 1.5
+    out = stack.adjust([0.2, 5.0, -1.0], lambda i: [("a", "x"), ("c", "x"), ("b", "x")][i], [0.0])
+    assert out == [0.2 + 0.5 + 0.25 * 4.0, None, -1.0 + 0.5 - 0.5]  # clipped at 4; the far one never read
+    assert fake.asked == [("a", "x"), ("b", "x")]
+    stack.adjust([0.2], lambda i: ("a", "x"), [0.0])
+    assert fake.asked == [("a", "x"), ("b", "x")]  # cached
+
+
+def test_broken_context_model_leaves_hovers_to_the_logistic_scorer(tmp_path, monkeypatch, caplog):
+    from gmprep.kg import mention_context
+
+    (tmp_path / mention_context.WEIGHTS).write_bytes(b"not a safetensors file")
+    monkeypatch.setattr(mention_context, "MODEL_DIR", tmp_path)
+    monkeypatch.setattr(mention_context, "_shared", {})
+    assert mention_context.shared_context() is None
+    assert "context model unavailable" in caplog.text

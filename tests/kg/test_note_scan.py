@@ -208,3 +208,32 @@ def test_gmprep_mentions_says_a_bad_setting_in_one_line(tmp_path):
                          cwd=tmp_path)
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert "invalid setting hover.aliases" in run.stderr
+
+
+def test_the_context_model_corrects_only_candidates_near_the_threshold(names):
+    """With the shipped context model (kg/mention_context_model) the scan reads candidates near the
+    threshold in their sentence; far ones keep the logistic scorer's confidence; off, nothing changes."""
+    from gmprep.kg.mention_context import MODEL_DIR, WEIGHTS
+    from gmprep.kg.mention_scorer import logit
+    from gmprep.kg.note_scan import load_scorer
+
+    if not (MODEL_DIR / WEIGHTS).is_file():
+        pytest.skip("no context model shipped")
+    note = ("# Session 4\n\nThe zombies shambled toward the party while the fighter raised her shield.\n\n"
+            "Kyra cast Shield as a reaction and the ogre was frightened 2. We took a long rest in the\n"
+            "ruins; the wizard used Recall Knowledge on the strange statue and found a trap.\n")
+    scorer = load_scorer()
+    on = NoteScanner(names, HoverSettings(strictness="loose"), scorer)
+    off = NoteScanner(names, HoverSettings(strictness="loose", context_model=False), scorer)
+    assert on.context is not None and off.context is None
+    a = {(m.start, m.node_id): m.confidence for m in on.scan(note).mentions}
+    b = {(m.start, m.node_id): m.confidence for m in off.scan(note).mentions}
+    band = on.context.band
+    marks = [logit(on.threshold), logit(on.floor)]
+    changed = 0
+    for key, conf in b.items():
+        near = any(abs(logit(conf) - t) <= band for t in marks)
+        if key in a and a[key] != conf:
+            assert near, key
+            changed += 1
+    assert changed >= 1
