@@ -548,7 +548,7 @@ def unknown_names(question: str, use: BookUse, passages: Sequence[str], min_repe
     sents = sentences(question)
     asks = [sents[i] for i in asking(sents)]
     out: list[tuple[int, str]] = []
-    for key, (shown, repeats) in repeated_terms(question).items():
+    for shown, repeats in repeated_terms(question).values():
         if repeats < min_repeats or " " in shown or zipf(shown.lower()) != 0.0:
             continue
         low = shown.lower()
