@@ -604,8 +604,13 @@ def homonym(name: str, books: Iterable[str], held: Sequence[str]) -> bool:
     whose entries the question names) that the catalogue lists under a category no held book lists that name under:
     Rage of Elements' Elemental Blast (class feature) beside Player Core 2's spell. Then naming it is naming that
     book's entry. A name a held book lists under the same category (Shield Block: class features of Player Core and
-    of Battlecry!) is the held rule. ``held``: the store's books ("Pathfinder Player Core" or "Player Core")."""
-    rows = _catalogue().get(_norm(name), ())
+    of Battlecry!) is the held rule. A one-word name (Ready: Player Core's action, Battlecry!'s tactic; Shield) is as
+    often the asker's own word as either entry, and the catalogue's categories for it are incomplete: never a homonym.
+    ``held``: the store's books ("Pathfinder Player Core" or "Player Core")."""
+    key = _norm(name)
+    if len(key.split()) < 2:
+        return False
+    rows = _catalogue().get(key, ())
     mine = {b.removeprefix("Pathfinder ") for b in held}
     theirs = {b.removeprefix("Pathfinder ") for b in books if b} - mine
     held_categories = {category for _, book, category in rows if book in mine}

@@ -42,6 +42,8 @@ def test_a_held_name_another_book_lists_as_another_kind_is_that_books(searcher):
     assert not homonym("Elemental Blast", [], held) and not homonym("Elemental Blast", ["Howl of the Wild"], held)
     # Shield Block is a class feature of Player Core and of Battlecry!: the held rule
     assert not homonym("Shield Block", ["Battlecry!"], held)
+    # a one-word name is never one: Player Core's Ready action beside Battlecry!'s Ready tactic
+    assert not homonym("Ready", ["Battlecry!"], held)
 
 
 @pytest.mark.slow
