@@ -211,11 +211,29 @@ class AnswerabilitySettings(BaseModel):
     # Only "it"/"its"/"itself": with "they" a generated question's scene word was flagged ("jumping from ship to ship.
     # How far can they move ...?"). Measured as above: +1 tuning gap (+1 for a wrong word), no answerable question.
     unstated_antecedent: bool = True
+    # ... and of a sentence that asks after a colon, only the part after the colon asks (``stated.asking_clause``):
+    # "The party members outside the cube want to help: can you reach in and ... pull someone out ...?" is not about
+    # "members" (said twice, another book's word). Measured (docs/answerability.md, "A held name that is another
+    # book's entry too"). False: the whole sentence, as before.
+    unstated_asking_clause: bool = True
+    # A word English never records (wordfreq zipf 0) that no held entry uses, said at least this many times with one use
+    # in a sentence that asks, that no top-five passage uses, is a creature, place or class of a book gmprep does not
+    # hold ("The vrock's Dance of Ruin ... Does that mean a vrock must be flying ...?"): not_in_corpus
+    # (``otherbooks.unknown_names``). Said once it is as often the asker's campaign ("Ezren") or a typo. Measured
+    # (docs/answerability.md, "A held name that is another book's entry too"). 0: off.
+    unknown_name_repeats: int = Field(2, ge=0, le=10)
     # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
     # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held
     # rule"). False: every such question is declined not_in_corpus, as before.
     other_book_besides: bool = True
+    # ... except when the first passage's name is also an entry of one of those other books, of a kind no held book
+    # lists under that name (a homonym): "a single gate fire kineticist ... Doesn't the 2-action Elemental Blast
+    # qualify for the impulse junction ...?" names Rage of Elements' Elemental Blast (a class feature), not Player
+    # Core 2's spell of that name, so it is that book's rule (``otherbooks.homonym``; the catalogue decides, no
+    # word list). Shield Block beside a guardian stays the held rule: a held book lists Shield Block as a class
+    # feature too. Measured (docs/answerability.md, "A held name that is another book's entry too"). False: as before.
+    besides_homonym: bool = True
     # The same for the other-systems guard's Pathfinder 2e names (a class of another book: summoner; Kingmaker),
     # decided with the passages instead of declined before retrieval, and only when no sentence that asks (ends in
     # "?", or says it is the question) names one of them outside its asides (``otherbooks.names_asked``). Measured

@@ -461,6 +461,12 @@ class AnswerabilityJudge:
             top = [hits[0].name, *(old for old, new in renamed if new == hits[0].name)] if hits else []
             asked = asked_besides(question, [t.shown for t in other], top) \
                 if other and hits and self.settings.other_book_besides else ""
+            if asked and self.settings.besides_homonym \
+                    and otherbooks.homonym(hits[0].name, [t.book for t in other], held_books(self.use.db)):
+                # the held rule's name is also an entry of the other book named, of another kind (Elemental Blast, a
+                # Player Core 2 spell and a Rage of Elements class feature, beside "kineticist"): that book's entry.
+                # Not a trait the glossary defines for that book (Transcendence): the glossary states it
+                asked = ""
             if asked:
                 besides = [(t.shown, t.book, _kind(t)) for t in other]
             elif other:
@@ -496,7 +502,8 @@ class AnswerabilityJudge:
             unstated = unstated_terms(question, self.stated, vocabulary, self.settings.unstated_repeats,
                                       [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
                                       self.settings.unstated_asked_repeats, antecedent=self.settings.unstated_antecedent,
-                                      hyphenated=self.settings.unstated_sections)
+                                      hyphenated=self.settings.unstated_sections,
+                                      clause=self.settings.unstated_asking_clause)
             if besides:
                 # the other books' names set aside are not what is asked, however often the question says them
                 # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule
@@ -506,6 +513,14 @@ class AnswerabilityJudge:
                 outcome, foreign = "not_in_corpus", unstated[0].shown
                 foreign_uses = self.use.uses(foreign.lower())
                 foreign_book = foreign_kind = ""
+        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+                and not besides and self.settings.unknown_name_repeats > 0 and hits:
+            # a name English never records and no held entry uses, said again in the sentence that asks, that no
+            # passage found uses ("vrock" five times): a creature, place or class of a book gmprep does not hold
+            names = otherbooks.unknown_names(question, self.use, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
+                                             self.settings.unknown_name_repeats)
+            if names:
+                outcome, foreign = "not_in_corpus", names[0]
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
                 and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the

@@ -20,7 +20,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -531,6 +531,33 @@ def hinge_terms(question: str, use: BookUse, held: Sequence[str], slack: int, mi
     return sorted(out, key=lambda t: (t.uses, -t.repeats))
 
 
+# ----- a name no book and no English text uses -----------------------------------------------------------------------
+# "The vrock's Dance of Ruin ability requires 3 actions ... Does that mean a vrock must be flying ...?": a creature, a
+# place or a class of a book gmprep does not hold is a word English never records (wordfreq zipf 0) and no held entry
+# uses. Said once it is as often the asker's campaign ("Ezren") or a typo; said again in the sentence that asks, with
+# no retrieved passage using it, the question is about it. Counted on the tuning sets and the 15,386 generated
+# questions (docs/answerability.md, "A held name that is another book's entry too"): no answerable question is flagged.
+
+
+def unknown_names(question: str, use: BookUse, passages: Sequence[str], min_repeats: int = 2) -> list[str]:
+    """Words (letters only) ``question`` says at least ``min_repeats`` times, once in a sentence that asks, that English
+    never records (zipf 0), no held entry uses or is named for, and none of ``passages`` (the retrieved passages'
+    names and texts) uses; as first written, most repeated first."""
+    if min_repeats <= 0:
+        return []
+    sents = sentences(question)
+    asks = [sents[i] for i in asking(sents)]
+    out: list[tuple[int, str]] = []
+    for shown, repeats in repeated_terms(question).values():
+        if repeats < min_repeats or " " in shown or zipf(shown.lower()) != 0.0:
+            continue
+        low = shown.lower()
+        if use.is_name(low) or use.uses(low) > 0 or not quoted_in(shown, asks) or quoted_in(shown, passages):
+            continue
+        out.append((repeats, shown))
+    return [shown for _, shown in sorted(out, key=lambda t: -t[0])]
+
+
 # ----- another book's name beside a held rule ------------------------------------------------------------------------
 # "Bonuses to Leap distance like greater spry sinews ... So if my character ... rolls a 30 on the Athletics check to
 # Long Jump, do they jump only 30 feet ...?": the other book's item is named, but what is asked is Long Jump. The
@@ -570,6 +597,24 @@ def names_asked(question: str, terms: Sequence[str]) -> str:
         if any(_names(words(_EXAMPLE.sub(" ", _ASIDE.sub(" ", sents[i]))), f) for f in foreign):
             return sents[i]
     return ""
+
+
+def homonym(name: str, books: Iterable[str], held: Sequence[str]) -> bool:
+    """``name`` (a held entry's, the first passage's) is also the name of an entry of one of ``books`` (the other books
+    whose entries the question names) that the catalogue lists under a category no held book lists that name under:
+    Rage of Elements' Elemental Blast (class feature) beside Player Core 2's spell. Then naming it is naming that
+    book's entry. A name a held book lists under the same category (Shield Block: class features of Player Core and
+    of Battlecry!) is the held rule. A one-word name (Ready: Player Core's action, Battlecry!'s tactic; Shield) is as
+    often the asker's own word as either entry, and the catalogue's categories for it are incomplete: never a homonym.
+    ``held``: the store's books ("Pathfinder Player Core" or "Player Core")."""
+    key = _norm(name)
+    if len(key.split()) < 2:
+        return False
+    rows = _catalogue().get(key, ())
+    mine = {b.removeprefix("Pathfinder ") for b in held}
+    theirs = {b.removeprefix("Pathfinder ") for b in books if b} - mine
+    held_categories = {category for _, book, category in rows if book in mine}
+    return any(book in theirs and category not in held_categories for _, book, category in rows)
 
 
 def asked_besides(question: str, terms: Sequence[str], top_name: str | Sequence[str]) -> str:

@@ -84,7 +84,7 @@ class UnstatedTerm:
 
 def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str], min_repeats: int,
                    passages: Sequence[str], asked_repeats: int = 0, antecedent: bool = False,
-                   hyphenated: bool = False) -> list[UnstatedTerm]:
+                   hyphenated: bool = False, clause: bool = False) -> list[UnstatedTerm]:
     """The terms ``question`` repeats (at least ``min_repeats`` times) that other books name entries with
     (``vocabulary``: stems of their names' words and word pairs), that no held entry states (``stated``) and that none
     of ``passages`` (the retrieved passages' names and texts) uses; most repeated first. With ``asked_repeats`` (> 0),
@@ -92,7 +92,9 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
     words (``ASKED_MAX_ZIPF``): the asking sentence is about it ("If I crew a Crew 1 siege engine, ..., am I still
     crewing it?" after "Siege engine question: ..."). With ``antecedent``, a sentence that asks about "it" brings the
     sentence before it in (``asking_with_antecedents``); with ``hyphenated``, a hyphenated word ("dual-class") is a
-    term too."""
+    term too. With ``clause``, of a sentence that asks after a colon only the part after it asks ("The party members
+    outside the cube want to help: can you reach in and pull someone out ...?" asks about pulling, not the members;
+    ``asking_clause``)."""
     out = []
     asks: list[str] | None = None
     for key, (shown, repeats) in repeated_terms(question, hyphenated).items():
@@ -103,7 +105,9 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
                 continue
             if asks is None:
                 sents = sentences(question)
-                asks = [sents[i] for i in (asking_with_antecedents(sents) if antecedent else asking(sents))]
+                own = set(asking(sents))
+                asks = [asking_clause(sents[i]) if clause and i in own else sents[i]
+                        for i in (asking_with_antecedents(sents) if antecedent else sorted(own))]
             common = [z for z in (zipf(w.lower()) for w in shown.split()) if z is not None]
             if not quoted_in(shown, asks) or not common or max(common) >= ASKED_MAX_ZIPF:
                 continue
@@ -115,6 +119,20 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
 # English's commonest words (zipf >= 5.5: "right", "another", "since", "little") are the asker's, whatever entry name
 # of another book holds them; the asked terms of the tuning gaps are 1.1-5.2 ("Megavolt" ... "member")
 ASKED_MAX_ZIPF = 5.5
+
+
+# A sentence that asks after a colon says its scene first and asks after it ("The party members outside the cube want
+# to help: can you reach in ...?"); a colon that opens a list or a label ("Siege engine question: If I crew a Crew 1
+# siege engine, ...?") leaves the asked term after it too.
+_COLON = re.compile(r":\s")
+
+
+def asking_clause(sentence: str) -> str:
+    """The part of an asking ``sentence`` after its last colon (followed by a space) when that part asks (ends in "?");
+    else the whole sentence."""
+    parts = _COLON.split(sentence)
+    tail = parts[-1].strip()
+    return tail if len(parts) > 1 and tail.endswith("?") else sentence
 
 
 # A sentence that asks about "it" names its subject in the sentence before ("Golem Antimagic says a golem is immune to
