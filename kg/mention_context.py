@@ -54,7 +54,13 @@ def window(text: str, start: int, end: int) -> str:
 
 
 def pair(text: str, start: int, end: int, etype: str, name: str) -> tuple[str, str]:
-    return window(text, start, end), f"{etype}: {name}"
+    """The model's input for a candidate: its marked window and "type: name" (a lone surrogate, which an
+    editor may send and the tokenizer refuses, becomes "?")."""
+    return _valid(window(text, start, end)), _valid(f"{etype}: {name}")
+
+
+def _valid(s: str) -> str:
+    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
 
 
 class ContextScorer:
@@ -212,14 +218,29 @@ class ContextStack:
         return [known[p] for p in pairs]
 
     def adjust(self, logits: Sequence[float], pairs: Callable[[int], tuple[str, str]],
-               thresholds: Sequence[float]) -> list[float | None]:
+               thresholds: Sequence[float], budget: int | None = None,
+               pending: list[tuple[str, str]] | None = None) -> list[float | None]:
         """For each candidate logit within ``band`` of a threshold logit, the corrected logit; None for
-        the rest (they cannot change side). ``pairs(i)`` builds candidate i's input."""
+        the rest (they cannot change side). ``pairs(i)`` builds candidate i's input. With ``budget``: when
+        more than that many of those pairs were never read, only the pairs read before are used and the
+        others are appended to ``pending``."""
         near = [i for i, z in enumerate(logits) if any(abs(z - t) <= self.band for t in thresholds)]
         out: list[float | None] = [None] * len(logits)
         if not near:
             return out
-        for i, c in zip(near, self.read([pairs(i) for i in near]), strict=True):
+        inputs = [pairs(i) for i in near]
+        if budget is not None:
+            with self._lock:
+                unread = list(dict.fromkeys(p for p in inputs if p not in self._cache))
+            if len(unread) > budget:
+                if pending is not None:
+                    pending.extend(unread)
+                with self._lock:
+                    known = [(i, self._cache[p]) for i, p in zip(near, inputs, strict=True) if p in self._cache]
+                for i, c in known:
+                    out[i] = logits[i] + self.a + self.b * max(-self.clip, min(self.clip, c))
+                return out
+        for i, c in zip(near, self.read(inputs), strict=True):
             out[i] = logits[i] + self.a + self.b * max(-self.clip, min(self.clip, c))
         return out
 

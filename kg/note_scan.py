@@ -24,7 +24,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.settings import HoverSettings
@@ -104,6 +104,9 @@ class NoteScan:
 
     mentions: list[Mention]
     skipped: str | None = None
+    # with a context budget: the (window, entry) pairs left for the context model to read; once they are
+    # read (``ContextStack.read``), a rescan gives the corrected mentions
+    context_pending: list[tuple[str, str]] = field(default_factory=list)
 
 
 def load_scorer():
@@ -144,14 +147,19 @@ class NoteScanner:
         self._lock = threading.Lock()
 
     # ---- the one function -----------------------------------------------------------------
-    def scan(self, text: str) -> NoteScan:
-        """The mentions a hover shows in ``text``, each with its confidence."""
+    def scan(self, text: str, context_budget: int | None = None) -> NoteScan:
+        """The mentions a hover shows in ``text``, each with its confidence. With ``context_budget``, when
+        more candidates than that await the context model's first reading, none is read now: they keep the
+        scorer's confidence and are listed in ``context_pending`` (the server reads them off the hover's
+        path, then rescans)."""
         if len(text) > MAX_SCAN_CHARS:
             return NoteScan([], skipped=f"document too large ({len(text)} characters)")
         if "\x00" in text:
             return NoteScan([], skipped="binary document")
         scored, ignore_from, ignore_lines = self._scored(text)
-        return NoteScan(self._controls(text, self._shown(scored, text), ignore_from, ignore_lines))
+        pending: list[tuple[str, str]] = []
+        shown = self._shown(scored, text, context_budget, pending)
+        return NoteScan(self._controls(text, shown, ignore_from, ignore_lines), context_pending=pending)
 
     def candidates(self, text: str) -> list[Scored]:
         """Every candidate of ``text`` the scorer read, with its own confidence (before the note's
@@ -211,7 +219,8 @@ class NoteScanner:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
 
-    def _shown(self, scored: list[Scored], text: str) -> list[Mention]:
+    def _shown(self, scored: list[Scored], text: str, budget: int | None = None,
+               pending: list[tuple[str, str]] | None = None) -> list[Mention]:
         """The candidates a hover shows. With a scorer: at or above the strictness threshold, or
         rescued below it (``_rescued``); when the model has a note stage, each confidence is first
         read against its section's (``NoteStage``), then, near a threshold, corrected by the context
@@ -224,7 +233,10 @@ class NoteScanner:
         confs = (staged(stage, scored, weights) if stage is not None or weights
                  else [sc.mention.confidence for sc in scored])
         if self.context is not None and scored:
-            confs = self._in_context(scored, confs, text)
+            try:
+                confs = self._in_context(scored, confs, text, budget, pending)
+            except Exception:  # the model failing on a note must not cost it its hovers: the scorer alone decides
+                log.exception("the context model could not read this note")
         out: list[Mention] = []
         for sc, conf in zip(scored, confs, strict=True):
             m = sc.mention
@@ -232,8 +244,10 @@ class NoteScanner:
                 out.append(sc.shown(conf, self._memo))
         return out
 
-    def _in_context(self, scored: list[Scored], confs: list[float], text: str) -> list[float]:
-        """``confs`` with those near the threshold or the rescue floor corrected by the context model."""
+    def _in_context(self, scored: list[Scored], confs: list[float], text: str, budget: int | None = None,
+                    pending: list[tuple[str, str]] | None = None) -> list[float]:
+        """``confs`` with those near the threshold or the rescue floor corrected by the context model
+        (within ``budget`` first readings, else only those already read; the rest go to ``pending``)."""
         from gmprep.kg.mention_context import pair
         from gmprep.kg.mention_scorer import logit
 
@@ -241,7 +255,8 @@ class NoteScanner:
         zs = [logit(c) for c in confs]
         marks = [logit(t) for t in (self.threshold, self.floor) if 0.0 < t < 1.0]
         new = self.context.adjust(
-            zs, lambda i: pair(text, scored[i].start, scored[i].end, scored[i].etype, scored[i].mention.name), marks)
+            zs, lambda i: pair(text, scored[i].start, scored[i].end, scored[i].etype, scored[i].mention.name), marks,
+            budget=budget, pending=pending)
         return [c if z is None else round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 4)
                 for c, z in zip(confs, new, strict=True)]
 

@@ -53,6 +53,8 @@ class GmprepServer(LanguageServer):
         self.base_settings = settings
         self.auto_build = build_index
         self.state = ServerState(settings or Settings())
+        # a note's mentions changed without an edit (the context model's first reading landed): republish
+        self.state.docs.on_update = lambda uri: self.call_soon(lambda: self._publish_now(uri))
         self.entries = EntryFiles(self.state, on_error=self._report_error)
         self.indexer = IndexRunner(self, self.state)
         self.worker = Worker()

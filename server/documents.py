@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -19,6 +20,11 @@ from lsprotocol import types as lsp
 from gmprep.common.settings import HoverSettings
 from gmprep.kg.names import Mention, NameIndex
 from gmprep.kg.note_scan import MAX_SCAN_CHARS, NoteScanner, load_scorer
+
+# candidates a scan lets the context model read for the first time before it answers (~6 ms each on two
+# cores): a session note's edit stays on the hover's path; a newly opened big note is answered at once with
+# the scorer's own confidences and corrected when the reading, queued behind it, lands
+CONTEXT_BUDGET = 32
 
 log = logging.getLogger(__name__)
 __all__ = ["MAX_SCAN_CHARS", "DocumentCache", "DocumentMentions", "scan"]
@@ -53,6 +59,7 @@ class DocumentMentions:
     text: str
     mentions: list[Mention]
     skipped: str | None = None  # why the document was not scanned
+    context_pending: list[tuple[str, str]] = field(default_factory=list)  # see ``NoteScan.context_pending``
     line_starts: list[int] = field(default_factory=list)
     _starts: list[int] = field(default_factory=list)
 
@@ -127,6 +134,9 @@ class DocumentCache:
     thread (``submit``), so the event loop that answers hovers never waits for a big note."""
 
     def __init__(self) -> None:
+        # called with a document's uri (on the scan worker) when its mentions changed without a new
+        # version: the context model's first reading of a note landed (the server republishes)
+        self.on_update: Callable[[str], None] | None = None
         self._docs: dict[str, DocumentMentions] = {}
         self._lock = threading.Lock()
         self._scanner: NoteScanner | None = None
@@ -164,13 +174,33 @@ class DocumentCache:
         if doc is not None:
             return doc
         scanner = self.scanner(names, hover) if names is not None else None
-        doc = scan(uri, version, text, names, scanner)
+        doc = scan(uri, version, text, names, scanner, context_budget=CONTEXT_BUDGET)
         with self._lock:
             # not the empty result computed before the names were ready, nor one from settings
             # that changed during the scan
             if scanner is not None and self._scanner is scanner:
                 self._docs[uri] = doc
+        if doc.context_pending and scanner is not None:
+            self._executor.submit(self._read_context, uri, version, text, doc.context_pending, scanner)
         return doc
+
+    def _read_context(self, uri: str, version: int | None, text: str, pairs: list[tuple[str, str]],
+                      scanner: NoteScanner) -> None:
+        """Off the hover's path (the scan worker, after the scans waiting): the context model reads a note's
+        candidates near the threshold, then the note is rescanned with them and ``on_update`` told."""
+        try:
+            if scanner.context is None or self.cached(uri, version, text) is None:
+                return  # a newer version (or other settings) came first: its own scan asks again
+            scanner.context.read(pairs)
+            doc = scan(uri, version, text, scanner.names, scanner)
+            with self._lock:
+                if self._scanner is not scanner or uri not in self._docs or self._docs[uri].version != version:
+                    return
+                self._docs[uri] = doc
+            if self.on_update is not None:
+                self.on_update(uri)
+        except Exception:  # the server stays up; the note keeps the scorer's own confidences
+            log.exception("reading %s in context failed", uri)
 
     def submit(
         self, uri: str, version: int | None, text: str, names: NameIndex | None, hover: HoverSettings | None = None
@@ -218,13 +248,15 @@ class DocumentCache:
             self._scanner_key = None
 
 
-def scan(uri: str, version: int | None, text: str, names: NameIndex | None, scanner: NoteScanner | None = None) -> DocumentMentions:
+def scan(uri: str, version: int | None, text: str, names: NameIndex | None, scanner: NoteScanner | None = None,
+         context_budget: int | None = None) -> DocumentMentions:
     """Find the mentions of one document version (through ``scanner``, e.g. the cache's, else a fresh
-    one); huge or binary documents are not scanned."""
+    one); huge or binary documents are not scanned. ``context_budget``: as ``NoteScanner.scan``."""
     if names is None:
         return DocumentMentions(uri, version, text, [], skipped="the rules index is still loading")
-    result = (scanner or NoteScanner(names, None, load_scorer())).scan(text)
-    return DocumentMentions(uri, version, text, result.mentions, skipped=result.skipped)
+    result = (scanner or NoteScanner(names, None, load_scorer())).scan(text, context_budget)
+    return DocumentMentions(uri, version, text, result.mentions, skipped=result.skipped,
+                            context_pending=result.context_pending)
 
 
 def diagnostic_data(d: lsp.Diagnostic) -> dict | None:

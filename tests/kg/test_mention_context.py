@@ -112,3 +112,10 @@ def test_broken_context_model_leaves_hovers_to_the_logistic_scorer(tmp_path, mon
     monkeypatch.setattr(mention_context, "_shared", {})
     assert mention_context.shared_context() is None
     assert "context model unavailable" in caplog.text
+
+
+def test_a_lone_surrogate_reaches_the_model_as_a_question_mark():
+    text = "The troll \ud800 is frightened 2."
+    s = text.index("frightened")
+    a, b = pair(text, s, s + 10, "condition", "Frightened")
+    assert a == "The troll ? is << frightened >> 2." and b == "condition: Frightened"

@@ -315,6 +315,7 @@ def test_note_stage_reads_a_candidate_against_its_section(index):
     rules: the stage moves a confidence toward its section's, and a short section borrows the note's."""
     import copy
 
+    from gmprep.common.settings import HoverSettings
     from gmprep.kg.mention_scorer import NoteStage, logit
     from gmprep.kg.note_scan import SECTION_PRIOR, NoteScanner, section_means
 
@@ -338,7 +339,7 @@ def test_note_stage_reads_a_candidate_against_its_section(index):
         if hidden:
             i = hidden[0]
             found[name] = stage.adjust(cands[i].mention.confidence, means[i])
-            shown = NoteScanner(index, scorer=staged)
+            shown = NoteScanner(index, HoverSettings(context_model=False), scorer=staged)  # the stage alone
             shown.threshold = 0.0
             conf = {m.text: m.confidence for m in shown.scan(text).mentions}
             assert abs(conf["hidden"] - round(found[name], 4)) < 1e-4  # the scanner applies the same stage

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from gmprep.common.errors import GmprepError
+from gmprep.common.settings import HoverSettings
 from gmprep.ingest.corpus import load_corpus
 from gmprep.kg.mention_scorer import MentionScorer, NoteStage
 from gmprep.kg.names import NameIndex
@@ -79,7 +80,7 @@ def test_a_confident_mention_of_the_entry_lifts_its_lowercase_narration(index, s
 def test_the_scanner_shows_what_the_stage_with_evidence_decides(index, scorer):
     shown = copy.copy(scorer)
     shown.note_stage = NoteStage(1.0, 0.0, 0.0, ("entry_gap", "type_mean"), (0.4, 0.1))
-    scanner = NoteScanner(index, scorer=shown)
+    scanner = NoteScanner(index, HoverSettings(context_model=False), scorer=shown)  # the stage alone
     scanner.threshold = 0.0
     cands = scanner.candidates(ENCOUNTER)
     expect = staged(shown.note_stage, cands)

@@ -10,6 +10,7 @@ import math
 
 import pytest
 
+from gmprep.common.settings import HoverSettings
 from gmprep.ingest.corpus import load_corpus
 from gmprep.kg import mention_residual as mr
 from gmprep.kg.mention_scorer import MODEL_DIR, MODEL_FILE, NOTE_FEATURES, MentionScorer, logit
@@ -69,7 +70,7 @@ def test_the_weights_move_the_logit_before_the_stage_and_the_scan_shows_it(index
     assert conf[first] == pytest.approx(1.0 / (1.0 + math.exp(-moved[first])), abs=1e-4)
     shown = copy.copy(scorer)
     shown.note_weights = w
-    scanner = NoteScanner(index, scorer=shown)
+    scanner = NoteScanner(index, HoverSettings(context_model=False), scorer=shown)  # the stage alone
     scanner.threshold = 0.0
     assert [m.confidence for m in scanner.scan(LOG).mentions] == conf
 
