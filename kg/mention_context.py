@@ -107,7 +107,7 @@ def _quantize_mixed(model):
         warnings.simplefilter("ignore")  # torch.ao deprecation notice: the API still works in this torch
         from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
 
-        return quantize_dynamic(model, dict.fromkeys(names, default_dynamic_qconfig), dtype=torch.qint8)
+        return quantize_dynamic(model, dict.fromkeys(names, default_dynamic_qconfig), dtype=torch.qint8, inplace=True)
 
 
 def reranker_dir() -> Path:
@@ -130,11 +130,13 @@ def _load_compact(path: Path):
     """The compact folder: ``config.json`` and ``weights.safetensors`` (int8 rows ``name.q`` with their
     fp16 scales ``name.s``, other tensors fp16), the word embeddings from the bundled reranker."""
     import torch
+    from safetensors import safe_open
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoModelForSequenceClassification
 
     config = AutoConfig.from_pretrained(str(path))
-    model = AutoModelForSequenceClassification.from_config(config)
+    with torch.device("meta"):  # no random weights first: the stored ones are assigned (RSS)
+        model = AutoModelForSequenceClassification.from_config(config)
     stored = load_file(str(path / WEIGHTS))
     state: dict = {}
     for name, tensor in stored.items():
@@ -144,9 +146,16 @@ def _load_compact(path: Path):
             state[name[:-2]] = tensor.float() * stored[name[:-2] + ".s"].float()[:, None]
         else:
             state[name] = tensor.float()
-    words = load_file(str(reranker_dir() / "model.safetensors"))[WORDS]
-    state[WORDS] = words.float()
-    missing, unexpected = model.load_state_dict(state, strict=False)
+    with safe_open(str(reranker_dir() / "model.safetensors"), framework="pt") as f:  # that one tensor only
+        state[WORDS] = f.get_tensor(WORDS).float()
+    missing, unexpected = model.load_state_dict(state, strict=False, assign=True)
+    del stored, state
+    for owner in model.modules():  # buffers no checkpoint holds (position ids, token type ids)
+        for name, buf in list(owner.named_buffers(recurse=False)):
+            if buf.is_meta:
+                value = (torch.arange(buf.shape[-1]).expand(buf.shape) if name == "position_ids"
+                         else torch.zeros(buf.shape, dtype=buf.dtype))
+                owner.register_buffer(name, value, persistent=False)
     if unexpected or [k for k in missing if "position_ids" not in k]:
         from gmprep.common.errors import GmprepError
 

@@ -25,6 +25,7 @@ from gmprep.kg.note_scan import MAX_SCAN_CHARS, NoteScanner, load_scorer
 # cores): a session note's edit stays on the hover's path; a newly opened big note is answered at once with
 # the scorer's own confidences and corrected when the reading, queued behind it, lands
 CONTEXT_BUDGET = 32
+READ_BATCH = 64  # pairs a reading job reads between checks that its note is still open
 
 log = logging.getLogger(__name__)
 __all__ = ["MAX_SCAN_CHARS", "DocumentCache", "DocumentMentions", "scan"]
@@ -143,6 +144,9 @@ class DocumentCache:
         self._scanner_key: tuple | None = None
         self._pending: dict[str, tuple[int | None, str, list[Future]]] = {}
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gmprep-scan")
+        # the context model's first readings of big notes: a thread of their own, so scans (and the hovers
+        # waiting on them) never queue behind seconds of reading
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gmprep-context")
 
     def scanner(self, names: NameIndex, hover: HoverSettings | None = None) -> NoteScanner:
         """The note scanner for this name index and these hover settings (rebuilt when they change)."""
@@ -181,26 +185,43 @@ class DocumentCache:
             if scanner is not None and self._scanner is scanner:
                 self._docs[uri] = doc
         if doc.context_pending and scanner is not None:
-            self._executor.submit(self._read_context, uri, version, text, doc.context_pending, scanner)
+            self._reader.submit(self._read_context, uri, version, doc.context_pending, scanner)
         return doc
 
-    def _read_context(self, uri: str, version: int | None, text: str, pairs: list[tuple[str, str]],
-                      scanner: NoteScanner) -> None:
-        """Off the hover's path (the scan worker, after the scans waiting): the context model reads a note's
-        candidates near the threshold, then the note is rescanned with them and ``on_update`` told."""
+    def _read_context(self, uri: str, version: int | None, pairs: list[tuple[str, str]], scanner: NoteScanner) -> None:
+        """Off the hover's path (the reading thread): the context model reads a note's candidates near the
+        threshold, a batch at a time (stopping if the note is closed or the settings change: what was read
+        stays cached, a newer version's pairs are mostly the same), then the scan worker rescans the note
+        and ``on_update`` is told."""
+        ctx = scanner.context
+        if ctx is None:
+            return
         try:
-            if scanner.context is None or self.cached(uri, version, text) is None:
-                return  # a newer version (or other settings) came first: its own scan asks again
-            scanner.context.read(pairs)
-            doc = scan(uri, version, text, scanner.names, scanner)
-            with self._lock:
-                if self._scanner is not scanner or uri not in self._docs or self._docs[uri].version != version:
-                    return
-                self._docs[uri] = doc
-            if self.on_update is not None:
-                self.on_update(uri)
+            for i in range(0, len(pairs), READ_BATCH):
+                with self._lock:
+                    if self._scanner is not scanner or uri not in self._docs:
+                        return
+                ctx.read(pairs[i:i + READ_BATCH])
+            self._executor.submit(self._rescan, uri, version, scanner)
         except Exception:  # the server stays up; the note keeps the scorer's own confidences
             log.exception("reading %s in context failed", uri)
+
+    def _rescan(self, uri: str, version: int | None, scanner: NoteScanner) -> None:
+        """After a reading: the current version of ``uri`` scanned again (now read), and ``on_update``."""
+        try:
+            with self._lock:
+                doc = self._docs.get(uri)
+            if doc is None or self._scanner is not scanner or doc.version != version:
+                return  # a newer version was scanned meanwhile, with what had been read by then
+            again = scan(uri, version, doc.text, scanner.names, scanner)
+            with self._lock:
+                if self._scanner is not scanner or self._docs.get(uri) is not doc:
+                    return
+                self._docs[uri] = again
+            if self.on_update is not None:
+                self.on_update(uri)
+        except Exception:
+            log.exception("rescanning %s after its reading failed", uri)
 
     def submit(
         self, uri: str, version: int | None, text: str, names: NameIndex | None, hover: HoverSettings | None = None

@@ -60,7 +60,10 @@ def test_a_newer_version_drops_the_stale_reading(names, monkeypatch):
     cache.submit("file:///n.md", 1, NOTE, names).result(timeout=60)
     edited = NOTE.replace("Session 4", "Session 5")
     cache.submit("file:///n.md", 2, edited, names).result(timeout=60)
-    cache._executor.submit(lambda: None).result(timeout=120)  # the queue drained
-    cache._executor.submit(lambda: None).result(timeout=120)
+    for _ in range(2):  # both queues drained: readings, then the rescans they ask for
+        cache._reader.submit(lambda: None).result(timeout=120)
+        cache._executor.submit(lambda: None).result(timeout=120)
     doc = cache.cached("file:///n.md", 2, edited)
-    assert doc is not None and cache.cached("file:///n.md", 1, NOTE) is None
+    assert doc is not None and not doc.context_pending  # the newer version, read in full
+    assert cache.cached("file:///n.md", 1, NOTE) is None
+    assert calls == ["file:///n.md"]  # told once: the stale version's reading did not replace it
