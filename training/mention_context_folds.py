@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extra", type=Path, default=None,
                     help="score-only tuning spans (scripts/ctx_reach.py export): each GM's fold model scores its own, "
                          "never trained on them; written to extra_scores.jsonl.gz")
+    ap.add_argument("--folds", default="", help="comma-separated GMs to leave out (default: every GM)")
     ap.add_argument("--no-final", action="store_true", help="the folds only: train and pack no final model")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         out = [float("nan")] * len(spans)
         out_extra = [float("nan")] * len(extra)
         per_gm = {}
-        for gm in gms:
+        for gm in [g for g in gms if not args.folds or g in args.folds.split(",")]:
             idx, y = train_set(recipe, gm)
             model = tr.fit(enc, idx, y, epochs, lr, args.batch, args.seed)
             test = [i for i, s in enumerate(spans) if s["gm"] == gm]
