@@ -177,7 +177,7 @@ def report(path: Path, key: str) -> None:
         rows = [json.loads(line) for line in f if line.strip()]
     for cls in sorted({r["class"] for r in rows}):
         for st in sorted({r.get("set", "tune") for r in rows}):
-            rs = [r for r in rows if r["class"] == cls and r.get("set", "tune") == st and key in r]
+            rs = [r for r in rows if r["class"] == cls and r.get("set", "tune") == st and r.get(key) == r.get(key) and key in r]  # NaN: a fold not run
             if not rs:
                 continue
             pos = [r[key] for r in rs if r["label"] == "rule"]
