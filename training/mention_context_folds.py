@@ -15,6 +15,9 @@ so every tuning span gets an out-of-GM score. The recipe with the best mean out-
 trained on every GM and saved (fp16), split into parts small enough to travel back.
 
     python3 training/mention_context_folds.py --data .devcarry --init kg/reranker_model --out $OUT
+
+``--extra FILE`` (``scripts/ctx_reach.py export``): spans never trained on, each scored by the fold model that left
+its GM out (``extra_scores.jsonl.gz``); ``--no-final`` runs the folds only; ``--folds GM,GM`` only those folds.
 """
 
 from __future__ import annotations
