@@ -15,6 +15,9 @@ so every tuning span gets an out-of-GM score. The recipe with the best mean out-
 trained on every GM and saved (fp16), split into parts small enough to travel back.
 
     python3 training/mention_context_folds.py --data .devcarry --init kg/reranker_model --out $OUT
+
+``--extra FILE`` (``scripts/ctx_reach.py export``): spans never trained on, each scored by the fold model that left
+its GM out (``extra_scores.jsonl.gz``); ``--no-final`` runs the folds only; ``--folds GM,GM`` only those folds.
 """
 
 from __future__ import annotations
@@ -138,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--freeze-words", action="store_true", help="keep the init's word embeddings as they are")
     ap.add_argument("--part", type=int, default=15 * 2**20)
+    ap.add_argument("--extra", type=Path, default=None,
+                    help="score-only tuning spans (scripts/ctx_reach.py export): each GM's fold model scores its own, "
+                         "never trained on them; written to extra_scores.jsonl.gz")
+    ap.add_argument("--folds", default="", help="comma-separated GMs to leave out (default: every GM)")
+    ap.add_argument("--no-final", action="store_true", help="the folds only: train and pack no final model")
     args = ap.parse_args(argv)
     t0 = time.time()
     corpus = read(args.data / "corpus.jsonl.gz")
@@ -145,13 +153,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         random.Random(0).shuffle(corpus)
         corpus, spans = corpus[: args.limit], spans[: args.limit]
-    if any("heldout" in str(s.get("doc", "")) for s in spans):
+    extra = read(args.extra) if args.extra else []
+    if args.limit:
+        extra = extra[: args.limit]
+    if any("heldout" in str(s.get("doc", "")) for s in spans + extra):
         sys.exit("refusing a held-out split")
     args.out.mkdir(parents=True, exist_ok=True)
     tr = Trainer(args.init, args.max_tokens, args.device, args.freeze_words)
     rows = corpus + spans
     enc = tr.encode(rows)
     nc = len(corpus)
+    enc_extra = tr.encode(extra) if extra else None
+    extra_scores: dict[str, list[float]] = {}
     gms = sorted({s["gm"] for s in spans})
     report: dict = {"corpus": nc, "spans": len(spans), "gms": len(gms), "recipes": {}, "encode_s": round(time.time() - t0, 1)}
     scores: dict[str, list[float]] = {}
@@ -169,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         idx += [nc + i for i, s in enumerate(spans) if s["gm"] != leave] * rep
         return idx, [float(rows[i]["label"]) for i in idx]
 
+    def write_extra() -> None:
+        with gzip.open(args.out / "extra_scores.jsonl.gz", "wt", encoding="utf-8") as f:
+            for i, s in enumerate(extra):
+                f.write(json.dumps({"i": i, **{k: v for k, v in s.items() if k not in ("a", "b")},
+                                    **{r: extra_scores[r][i] for r in extra_scores}}) + "\n")
+
     def write_scores() -> None:
         with gzip.open(args.out / "scores.jsonl.gz", "wt", encoding="utf-8") as f:
             for i, s in enumerate(spans):
@@ -185,23 +204,34 @@ def main(argv: list[str] | None = None) -> int:
             continue
         _, _, epochs, lr = RECIPES[recipe]
         out = [float("nan")] * len(spans)
+        out_extra = [float("nan")] * len(extra)
         per_gm = {}
-        for gm in gms:
+        for gm in [g for g in gms if not args.folds or g in args.folds.split(",")]:
             idx, y = train_set(recipe, gm)
             model = tr.fit(enc, idx, y, epochs, lr, args.batch, args.seed)
             test = [i for i, s in enumerate(spans) if s["gm"] == gm]
             for i, z in zip(test, tr.score(model, enc, [nc + i for i in test]), strict=True):
                 out[i] = z
+            mine = [i for i, s in enumerate(extra) if s["gm"] == gm]
+            if mine:
+                for i, z in zip(mine, tr.score(model, enc_extra, mine), strict=True):
+                    out_extra[i] = z
             per_gm[gm] = round(auc([out[i] for i in test], [spans[i]["label"] for i in test]), 4)
             note(f"{recipe} without {gm}: {len(idx)} rows, AUC {per_gm[gm]}")
             del model
         scores[recipe] = out
+        if extra:
+            extra_scores[recipe] = out_extra
+            write_extra()
         report["recipes"][recipe] = {"auc_per_gm": per_gm,
                                      "mean_auc": round(sum(per_gm.values()) / len(per_gm), 4),
                                      "pooled_auc": round(auc(out, [s["label"] for s in spans]), 4)}
         note(f"{recipe}: mean out-of-GM AUC {report['recipes'][recipe]['mean_auc']}")
         (args.out / "report.json").write_text(json.dumps(report, indent=1))
         write_scores()
+    if args.no_final:
+        note("folds only (--no-final)")
+        return 0
     best = max(report["recipes"], key=lambda r: report["recipes"][r]["mean_auc"])
     idx, y = train_set(best, None)
     _, _, epochs, lr = RECIPES[best]
