@@ -154,7 +154,9 @@ async def bench(args) -> dict:
     cmd = [sys.executable, "-m", "gmprep", "lsp", "--no-build", "--stdio"]
     await client.start_io(*cmd)
     pid = client._server.pid
-    options = {"storeDir": str(args.store)} if args.store else {}
+    options: dict = {"storeDir": str(args.store)} if args.store else {}
+    if args.hover:
+        options["hover"] = {k.strip(): json.loads(v) for k, _, v in (h.partition("=") for h in args.hover)}
     await client.initialize_async(
         lsp.InitializeParams(process_id=None, capabilities=lsp.ClientCapabilities(), root_uri=workdir.as_uri(),
                              initialization_options=options)
@@ -290,6 +292,8 @@ def main() -> int:
     p.add_argument("--workdir", type=Path, help="folder for the generated note (not written; URI only)")
     p.add_argument("--edit-seconds", type=float, default=6.0, help="length of the edit-while-hovering phase")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--hover", action="append", default=[], metavar="KEY=JSON",
+                   help="a hover setting for the server, e.g. context_model=false (the in-process scan bench runs both)")
     args = p.parse_args()
     report = asyncio.run(bench(args))
     report["scan"] = scan_bench(make_note(args.lines)[0])

@@ -219,6 +219,8 @@ class ContextStack:
         todo = list(dict.fromkeys(p for p in pairs if p not in known))
         if todo:
             new = dict(zip(todo, self.scorer.logits(todo), strict=True))
+            if len(todo) >= TRIM_AFTER:
+                _trim()
             with self._lock:
                 self._cache.update(new)
                 while len(self._cache) > CACHE:
@@ -252,6 +254,21 @@ class ContextStack:
         for i, c in zip(near, self.read(inputs), strict=True):
             out[i] = logits[i] + self.a + self.b * max(-self.clip, min(self.clip, c))
         return out
+
+
+TRIM_AFTER = 16  # pairs read at once after which freed memory goes back to the system
+
+
+def _trim() -> None:
+    """Give the heap's freed pages back (glibc): the quantised model's batches leave ~200 MB of freed arena
+    behind after a note's first reading, which the server's RSS would otherwise keep (measured: 878 -> 645 MB
+    after a 300-line note). Elsewhere (another libc) nothing to do."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 _shared: dict[str, ContextStack | None] = {}

@@ -22,9 +22,10 @@ from gmprep.kg.names import Mention, NameIndex
 from gmprep.kg.note_scan import MAX_SCAN_CHARS, NoteScanner, load_scorer
 
 # candidates a scan lets the context model read for the first time before it answers (~6 ms each on two
-# cores): a session note's edit stays on the hover's path; a newly opened big note is answered at once with
-# the scorer's own confidences and corrected when the reading, queued behind it, lands
-CONTEXT_BUDGET = 32
+# cores): none. Every first reading happens on the reading thread and lands with a rescan and a republish,
+# so an edit's hover is answered as fast as without the model (with the scorer's own confidence for the
+# edited paragraph's candidates until their reading lands, a few hundred ms later)
+CONTEXT_BUDGET = 0
 READ_BATCH = 64  # pairs a reading job reads between checks that its note is still open
 
 log = logging.getLogger(__name__)
