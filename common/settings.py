@@ -222,6 +222,13 @@ class AnswerabilitySettings(BaseModel):
     # (``otherbooks.unknown_names``). Said once it is as often the asker's campaign ("Ezren") or a typo. Measured
     # (docs/answerability.md, "A held name that is another book's entry too"). 0: off.
     unknown_name_repeats: int = Field(2, ge=0, le=10)
+    # A phrase of two or three ordinary words said at least this many times with one use in a sentence that asks, that
+    # no entry body uses (FTS phrase count 0), is no entry's name, holds no multi-word entry name, is no pre-Remaster
+    # name, and that no top-five passage uses, is the asker's term for a rule the held books do not state ("... making
+    # a full attack ... during a full attack ... can I move and then make a full attack?": Pathfinder 1e)
+    # (``answerability.absent_phrases``). Measured (docs/answerability.md, "A phrase the books never use, said again
+    # and again"): at 2 it declined five answerable tuning questions ("gaze action", "leap bonuses"), at 3 none. 0: off.
+    absent_phrase_repeats: int = Field(3, ge=0, le=10)
     # Another book's entry named beside the held rule asked (a sentence that asks, naming no other book's entry, names
     # the first passage's rule: Long Jump beside "greater spry sinews") is answered, saying the other book's name
     # aside (core/agents/otherbooks.py, ``asked_besides``; docs/answerability.md, "Another book's name beside a held

@@ -31,6 +31,7 @@ import math
 import re
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -312,6 +313,30 @@ def asked_phrase(question: str, words: list[str], index: CorpusIndex) -> tuple[s
     return best[1], best[2], best[3], best[4]
 
 
+def absent_phrases(question: str, index: CorpusIndex, passages: Sequence[str], min_repeats: int = 3) -> list[str]:
+    """Phrases of two or three content words ``question`` says at least ``min_repeats`` times, once in a sentence that
+    asks, that no entry body uses (FTS phrase count 0), that are no entry's name and hold no multi-word entry name,
+    that are no pre-Remaster name (``find_legacy``) and that none of ``passages`` uses: the asker's term for a rule the
+    held books do not state ("full attack" three times: Pathfinder 1e's full-round attack). Most repeated first."""
+    if min_repeats <= 0:
+        return []
+    words = tokens(question)
+    legacy = f" {' '.join(tokens(' '.join(old for old, _ in find_legacy(question))))} "
+    counts = Counter(p for n, p in spans(words, 3) if n >= 2 and all(is_content(w) for w in p.split()))
+    seen = f" {' '.join(' '.join(tokens(t)) for t in passages)} "
+    out: list[tuple[int, str]] = []
+    for phrase, repeats in counts.items():
+        ws = phrase.split()
+        if repeats < min_repeats or f" {phrase} " in legacy or f" {phrase} " in seen or index.is_name(phrase):
+            continue
+        if any(index.is_name(" ".join(ws[i:j])) for i in range(len(ws)) for j in range(i + 2, len(ws) + 1)):
+            continue  # "successfully treat wounds": a held rule's name with the asker's word
+        if index.body_df(phrase) > 0 or not otherbooks.names_asked(question, [phrase]):
+            continue
+        out.append((repeats, phrase))
+    return [p for _, p in sorted(out, key=lambda t: -t[0])]
+
+
 def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: CorpusIndex) -> tuple[dict[str, float], str]:
     """The feature vector for ``question`` and its retrieved ``hits``, and the unnamed asked phrase."""
     top = list(hits[:TOP_N])
@@ -521,6 +546,15 @@ class AnswerabilityJudge:
                                              self.settings.unknown_name_repeats)
             if names:
                 outcome, foreign = "not_in_corpus", names[0]
+        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+                and not besides and self.settings.absent_phrase_repeats > 0 and hits:
+            # a phrase of ordinary words the question says again and again, in the sentence that asks, that no entry
+            # body and no passage found uses ("full attack" three times): the asker's term for a rule the books
+            # do not state, and the passages are about the words, not the rule
+            phrases = absent_phrases(question, self.index, [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
+                                     self.settings.absent_phrase_repeats)
+            if phrases:
+                outcome, foreign = "not_in_corpus", phrases[0]
         if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
                 and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the

@@ -77,8 +77,19 @@ def parse_party(text: str) -> tuple[int | None, int | None, tuple[int, int] | No
     return n, lv, None
 
 
+# "Suppose I am a level 1 cleric ... How do I calculate the concentration DC ...?", "If I somehow get an extra action
+# ... Can I take the additional move action toward my enemy and then make a full attack?": a sentence that ends in "?"
+# asks about the rules wherever it stands, unless it is a polite request ("Can you build a level 3 brute?")
+_SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
+_POLITE = re.compile(r"^\s*(?:please\s+)?(?:can|could|would|will)\s+you\b", re.I)
+
+
 def _is_question(text: str) -> bool:
-    return bool(_QUESTION.match(text))
+    """``text`` asks about the rules: it starts with a question word, or one of its sentences ends in "?" and is no
+    polite request."""
+    if _QUESTION.match(text):
+        return True
+    return any(s.strip().endswith("?") and not _POLITE.match(s) for s in _SENTENCE.findall(text))
 
 
 def _rest_words(text: str) -> list[str]:

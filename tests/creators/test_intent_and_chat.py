@@ -45,6 +45,7 @@ def test_not_encounter_requests(text):
     ("creature 7 skirmisher: werewolf outrider", 7, "skirmisher", "werewolf outrider"),
     ("a 5th-level skill paragon, the guild forger", 5, "skill paragon", "guild forger"),
     ("stat block for a level -1 minion rat", -1, "soldier", "minion rat"),
+    ("Can you build a level 3 brute? A bog troll", 3, "brute", "bog troll"),  # a polite request still builds
 ])
 def test_creature_requests(text, level, role, concept):
     req = parse_creature_request(text)
@@ -57,6 +58,9 @@ def test_creature_requests(text, level, role, concept):
     "moderate encounter for 4 level-3 PCs",  # an encounter request, not a creature
     "The troll is frightened 2",
     "level 30 brute",  # outside the building tables
+    # a rules question that asks in a later sentence (not-in-corpus-tune6 nict6-010, nict6-007)
+    "Suppose I am a level 1 cleric and I use it on a creature that is adjacent to me. How do I calculate the DC?",
+    "I'm a 6th-level fighter with an item that grants a move action. Can I move toward my enemy and then Strike?",
 ])
 def test_not_creature_requests(text):
     assert parse_creature_request(text) is None
