@@ -271,11 +271,15 @@ class ContextStack:
                 with self._lock:
                     known = [(i, self._cache[p]) for i, p in zip(near, inputs, strict=True) if p in self._cache]
                 for i, c in known:
-                    out[i] = logits[i] + self.a + self.b * max(-self.clip, min(self.clip, c))
+                    out[i] = self.corrected(logits[i], c)
                 return out
         for i, c in zip(near, self.read(inputs), strict=True):
-            out[i] = logits[i] + self.a + self.b * max(-self.clip, min(self.clip, c))
+            out[i] = self.corrected(logits[i], c)
         return out
+
+    def corrected(self, z: float, ctx: float) -> float:
+        """The scorer's logit ``z`` corrected by the model's reading ``ctx``."""
+        return z + self.a + self.b * max(-self.clip, min(self.clip, ctx))
 
 
 TRIM_AFTER = 16  # pairs read at once after which freed memory goes back to the system

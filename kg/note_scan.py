@@ -257,8 +257,7 @@ class NoteScanner:
         new = self.context.adjust(
             zs, lambda i: pair(text, scored[i].start, scored[i].end, scored[i].etype, scored[i].mention.name), marks,
             budget=budget, pending=pending)
-        return [c if z is None else round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 4)
-                for c, z in zip(confs, new, strict=True)]
+        return [c if z is None else shown_confidence(z) for c, z in zip(confs, new, strict=True)]
 
     # ---- steps --------------------------------------------------------------------------------
     def _chunk(self, chunk_text: str, refs: tuple[str, ...], front: bool) -> _Chunk:
@@ -416,11 +415,16 @@ def staged(stage, scored: list[Scored], note_weights: dict[str, float] | None = 
 
     zs = note_logits(scored, note_weights)
     if stage is None:
-        return [round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 4) for z in zs]
+        return [shown_confidence(z) for z in zs]
     means = section_mean_logits([sc.section for sc in scored], zs)
     ev = (note_evidence(stage.evidence, [sc.mention.node_id for sc in scored], [sc.etype for sc in scored], zs)
           if stage.evidence else [()] * len(scored))
     return [round(stage.adjust_logit(z, m, e), 4) for z, m, e in zip(zs, means, ev, strict=True)]
+
+
+def shown_confidence(z: float) -> float:
+    """A logit as the confidence a hover shows (rounded to 4 places)."""
+    return round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 4)
 
 
 def section_mean_logits(sections: list[tuple[str, ...]], zs: list[float]) -> list[float]:
