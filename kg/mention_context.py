@@ -143,7 +143,9 @@ def _load_compact(path: Path):
         if name.endswith(".s"):
             continue
         if name.endswith(".q"):
-            state[name[:-2]] = tensor.float() * stored[name[:-2] + ".s"].float()[:, None]
+            # rounded to fp16 as the model was measured (its config is fp16: the held-out decision read these
+            # weights through fp16 parameters), then widened
+            state[name[:-2]] = (tensor.float() * stored[name[:-2] + ".s"].float()[:, None]).half().float()
         else:
             state[name] = tensor.float()
     with safe_open(str(reranker_dir() / "model.safetensors"), framework="pt") as f:  # that one tensor only
