@@ -257,6 +257,12 @@ class AnswerabilitySettings(BaseModel):
     # other. Measured (docs/answerability.md, "The guard's names in the asking sentences"). False: any such term
     # declines, as before.
     guard_asked: bool = True
+    # The guard's terms match with their words joined by a hyphen or by spaces alike ("5 foot step" for the list's
+    # "5-foot step", "full round action"), in questions, in the sentences that ask (``guard_asked``) and in the store's
+    # scan that drops the terms the books use (``sources._term_pattern``). Plurals too were measured and left out
+    # ("when he Wild Shapes into an animal" is a verb). Measured (docs/answerability.md, "A held rule further down, and
+    # another game's terms in any spelling"). False: each term as listed.
+    guard_loose_forms: bool = True
     # The rules outline's section (``core/agents/coverage.py``) is not the one asked when a top-five passage of rules
     # prose (a rule page, a book's section or sidebar) is named with a word of its title: that page states the part
     # asked ("Step 1: Start Your Turn" beside Rounds and Turns, "for 1 round ... the champion's next turn"). Measured

@@ -145,10 +145,28 @@ def load_other_system_terms() -> list[OtherSystemTerm]:
     return terms
 
 
-def _term_regex(term: OtherSystemTerm) -> re.Pattern:
+def _term_pattern(text: str, loose: bool, plural: bool = False) -> str:
+    """The regex source for ``text`` as written, or (``loose``) with its words joined by a hyphen or by spaces alike
+    ("5 foot step", "5-foot step", "full round action"). ``plural``: the last word singular or plural too ("bonus
+    actions", "spell-like abilities"); measured and not used (docs/answerability.md, "A held rule further down, and
+    another game's terms in any spelling": "when he Wild Shapes into an animal" is a verb)."""
+    if not loose:
+        return re.escape(text)
+    words = [w for w in re.split(r"[-\s]+", text.strip()) if w]
+    if not words:
+        return re.escape(text)
+    last = re.escape(words[-1])
+    if plural and re.fullmatch(r"[A-Za-z]*[^aeiouAEIOU\W\d]y", words[-1]) and len(words[-1]) > 2:
+        last = re.escape(words[-1][:-1]) + "(?:y|ies)"  # ability, abilities
+    elif plural and words[-1][-1:].isalpha() and not words[-1].endswith(("s", "S")):
+        last += "(?:e?s)?"  # action, actions
+    return r"[-\s]+".join([*(re.escape(w) for w in words[:-1]), last])
+
+
+def _term_regex(term: OtherSystemTerm, loose: bool = False, plural: bool = False) -> re.Pattern:
     flags = 0 if term.case_sensitive else re.IGNORECASE
     # "<term> trait" asks about a trait entry of the glossary the books do hold
-    return re.compile(r"(?<![\w-])" + re.escape(term.term) + r"(?![\w-])(?!\s+traits?\b)", flags)
+    return re.compile(r"(?<![\w-])" + _term_pattern(term.term, loose, plural) + r"(?![\w-])(?!\s+traits?\b)", flags)
 
 
 class OtherSystemsSource(KnowledgeSource):
@@ -158,11 +176,13 @@ class OtherSystemsSource(KnowledgeSource):
     description = "terms from other game systems (D&D 5e, Pathfinder 1e) and books gmprep does not hold"
 
     def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
-                 asked_only: bool = False):
+                 asked_only: bool = False, loose: bool = False):
         """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
-        another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``)."""
+        another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``).
+        ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``)."""
         self.store = store
         self.asked_only = asked_only
+        self.loose = loose
         self._names_of = names
         self._all = terms if terms is not None else load_other_system_terms()
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
@@ -174,7 +194,7 @@ class OtherSystemsSource(KnowledgeSource):
         """The active terms: those the indexed books (and notes) never use outside the trait glossary."""
         with self._lock:
             if self._terms is None:
-                self._terms = _active_terms(self.store, tuple(self._all))
+                self._terms = _active_terms(self.store, tuple(self._all), self.loose)
         return [t for t, _ in self._terms]
 
     def missing_classes(self) -> list[str]:
@@ -211,7 +231,11 @@ class OtherSystemsSource(KnowledgeSource):
             # rule these books hold, so it is answered from them
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant",
                                 note=f"{note}; the question also names {named[0]}, which the books hold")
-        if self.asked_only and not any(f.pf2e for f in found) and not names_asked(query, [f.term for f in found]):
+        # the terms as the question writes them ("5 foot step" for the list's "5-foot step"), for ``names_asked``
+        written = [*(m.group(0) for f in found for rx in [self._regex(f)] if rx for m in rx.finditer(query))] \
+            if self.loose else []
+        if self.asked_only and not any(f.pf2e for f in found) \
+                and not names_asked(query, [*(f.term for f in found), *written]):
             # "Is there no special off-hand penalty like PF1, just the standard -5 per follow-up attack?", "how does
             # something like Combat Reflexes let me use a second one?": another game's terms only in the question's
             # setting or in an example it gives, none in a sentence that asks (``otherbooks.names_asked``): what is
@@ -221,6 +245,10 @@ class OtherSystemsSource(KnowledgeSource):
         other_book = t.term if all(f.pf2e for f in found) else ""
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note,
                             other_book=other_book, other_books=[f.term for f in found] if other_book else [])
+
+    def _regex(self, term: OtherSystemTerm) -> re.Pattern | None:
+        """The compiled pattern of an active term (None for a missing class)."""
+        return next((rx for t, rx in self._terms or [] if t == term), None)
 
     def rules_named_besides(self, text: str) -> list[str]:
         """Rules the books hold that ``text`` names by their capitalised name ("Cat Fall", "Bulk"; not a trait,
@@ -275,11 +303,12 @@ def _missing_classes(store) -> list[tuple[str, re.Pattern]]:
 _ACTIVE_CACHE: dict[tuple[str, str], list[tuple[OtherSystemTerm, re.Pattern]]] = {}
 
 
-def _active_terms(store, terms: tuple[OtherSystemTerm, ...]) -> list[tuple[OtherSystemTerm, re.Pattern]]:
-    """Drop legacy PF2e names and every term the store uses outside the trait glossary (cached per store)."""
+def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False) -> list[tuple[OtherSystemTerm, re.Pattern]]:
+    """Drop legacy PF2e names and every term the store uses outside the trait glossary (cached per store). ``loose``:
+    terms are matched in any written form (``_term_pattern``), in the store as in questions."""
     # the notes' digests change when the user edits a note: the scan must then run again
     digests = sorted(store.source_digests().items()) if hasattr(store, "source_digests") else []
-    key = (str(getattr(store, "root", id(store))), f"{store.entry_count()}:{hash(terms)}:{digests}")
+    key = (str(getattr(store, "root", id(store))), f"{store.entry_count()}:{hash(terms)}:{digests}:{loose}")
     if key in _ACTIVE_CACHE:
         return _ACTIVE_CACHE[key]
     legacy = {name.lower() for name in LEGACY_NAMES}
@@ -290,18 +319,23 @@ def _active_terms(store, terms: tuple[OtherSystemTerm, ...]) -> list[tuple[Other
     # One pass over the store with one alternation: a term the books use outside the trait glossary
     # (Foundry's trait list names classes from every book) is the books' own word, not a foreign one.
     combined = re.compile(
-        r"(?<![\w-])(?:" + "|".join(re.escape(k) for k in sorted(by_lower, key=len, reverse=True)) + r")(?![\w-])",
+        r"(?<![\w-])(?:" + "|".join(_term_pattern(k, loose) for k in sorted(by_lower, key=len, reverse=True))
+        + r")(?![\w-])",
         re.IGNORECASE,
     )
+    own = {t.term: _term_regex(t, loose) for t in candidates}
     used: set[str] = set()
     for node in store.iter_nodes(("entry",)):
         if node.type == "trait":
             continue
         for m in combined.finditer(f"{node.name}\n{node.text}"):
-            for t in by_lower.get(m.group(0).lower(), ()):
-                if not t.case_sensitive or m.group(0) == t.term:
+            written = m.group(0)
+            # loose: the match is a form of whichever terms' own patterns take it whole
+            for t in (by_lower.get(written.lower(), ()) if not loose else
+                      [c for c in candidates if own[c.term].fullmatch(written)]):
+                if not t.case_sensitive or written == t.term or (loose and own[t.term].fullmatch(written)):
                     used.add(t.term)
-    active = [(t, _term_regex(t)) for t in candidates if t.term not in used]
+    active = [(t, own[t.term]) for t in candidates if t.term not in used]
     log.debug("other-systems glossary: %d of %d terms active", len(active), len(candidates))
     _ACTIVE_CACHE[key] = active
     return active
