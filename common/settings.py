@@ -241,6 +241,14 @@ class AnswerabilitySettings(BaseModel):
     # word list). Shield Block beside a guardian stays the held rule: a held book lists Shield Block as a class
     # feature too. Measured (docs/answerability.md, "A held name that is another book's entry too"). False: as before.
     besides_homonym: bool = True
+    # ... and the held rule asked may be any held entry that a sentence that asks names, retrieved or not, by a name
+    # of at least this many words, outside the sentence's parentheses and "like" / "such as" examples, when the
+    # sentence names no other book's entry ("There's an 8th-level commander ... Demoralizing Charge tactic (...). Can
+    # the commander pick himself ... and if so does it count toward his multiple attack penalty ...?"). Measured
+    # (docs/answerability.md, "A held rule further down, and another game's terms in any spelling"): at 2 words it
+    # answered a gap ("Does it apply to persistent damage ...?" of Unleash Psyche), as did the first five passages'
+    # names of two words ("shield augmentation" beside Shield Block). 0: the first passage's rule only, as before.
+    besides_held_names: int = Field(3, ge=0, le=6)
     # The same for the other-systems guard's Pathfinder 2e names (a class of another book: summoner; Kingmaker),
     # decided with the passages instead of declined before retrieval, and only when no sentence that asks (ends in
     # "?", or says it is the question) names one of them outside its asides (``otherbooks.names_asked``). Measured

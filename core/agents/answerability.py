@@ -60,6 +60,7 @@ from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.agents.stated import StatedTerms, unstated_terms
 from gmprep.kg.legacy import find_legacy
 from gmprep.kg.models import Hit
+from gmprep.kg.query import asking, sentences
 
 _STOP = STOP_WORDS | QUESTION_WORDS  # the relevance judge's word set (common.text)
 
@@ -483,15 +484,9 @@ class AnswerabilityJudge:
             # unless a sentence that asks, naming none of them, names the first passage's rule (Long Jump beside
             # "greater spry sinews"; or its pre-Remaster name): then the held rule is asked, and the answer says the
             # other book's name aside
-            top = [hits[0].name, *(old for old, new in renamed if new == hits[0].name)] if hits else []
-            asked = asked_besides(question, [t.shown for t in other], top) \
-                if other and hits and self.settings.other_book_besides else ""
-            if asked and self.settings.besides_homonym \
-                    and otherbooks.homonym(hits[0].name, [t.book for t in other], held_books(self.use.db)):
-                # the held rule's name is also an entry of the other book named, of another kind (Elemental Blast, a
-                # Player Core 2 spell and a Rage of Elements class feature, beside "kineticist"): that book's entry.
-                # Not a trait the glossary defines for that book (Transcendence): the glossary states it
-                asked = ""
+            asked = ""
+            if other and hits and self.settings.other_book_besides:
+                asked = self._asked_besides(question, other, hits, renamed)
             if asked:
                 besides = [(t.shown, t.book, _kind(t)) for t in other]
             elif other:
@@ -573,6 +568,35 @@ class AnswerabilityJudge:
                           selected_books=self.books, section=section,
                           campaign=campaign.named if campaign else "", campaign_book=campaign.book if campaign else "",
                           features={k: round(v, 4) for k, v in x.items()})
+
+    def _asked_besides(self, question: str, other: Sequence[OtherBookTerm], hits: Sequence[Hit],
+                       renamed: Sequence[tuple[str, str]]) -> str:
+        """The sentence that asks a held rule beside ``other`` (other books' names), or "": an asking sentence without
+        any of them names the first passage's rule (or its pre-Remaster name), or (``besides_held_names`` > 0) any held
+        entry by a name of at least that many words, retrieved or not, outside the sentence's asides and examples ("...
+        and if so does it count toward his multiple attack penalty ...?" beside a Battlecry! tactic). A held name that
+        is also an entry of the other book named, of another kind, is that book's entry (``besides_homonym``)."""
+        terms = [t.shown for t in other]
+        held = held_books(self.use.db)
+        books = [t.book for t in other]
+        top = [hits[0].name, *(old for old, new in renamed if new == hits[0].name)]
+        asked = asked_besides(question, terms, top)
+        if asked and self.settings.besides_homonym and otherbooks.homonym(hits[0].name, books, held):
+            # the held rule's name is also an entry of the other book named, of another kind (Elemental Blast, a
+            # Player Core 2 spell and a Rage of Elements class feature, beside "kineticist"): that book's entry.
+            # Not a trait the glossary defines for that book (Transcendence): the glossary states it
+            asked = ""
+        if asked or self.settings.besides_held_names <= 0:
+            return asked
+        sents = sentences(question)
+        for i in asking(sents):
+            if otherbooks.names_any(sents[i], terms):
+                continue  # the sentence names another book's entry: that is what it asks
+            for _, phrase in spans(tokens(otherbooks.without_asides(sents[i], examples=True))):
+                if len(phrase.split()) >= self.settings.besides_held_names and self.index.is_name(phrase) \
+                        and not (self.settings.besides_homonym and otherbooks.homonym(phrase, books, held)):
+                    return sents[i]
+        return ""
 
     def _other_books(self, question: str) -> list[OtherBookTerm]:
         """Other books' entries the question names, held books' entries the store lacks, then other books named

@@ -599,6 +599,21 @@ def names_asked(question: str, terms: Sequence[str]) -> str:
     return ""
 
 
+def without_asides(text: str, examples: bool = False) -> str:
+    """``text`` without its parentheses and (``examples``) the examples it gives with "like" / "such as"."""
+    text = _ASIDE.sub(" ", text)
+    return _EXAMPLE.sub(" ", text) if examples else text
+
+
+def names_any(sentence: str, terms: Sequence[str]) -> bool:
+    """``sentence`` names one of ``terms`` outside its parentheses (as ``asked_besides`` reads it)."""
+    def words(text: str) -> list[str]:
+        return [t.lower().strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
+
+    said = words(_ASIDE.sub(" ", sentence))
+    return any(f and _names(said, f) for f in (words(t) for t in terms))
+
+
 def homonym(name: str, books: Iterable[str], held: Sequence[str]) -> bool:
     """``name`` (a held entry's, the first passage's) is also the name of an entry of one of ``books`` (the other books
     whose entries the question names) that the catalogue lists under a category no held book lists that name under:
