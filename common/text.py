@@ -85,7 +85,16 @@ def content_stems(text: str, extra_stop: frozenset[str] = frozenset()) -> set[st
     return {stem(w) for w in content_words(text, extra_stop=extra_stop)}
 
 
-def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int) -> list[int]:
+_ACRONYM = re.compile(r"\b[A-Z]{2}\b")
+
+
+def acronyms(text: str) -> set[str]:
+    """The two-letter capitals of ``text`` ("AC", "HP", "DC"): too short to be content words, yet in a
+    question about a stat block they name the line asked for."""
+    return set(_ACRONYM.findall(text))
+
+
+def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int, match_acronyms: bool = False) -> list[int]:
     """The one query-focused passage picker: indexes of the paragraphs to keep so that the fact a
     question asks about survives a cut to ``budget`` characters, best first (the opening, then by
     match; callers show them in text order but give room in this order).
@@ -94,11 +103,16 @@ def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int) -> list[
     budget). The rest are taken by how many of the query's content stems they share, ties in text
     order, until the budget is spent; once half the budget is used, paragraphs sharing nothing with
     the query are no longer added (they would only push the asked-for text out of a short window).
-    The last paragraph taken may overrun the budget: callers cut the joined text."""
+    The last paragraph taken may overrun the budget: callers cut the joined text. ``match_acronyms`` also
+    matches the query's two-letter capitals (``acronyms``); the answers' excerpts use it, the reranker's
+    passages (what it was trained on) do not."""
     if not paragraphs:
         return []
     wanted = content_stems(query)
     overlap = [len(wanted & content_stems(p)) for p in paragraphs]
+    if match_acronyms and (caps := acronyms(query)):  # the answer's excerpts ("what are its AC and saves?")
+        wanted |= caps
+        overlap = [n + len(caps & acronyms(p)) for n, p in zip(overlap, paragraphs, strict=True)]
     chosen = [0]
     used = min(len(paragraphs[0]), budget // 2) + 1
     for i in sorted(range(1, len(paragraphs)), key=lambda i: (-overlap[i], i)):

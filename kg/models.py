@@ -83,6 +83,13 @@ class Hit(BaseModel):
     text: str
     origin: str = "corpus:pf2e"
     via: str = "seed"  # how it was found: name, seed, rerank, expand:<edge kind> from <id>
+    # the type's fields the text leaves out (``kg.render.plain_stat_line``: a spell's range and duration, an
+    # ancestry's Hit Points and Speed), so an answer given this passage can state and cite them
+    stats: str = ""
+
+    def passage(self) -> str:
+        """What an answer is given to read and is checked against: the stat line, then the text."""
+        return f"{self.stats}\n{self.text}" if self.stats else self.text
 
     def citation(self) -> str:
         """Human citation: ``Name (Book, p. X) [id]``."""

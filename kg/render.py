@@ -107,5 +107,11 @@ def render_entry(store, node_id: str) -> str:
 
 
 def plain_stat_line(node: Node) -> str:
-    """``stat_line`` without Markdown markers (for the reranker's passage)."""
+    """``stat_line`` without Markdown markers (for the reranker's passage and an answer's passages)."""
     return clean_markdown(stat_line(node, markdown=False))
+
+
+def passage_text(node: Node) -> str:
+    """A node as an answer reads it (``Hit.passage``): the plain stat line, then the text."""
+    stats = plain_stat_line(node)
+    return f"{stats}\n{node.text}" if stats else node.text

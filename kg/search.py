@@ -51,6 +51,7 @@ from gmprep.common.settings import SearchSettings, Settings
 from gmprep.common.text import content_stems
 from gmprep.kg.models import Hit, Node, SearchFilters
 from gmprep.kg.query import QueryAnalysis, analyze, asking, condense, sentences, verb_index
+from gmprep.kg.render import plain_stat_line
 
 if TYPE_CHECKING:
     from gmprep.kg.dense_stage import DenseStage
@@ -151,7 +152,7 @@ def to_hit(node: Node, score: float, via: str) -> Hit:
     return Hit(
         source_id=node.source_id, node_id=node.node_id, name=node.name, type=node.type, book=node.book,
         page=node.page, path=node.path, level=node.level, traits=node.traits, score=round(float(score), 5),
-        text=node.text or node.summary, origin=node.origin, via=via,
+        text=node.text or node.summary, origin=node.origin, via=via, stats=plain_stat_line(node),
     )
 
 

@@ -27,7 +27,7 @@ def focused_excerpt(text: str, query: str, max_chars: int = 900) -> str:
     paras = [p.strip() for p in _SPLIT.split(flat) if p and p.strip()]
     if len(paras) <= 1:
         return cut_words(flat, max_chars)
-    keep = pick_paragraphs(paras, query, max_chars)
+    keep = pick_paragraphs(paras, query, max_chars, match_acronyms=True)
     # room is handed out best first (the opening gets at most half, so the asked-for text still fits),
     # then the pieces are shown in text order
     pieces: dict[int, str] = {}

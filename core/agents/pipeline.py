@@ -52,7 +52,7 @@ NEED_EXTRA = 2  # a multi-need question's extra passages: each need's best one n
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
 # near 300 tokens beyond the cached prefix (prompt evaluation is ~60 tokens/s on a 2-core CPU, so ~5 s
 # to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
-PASSAGE_CHARS = (440, 300, 220, 140, 120, 120, 120)
+PASSAGE_CHARS = (440, 260, 180, 110, 100, 100, 100)
 NOT_FOUND = "The passages do not answer this."
 # A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
 # then the same sentence again until max_tokens); the prompt asks for two to four sentences
@@ -92,11 +92,14 @@ _ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|
                        r"the next|the first|the same)\b", re.IGNORECASE)
 
 def render_passages(hits: Sequence[Hit], query: str) -> str:
-    """Passages for the answer step: ``[n] Name (type)`` then the part of the text about ``query``."""
+    """Passages for the answer step: ``[n] Name (type; traits)``, the stat line the text leaves out (a spell's
+    range and duration), then the part of its text about ``query``."""
     blocks = []
     for i, (h, chars) in enumerate(zip(hits[:PASSAGES + NEED_EXTRA], PASSAGE_CHARS, strict=False), 1):
         body = focused_excerpt(h.text, query, chars)
-        blocks.append(f"[{i}] {h.name} ({h.type})\n{body}")
+        kind = "; ".join([h.type, ", ".join(h.traits)]) if h.traits else h.type
+        stats = f"{h.stats}\n" if h.stats else ""
+        blocks.append(f"[{i}] {h.name} ({kind})\n{stats}{body}")
     return "\n".join(blocks)
 
 
@@ -383,7 +386,7 @@ class AgentPipeline:
         give, too few of its words) is left out of the saved answer, and the reader is told which, since it
         was already streamed. When no supported claim is left the two closest passages are quoted instead."""
         t0 = time.perf_counter()
-        passages = [Passage(source_id=h.source_id, name=h.name, text=h.text) for h in hits]
+        passages = [Passage(source_id=h.source_id, name=h.name, text=h.passage()) for h in hits]
         checker = SupportChecker()
         report = checker.check(text, passages, given=question)
         bad = [s for s in report.sentences if s.claim and not s.supported]

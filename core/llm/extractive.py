@@ -40,6 +40,8 @@ def render_quotes(hits: list[Hit], query: str) -> str:
     parts = ["From the books (the closest passages, quoted):"]
     for i, hit in enumerate(hits):
         quote = focused_excerpt(hit.text, query, FIRST_CHARS if i == 0 else OTHER_CHARS)
+        if hit.stats:  # the fields the text leaves out (a spell's range and duration)
+            quote = f"{hit.stats}\n{quote}"
         quote = "\n> ".join(quote.splitlines())
         parts.append(f"[{i + 1}] **{hit.name}** ({hit.type}; {Citation.from_hit(hit).where()})\n> {quote}")
     return "\n\n".join(parts)

@@ -24,6 +24,7 @@ from gmprep.common.errors import GmprepError
 from gmprep.core.agents.support import Passage
 from gmprep.evals.faithfulness import citation_precision
 from gmprep.evals.questions import Question, load_questions
+from gmprep.kg.render import passage_text
 
 K = 5
 # kinds whose questions the books cannot answer: "unanswerable" (dev / held-out sets) and "not_in_corpus"
@@ -76,7 +77,7 @@ def reciprocal_rank(ranked: list[str], gold: list[str], mode: str, k: int = K) -
 def passages_for(store, ids: list[str]) -> list[Passage]:
     """The entry text of every id, in order (the whole entry: the model saw an excerpt of it)."""
     nodes = store.get_many(ids)
-    return [Passage(source_id=i, name=nodes[i].name, text=nodes[i].text) for i in ids if i in nodes]
+    return [Passage(source_id=i, name=nodes[i].name, text=passage_text(nodes[i])) for i in ids if i in nodes]
 
 
 def _takes_sources() -> bool:

@@ -57,6 +57,16 @@ def test_picker_keeps_the_opening_and_the_paragraph_the_query_asks_about():
     assert pick_paragraphs([], "anything", budget=100) == []
 
 
+def test_an_answer_excerpt_finds_the_stat_line_a_two_letter_capital_names():
+    paras = ["Creature 3 (common, large, animal)", "Perception +10; Low-Light Vision", "Skills Athletics +11",
+             "Mauler The bear gains a +2 circumstance bonus to damage rolls.", "AC 17; Fort +12, Ref +6, Will +8"]
+    query = "OK, and what are its AC and saves?"
+    assert 4 not in pick_paragraphs(paras, query, budget=80)  # "AC" is no content word: text order wins
+    assert pick_paragraphs(paras, query, budget=80, match_acronyms=True)[:2] == [0, 4]
+    assert pick_paragraphs(paras, "what's the ac", budget=80, match_acronyms=True) == pick_paragraphs(
+        paras, "what's the ac", budget=80)  # capitals only: "ac" in lower case is no acronym
+
+
 def test_cut_words_cuts_on_a_word_boundary_and_marks_the_cut():
     assert cut_words("short text", 40) == "short text"
     assert cut_words("one two three four five six", 17) == "one two three ..."  # 17 chars exactly
