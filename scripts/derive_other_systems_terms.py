@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         "terms": sorted(rows.values(), key=lambda r: (r["system"], r["term"].lower())),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.GzipFile(args.out, "wb", mtime=0) as f:
+    with open(args.out, "wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as f:  # same bytes anywhere
         f.write(json.dumps(out, indent=1, ensure_ascii=False).encode("utf-8"))
     print(f"{len(rows)} terms -> {args.out}", file=sys.stderr)
     return 0
