@@ -271,6 +271,16 @@ class AnswerabilitySettings(BaseModel):
     # ("when he Wild Shapes into an animal" is a verb). Measured (docs/answerability.md, "A held rule further down, and
     # another game's terms in any spelling"). False: each term as listed.
     guard_loose_forms: bool = True
+    # Besides its hand-written list, the guard reads other game systems' rules vocabularies derived from complete open
+    # sources (``core/agents/data/other-systems-derived.json.gz``, by ``scripts/derive_other_systems_terms.py``: the
+    # D&D 5e SRD, Pathfinder 1e and Starfinder 1e rules sections, conditions, class features and capitalised rules
+    # terms their own text uses at least five times: "spell-like ability", "touch attack", "minor crew action"),
+    # dropping, as for the list, every term the store's non-trait entries use. Such a term declines (not_in_books)
+    # only when a sentence that asks names it, the question does not say it is about Pathfinder 2e ("Is there a coup
+    # de grace in 2e?") and the books' own decision would answer (a not_in_corpus decline stays). Measured
+    # (docs/answerability.md, "Other games' rules vocabularies, derived from their open sources"). False: the hand
+    # list only.
+    guard_derived: bool = True
     # The rules outline's section (``core/agents/coverage.py``) is not the one asked when a top-five passage of rules
     # prose (a rule page, a book's section or sidebar) is named with a word of its title: that page states the part
     # asked ("Step 1: Start Your Turn" beside Rounds and Turns, "for 1 round ... the champion's next turn"). Measured

@@ -89,7 +89,8 @@ class AnswerContext:
         self._answerability: AnswerabilityJudge | None = None
         self.other_systems = OtherSystemsSource(store, names=lambda: searcher.names,
                                                 asked_only=settings.answerability.guard_asked,
-                                                loose=settings.answerability.guard_loose_forms)
+                                                loose=settings.answerability.guard_loose_forms,
+                                                derived=settings.answerability.guard_derived)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 

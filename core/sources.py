@@ -11,6 +11,8 @@ Later sources (web rules sites, other indexes) implement ``KnowledgeSource`` and
 
 from __future__ import annotations
 
+import gzip
+import json
 import logging
 import re
 import threading
@@ -67,6 +69,9 @@ class SourceResult(BaseModel):
     other_book: str = ""
     # every such term found (the first is ``other_book``): none may be in the sentence that asks a held rule
     other_books: list[str] = Field(default_factory=list)
+    # not_in_books only for terms derived from other systems' open sources (``load_derived_terms``): the answer step
+    # keeps the books' own decline (not_in_corpus, not_in_books) and declines with this note only what they would answer
+    derived: bool = False
 
 
 class KnowledgeSource(ABC):
@@ -132,17 +137,41 @@ class OtherSystemTerm(BaseModel):
     case_sensitive: bool = False
     kind: Literal["rule", "name"] = "rule"  # "name": a system, book or class named, not a rule of it
     pf2e: bool = False  # a term of a Pathfinder 2e book gmprep does not hold (not another game's)
+    derived: bool = False  # from another system's open source (``load_derived_terms``), not the hand list
 
 
-def load_other_system_terms() -> list[OtherSystemTerm]:
-    """Every glossary term (``core/agents/patterns/other-systems.yaml``), unfiltered."""
+def load_other_system_terms(derived: bool = False) -> list[OtherSystemTerm]:
+    """Every glossary term (``core/agents/patterns/other-systems.yaml``), unfiltered; ``derived``: and after them the
+    terms derived from other systems' open sources (``load_derived_terms``) that the list does not hold."""
     ref = resources.files("gmprep.core.agents") / "patterns" / "other-systems.yaml"
     data = yaml.safe_load(ref.read_text(encoding="utf-8"))
     terms = []
     for block in data["systems"]:
         for t in block["terms"]:
             terms.append(OtherSystemTerm(system=block["system"], pf2e=bool(block.get("pf2e")), **t))
+    if derived:
+        listed = {t.term.lower() for t in terms}
+        terms += [t for t in load_derived_terms() if t.term.lower() not in listed]
     return terms
+
+
+def load_derived_terms() -> list[OtherSystemTerm]:
+    """Other game systems' rules terms derived from their open sources (``core/agents/data/other-systems-derived.json.gz``,
+    written by ``scripts/derive_other_systems_terms.py``: D&D 5e SRD, Pathfinder 1e, Starfinder 1e). Empty when the
+    file is absent."""
+    ref = resources.files("gmprep.core.agents") / "data" / "other-systems-derived.json.gz"
+    try:
+        data = json.loads(gzip.decompress(ref.read_bytes()).decode("utf-8"))
+    except (FileNotFoundError, OSError):
+        return []
+    return [OtherSystemTerm(term=r["term"], system=r["system"], derived=True) for r in data["terms"]]
+
+
+# The question says it is about Pathfinder 2e ("Is there a coup de grace in 2e?", "First time running PF2e ... There
+# are no surprise rounds, right?"): another system's term is then the asker's word for what they look for in these
+# books, not a question about that system
+_PF2E_NAMED = re.compile(r"(?<![\w-])(?:PF2e?|P2e|2e|PF2E|Pathfinder 2e?|Pathfinder (?:2nd|Second) Edition|"
+                         r"(?:2nd|second) edition|Remaster(?:ed)?)(?![\w-])", re.IGNORECASE)
 
 
 def _term_pattern(text: str, loose: bool, plural: bool = False) -> str:
@@ -176,15 +205,16 @@ class OtherSystemsSource(KnowledgeSource):
     description = "terms from other game systems (D&D 5e, Pathfinder 1e) and books gmprep does not hold"
 
     def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
-                 asked_only: bool = False, loose: bool = False):
+                 asked_only: bool = False, loose: bool = False, derived: bool = False):
         """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
         another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``).
-        ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``)."""
+        ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``).
+        ``derived``: with ``terms`` None, other systems' derived vocabularies too (``answerability.guard_derived``)."""
         self.store = store
         self.asked_only = asked_only
         self.loose = loose
         self._names_of = names
-        self._all = terms if terms is not None else load_other_system_terms()
+        self._all = terms if terms is not None else load_other_system_terms(derived)
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
         self._classes: list[tuple[str, re.Pattern]] | None = None
         self._names: NameIndex | None = None  # built when first needed, when no searcher's index was given
@@ -208,7 +238,8 @@ class OtherSystemsSource(KnowledgeSource):
         """Active terms and missing classes used as classes in ``text`` (longest first)."""
         self.terms()
         self.missing_classes()
-        found = [t for t, rx in self._terms or [] if rx.search(text)]
+        pf2e_named = _PF2E_NAMED.search(text) is not None
+        found = [t for t, rx in self._terms or [] if not (t.derived and pf2e_named) and rx.search(text)]
         found += [
             OtherSystemTerm(term=name, system="a class from a Pathfinder 2e book gmprep does not hold",
                             note="the trait glossary names the class, but its rules are not in these books", kind="name",
@@ -220,6 +251,21 @@ class OtherSystemsSource(KnowledgeSource):
 
     def retrieve(self, query: str, k: int = 6, alternates: Sequence[str] = ()) -> SourceResult:
         found = self.match(query)  # alternates hold earlier turns: their terms were already judged then
+        derived = [f for f in found if f.derived]
+        result = self._decide(query, [f for f in found if not f.derived])
+        if result.verdict == "not_in_books" or not derived:
+            return result
+        # only terms derived from other systems' sources: a decline only where a sentence that asks names one, and
+        # one the answer step applies after the books' own decision (``SourceResult.derived``)
+        t = derived[0]
+        written = [m.group(0) for f in derived for rx in [self._regex(f)] if rx for m in rx.finditer(query)]
+        if not names_asked(query, [*(f.term for f in derived), *written]):
+            return result
+        return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0,
+                            note=f"“{t.term}” is {t.system} terminology", derived=True)
+
+    def _decide(self, query: str, found: list[OtherSystemTerm]) -> SourceResult:
+        """The verdict on the hand list's terms found in ``query``."""
         if not found:
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant")
         t = found[0]
@@ -300,6 +346,42 @@ def _missing_classes(store) -> list[tuple[str, re.Pattern]]:
     return [(n, _class_usage(n)) for n in sorted(names - described)]
 
 
+_SCAN_WORD = re.compile(r"[^\W_][\w'\u2019]*")
+
+
+def _derived_used(store, terms: Sequence[OtherSystemTerm]) -> set[str]:
+    """The derived terms that some non-trait entry uses in any written form (words joined by a hyphen or spaces, any
+    case), found by word sequences rather than one alternation of ~2,500 patterns (seconds, not half a minute)."""
+    if not terms:
+        return set()
+    by_key: dict[tuple[str, ...], list[str]] = {}
+    for t in terms:
+        key = tuple(w.lower() for w in re.split(r"[-\s]+", t.term.strip()) if w)
+        by_key.setdefault(key, []).append(t.term)
+    firsts: dict[str, list[tuple[str, ...]]] = {}
+    for key in by_key:
+        firsts.setdefault(key[0], []).append(key)
+    used: set[str] = set()
+    for node in store.iter_nodes(("entry",)):
+        if node.type == "trait":
+            continue
+        text = f"{node.name}\n{node.text}"
+        # each word with whether a hyphen joins it to the word before (the patterns' (?<![\w-]) boundary)
+        spans = list(_SCAN_WORD.finditer(text))
+        words = [m.group(0).lower().replace("\u2019", "'") for m in spans]
+        joined = [i > 0 and text[spans[i - 1].end():m.start()] == "-" for i, m in enumerate(spans)]
+        seps_ok = [i > 0 and re.fullmatch(r"[-\s]+", text[spans[i - 1].end():m.start()]) is not None
+                   for i, m in enumerate(spans)]
+        for i, w in enumerate(words):
+            for key in firsts.get(w, ()):
+                n = len(key)
+                if tuple(words[i:i + n]) != key or joined[i] or (i + n < len(words) and joined[i + n]):
+                    continue
+                if all(seps_ok[j] for j in range(i + 1, i + n)):
+                    used.update(by_key[key])
+    return used
+
+
 _ACTIVE_CACHE: dict[tuple[str, str], list[tuple[OtherSystemTerm, re.Pattern]]] = {}
 
 
@@ -312,7 +394,8 @@ def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False
     if key in _ACTIVE_CACHE:
         return _ACTIVE_CACHE[key]
     legacy = {name.lower() for name in LEGACY_NAMES}
-    candidates = [t for t in terms if t.term.lower() not in legacy]
+    candidates = [t for t in terms if t.term.lower() not in legacy and not t.derived]
+    derived = [t for t in terms if t.term.lower() not in legacy and t.derived]
     by_lower: dict[str, list[OtherSystemTerm]] = {}
     for t in candidates:
         by_lower.setdefault(t.term.lower(), []).append(t)
@@ -335,6 +418,9 @@ def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False
                       [c for c in candidates if own[c.term].fullmatch(written)]):
                 if not t.case_sensitive or written == t.term or (loose and own[t.term].fullmatch(written)):
                     used.add(t.term)
+    used |= _derived_used(store, derived)
+    own.update({t.term: _term_regex(t, True) for t in derived if t.term not in used})
+    candidates += derived
     active = [(t, own[t.term]) for t in candidates if t.term not in used]
     log.debug("other-systems glossary: %d of %d terms active", len(active), len(candidates))
     _ACTIVE_CACHE[key] = active

@@ -578,7 +578,7 @@ def _names(words: list[str], name: list[str]) -> bool:
 # An example the question gives for a kind of thing ("encounter activities like the exemplar's Scar of the Survivor",
 # "such as Retributive Strike") is an aside too: up to the clause's end (a comma, colon, semicolon or the sentence's
 # end). Read only where a name must not be asked (``names_asked``), not where a held rule must be.
-_EXAMPLE = re.compile(r"\b(?:like|such as)\s(?!to\b)[^,;:?!.]*", re.IGNORECASE)  # not "I'd like to play a ..."
+_EXAMPLE = re.compile(r"(?<![\w-])(?:like|such as)\s(?!to\b)[^,;:?!.]*", re.IGNORECASE)  # not "I'd like to play a ...", "spell-like"
 # a sentence that says it is the question ("I have a question about how ...", "Kineticist question: ...") states what
 # is asked though it does not end in "?"
 _ANNOUNCES = re.compile(r"\bquestions?\b", re.IGNORECASE)

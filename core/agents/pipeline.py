@@ -176,9 +176,13 @@ class AgentPipeline:
             declined = self._guard(standalone, trace)
             if isinstance(declined, Answer):
                 return self._emit(declined, on)
-            assessed = await self._assess(standalone, trace, declined or [])
+            deferred = declined if isinstance(declined, SourceResult) else None
+            assessed = await self._assess(standalone, trace, declined if isinstance(declined, list) else [])
             if isinstance(assessed, Answer):
                 return self._emit(assessed, on)
+            if deferred is not None:  # another system's derived term: declined where the books would answer
+                return self._emit(Answer(text=f"{NOT_IN_BOOKS} {deferred.note}.", outcome="not_in_books", steps=trace,
+                                         question=standalone, backend=self.llm.name), on)
             note, books = assessed
             if note:
                 on.delta(note + "\n\n")  # the rename, said before the sources and the answer
@@ -237,15 +241,18 @@ class AgentPipeline:
             return standalone
         return out.standalone
 
-    def _guard(self, question: str, trace: list[TraceStep]) -> Answer | list[str] | None:
+    def _guard(self, question: str, trace: list[TraceStep]) -> Answer | list[str] | SourceResult | None:
         """A decline for another game's terms; a Pathfinder 2e book's name (a class: summoner) to decide with the
-        passages (``AnswerabilityJudge.assess``: a held rule may be asked beside it); None when neither."""
+        passages (``AnswerabilityJudge.assess``: a held rule may be asked beside it); another system's derived term
+        (``SourceResult.derived``), declined only if the books' own decision answers; None when none of these."""
         t0 = time.perf_counter()
         result = self.ctx.other_systems.retrieve(question)
         trace.append(TraceStep(name="other_systems", input={"query": question},
                                output=result.model_dump(include={"verdict", "note"}), ms=(time.perf_counter() - t0) * 1000))
         if result.verdict != "not_in_books":
             return None
+        if result.derived and self.ctx.books.available():
+            return result
         if result.other_book and self.ctx.books.available():
             return result.other_books  # decided with the passages, like another book's entry
         if result.other_book:  # a Pathfinder 2e book gmprep does not hold: not_in_corpus, "add your book"

@@ -85,12 +85,14 @@ class ExtractiveAnswerer:
         # a Pathfinder 2e book's name (a class: summoner) is decided with the passages below, like another book's
         # entry: a held rule may be asked beside it
         guard = foreign.other_books if foreign.verdict == "not_in_books" else []
+        # another system's term derived from its open source: declined below, unless the books decline it themselves
+        deferred = foreign.verdict == "not_in_books" and foreign.derived
         if guard and not self.ctx.search_sources():
             verdict = self.ctx.answerability.other_book(foreign.other_book)
             steps.append(TraceStep(name="answerability", input={"source": foreign.source},
                                    output=verdict.trace_output()))
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
-        if foreign.verdict == "not_in_books" and not guard:
+        if foreign.verdict == "not_in_books" and not guard and not deferred:
             return Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps,
                           question=query)
         sources = self.ctx.search_sources()
@@ -109,7 +111,8 @@ class ExtractiveAnswerer:
             verdict = self.ctx.answerability.other_book(guard[0])
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
         if best is None:
-            return Answer(text=NOT_IN_BOOKS, outcome="not_in_books", steps=steps, question=query)
+            return Answer(text=f"{NOT_IN_BOOKS} {foreign.note}." if deferred else NOT_IN_BOOKS,
+                          outcome="not_in_books", steps=steps, question=query)
         hits = best.hits[: self.k]
         t0 = time.perf_counter()
         verdict = await asyncio.to_thread(self.ctx.answerability.assess, query, hits, guard)
@@ -123,6 +126,8 @@ class ExtractiveAnswerer:
             mentions = [h for h in hits if verdict.rule in h.text.lower()][:3]
             return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=steps, question=query)
+        if deferred:
+            return Answer(text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps, question=query)
         text = render_quotes(hits, query)
         note = answer_note(verdict)
         if note:

@@ -1,0 +1,108 @@
+"""Other game systems' rules vocabularies derived from their open sources (helper gap36, issue 10): the shipped file
+(``core/agents/data/other-systems-derived.json.gz``, ``scripts/derive_other_systems_terms.py``), its load beside the
+hand list, the word-sequence scan that drops the terms the store uses, and the guard's decline with the setting on and
+off (``answerability.guard_derived``). On the real test store."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from importlib import resources
+
+import pytest
+
+from gmprep.common.settings import AnswerabilitySettings
+from gmprep.core.answer import answer_question
+from gmprep.core.sources import (
+    OtherSystemsSource,
+    OtherSystemTerm,
+    _derived_used,
+    _term_regex,
+    load_derived_terms,
+    load_other_system_terms,
+)
+from gmprep.kg.legacy import LEGACY_NAMES
+
+# Pathfinder 1e: a spell-like ability is neither a spell nor an innate spell of these books
+PF1 = "Does using a spell-like ability provoke an attack of opportunity, and can I cast it defensively?"
+# the same term in a question that says it is about Pathfinder 2e: the asker's word for what they look for here
+PF2E = "I'm new to PF2e: is there anything like a spell-like ability, or does everything count as a spell?"
+
+
+def test_the_shipped_file_records_its_sources_and_holds_no_pf2e_name():
+    ref = resources.files("gmprep.core.agents") / "data" / "other-systems-derived.json.gz"
+    data = json.loads(gzip.decompress(ref.read_bytes()).decode("utf-8"))
+    systems = {s["system"] for s in data["sources"]}
+    assert {"Dungeons & Dragons 5th Edition", "Pathfinder 1st Edition", "Starfinder (1st Edition)"} <= systems
+    for s in data["sources"]:
+        assert len(s["commit"]) == 40 and s["repository"].startswith("https://github.com/") and s["licence"]
+    terms = {r["term"].lower() for r in data["terms"]}
+    assert {"spell-like ability", "casting defensively", "minor crew action", "eldritch invocations"} <= terms
+    # composed only of words the held books use widely: their own words put together, not kept
+    assert not terms & {"speed bonus", "legendary item", "save bonus", "touch attack"}
+    assert not terms & {n.lower() for n in LEGACY_NAMES}  # "attack of opportunity" maps to Reactive Strike
+    assert "attacks of opportunity" not in terms and "core rulebook" not in terms  # plural of a legacy name, a title
+    assert all(r["uses"] >= data["min_uses"] for r in data["terms"])
+    assert all(len(r["term"].split()) > 1 or "-" in r["term"] or len(r["term"]) >= 5 for r in data["terms"])
+
+
+def test_derived_terms_load_beside_the_hand_list_without_duplicates():
+    hand = load_other_system_terms()
+    both = load_other_system_terms(derived=True)
+    assert both[:len(hand)] == hand and len(both) > len(hand) + 1000
+    assert all(t.derived for t in both[len(hand):]) and not any(t.derived for t in hand)
+    lowered = [t.term.lower() for t in both]
+    assert len(lowered) == len(set(lowered))
+    assert len(load_derived_terms()) >= len(both) - len(hand)
+
+
+class _Node:
+    def __init__(self, name: str, text: str, type_: str = "rule"):
+        self.name, self.text, self.type = name, text, type_
+
+
+class _Store:
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def iter_nodes(self, kinds):
+        return iter(self.nodes)
+
+
+def test_the_word_sequence_scan_reads_terms_as_the_patterns_do():
+    terms = [OtherSystemTerm(term=t, system="x", derived=True)
+             for t in ("touch attack", "spell-like ability", "foot step", "crew action", "swift action")]
+    store = _Store([
+        _Node("A", "The spell like ability of a creature; a Touch-Attack."),
+        _Node("B", "take a 5-foot step"),  # "foot step" joined to "5" by a hyphen: not the term
+        _Node("C", "a crew actions list"),  # another word: not the term
+        _Node("Swift Action", "", "trait"),  # the trait glossary does not count
+    ])
+    assert _derived_used(store, terms) == {"touch attack", "spell-like ability"}
+    for t in terms:  # the same answer as each term's own pattern, read loose
+        rx = _term_regex(t, True)
+        assert (t.term in _derived_used(store, [t])) == any(
+            rx.search(f"{n.name}\n{n.text}") for n in store.nodes if n.type != "trait")
+
+
+@pytest.mark.slow
+def test_the_guard_declines_another_systems_derived_term_unless_the_question_is_about_pf2e(searcher):
+    on = OtherSystemsSource(searcher.store, asked_only=True, loose=True, derived=True)
+    off = OtherSystemsSource(searcher.store, asked_only=True, loose=True)
+    assert "spell-like ability" in {t.term.lower() for t in on.terms()}
+    result = on.retrieve(PF1)
+    assert result.verdict == "not_in_books" and "Pathfinder 1st Edition" in result.note, result
+    assert off.retrieve(PF1).verdict == "nothing_relevant"
+    assert on.retrieve(PF2E).verdict == "nothing_relevant"
+    # every active derived term is one no non-trait entry of the store uses
+    used = _derived_used(searcher.store, [t for t in load_derived_terms()])
+    assert not used & {t.term for t in on.terms() if t.derived}
+
+
+@pytest.mark.slow
+async def test_end_to_end_the_setting_decides(searcher, extractive):
+    ans = await answer_question(PF1, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_books" and "spell-like ability" in ans.text.lower(), ans.text
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(guard_derived=False)})
+    ans = await answer_question(PF1, history=[], searcher=searcher, settings=off)
+    assert ans.outcome != "not_in_books" or "spell-like" not in ans.text.lower(), ans.text
