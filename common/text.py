@@ -94,7 +94,17 @@ def acronyms(text: str) -> set[str]:
     return set(_ACRONYM.findall(text))
 
 
-def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int, match_acronyms: bool = False) -> list[int]:
+_NUMBER = re.compile(r"(?<![\w.+-])(\d+)(?:st|nd|rd|th)?(?![\w.])")
+
+
+def exact_terms(text: str) -> set[str]:
+    """What a question names exactly and the content words miss: its two-letter capitals (``acronyms``)
+    and its whole numbers, an ordinal as its number ("a 5th-level fey" -> ``#5``, the row ``Level 5: DC
+    20`` of a table; "+2" or "1d6" are no such number)."""
+    return acronyms(text) | {f"#{n}" for n in _NUMBER.findall(text)}
+
+
+def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int, match_exact: bool = False) -> list[int]:
     """The one query-focused passage picker: indexes of the paragraphs to keep so that the fact a
     question asks about survives a cut to ``budget`` characters, best first (the opening, then by
     match; callers show them in text order but give room in this order).
@@ -103,16 +113,16 @@ def pick_paragraphs(paragraphs: Sequence[str], query: str, budget: int, match_ac
     budget). The rest are taken by how many of the query's content stems they share, ties in text
     order, until the budget is spent; once half the budget is used, paragraphs sharing nothing with
     the query are no longer added (they would only push the asked-for text out of a short window).
-    The last paragraph taken may overrun the budget: callers cut the joined text. ``match_acronyms`` also
-    matches the query's two-letter capitals (``acronyms``); the answers' excerpts use it, the reranker's
-    passages (what it was trained on) do not."""
+    The last paragraph taken may overrun the budget: callers cut the joined text. ``match_exact`` also
+    matches the query's two-letter capitals and numbers (``exact_terms``); the answers' excerpts use it,
+    the reranker's passages (what it was trained on) do not."""
     if not paragraphs:
         return []
     wanted = content_stems(query)
     overlap = [len(wanted & content_stems(p)) for p in paragraphs]
-    if match_acronyms and (caps := acronyms(query)):  # the answer's excerpts ("what are its AC and saves?")
-        wanted |= caps
-        overlap = [n + len(caps & acronyms(p)) for n, p in zip(overlap, paragraphs, strict=True)]
+    if match_exact and (exact := exact_terms(query)):  # the answer's excerpts ("what are its AC and saves?")
+        wanted |= exact
+        overlap = [n + len(exact & exact_terms(p)) for n, p in zip(overlap, paragraphs, strict=True)]
     chosen = [0]
     used = min(len(paragraphs[0]), budget // 2) + 1
     for i in sorted(range(1, len(paragraphs)), key=lambda i: (-overlap[i], i)):
@@ -147,6 +157,76 @@ _WIKI = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
 _MDLINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}.*$", re.M)
 _SPACES = re.compile(r"[ \t]+")
+
+
+@lru_cache(maxsize=1)
+def _table_parser():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _table_lines(head: list[str], body: list[list[str]]) -> list[str]:
+    """The rows of one table as lines, ``Head0 cell0: Head1 cell1, Head2 cell2``. A table printed as two
+    side by side (``Level | DC | | Level | DC``: an empty spacer column, or the header repeated) is read as
+    the two it is, left one first; a row with only its first cell (a note across the table) is kept as is."""
+    width = len(head)
+    body = [row + [""] * (width - len(row)) for row in body]
+    spacer = [k for k in range(width) if not head[k] and not any(row[k] for row in body)]
+    if spacer:
+        bounds = [-1, *spacer, width]
+        groups = [(lo + 1, hi) for lo, hi in zip(bounds, bounds[1:], strict=False) if hi > lo + 1]
+    else:
+        period = next((p for p in range(2, width) if width % p == 0
+                       and all(head[k] == head[k % p] for k in range(width))), width)
+        groups = [(lo, lo + period) for lo in range(0, width, period)]
+    out = []
+    for lo, hi in groups:
+        for row in body:
+            cells = row[lo:hi]
+            if not any(cells):
+                continue
+            if cells[0] and not any(cells[1:]):
+                out.append(cells[0])
+                continue
+            rest = ", ".join(f"{h} {c}".strip() for h, c in zip(head[lo + 1:hi], cells[1:], strict=False) if c)
+            first = f"{head[lo]} {cells[0]}".strip() if cells[0] else ""
+            out.append(f"{first}: {rest}" if first and rest else first or rest)
+    return out
+
+
+def linear_tables(text: str) -> str:
+    """``text`` with each markdown table written out row by row, every cell beside its column's header
+    (``Standard of Living Comfortable: Week 1 gp, Month 4 gp, Year 52 gp``), the rest unchanged.
+
+    Why: flattened to a run of words ("Comfortable 1 gp 4 gp 52 gp") a table loses its columns, and a
+    small model reading it answers with the wrong one (a year's cost asked per month). Tables are found
+    with markdown-it-py's table rule (the parser the notes are read with), so a pipe in prose is left alone."""
+    if "|" not in text:
+        return text
+    tokens = _table_parser().parse(text)
+    lines = text.split("\n")
+    spans: list[tuple[int, int, list[str]]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type != "table_open" or tok.map is None:
+            i += 1
+            continue
+        rows: list[list[str]] = []
+        j = i + 1
+        while tokens[j].type != "table_close":
+            if tokens[j].type == "tr_open":
+                rows.append([])
+            elif tokens[j].type == "inline" and rows:
+                rows[-1].append(tokens[j].content.strip())
+            j += 1
+        out = _table_lines(rows[0], rows[1:]) if rows else []
+        spans.append((tok.map[0], tok.map[1], out))
+        i = j + 1
+    for start, end, out in reversed(spans):
+        lines[start:end] = out
+    return "\n".join(lines)
 
 
 def clean_markdown(text: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gmprep.common.text import clean_markdown, cut_words, pick_paragraphs
+from gmprep.common.text import clean_markdown, cut_words, linear_tables, pick_paragraphs
 
 # Paragraphs: lines, and the degree-of-success / trigger labels that a flattened entry runs together.
 _SPLIT = re.compile(r"\n+|(?<=[.!?])\s+(?=(?:Critical Success|Success|Failure|Critical Failure|Special|Trigger|"
@@ -21,13 +21,13 @@ _SPLIT = re.compile(r"\n+|(?<=[.!?])\s+(?=(?:Critical Success|Success|Failure|Cr
 def focused_excerpt(text: str, query: str, max_chars: int = 900) -> str:
     """Up to about ``max_chars`` of ``text``: the opening paragraph, then the paragraphs that best match
     ``query`` (``common.text.pick_paragraphs``), in text order, "..." where paragraphs were left out."""
-    flat = clean_markdown(text)
+    flat = clean_markdown(linear_tables(text))  # a table row by row, each cell under its column's name
     if len(flat) <= max_chars:
         return flat
     paras = [p.strip() for p in _SPLIT.split(flat) if p and p.strip()]
     if len(paras) <= 1:
         return cut_words(flat, max_chars)
-    keep = pick_paragraphs(paras, query, max_chars, match_acronyms=True)
+    keep = pick_paragraphs(paras, query, max_chars, match_exact=True)
     # room is handed out best first (the opening gets at most half, so the asked-for text still fits),
     # then the pieces are shown in text order
     pieces: dict[int, str] = {}

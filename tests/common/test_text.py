@@ -9,6 +9,8 @@ from gmprep.common.text import (
     content_stems,
     content_words,
     cut_words,
+    exact_terms,
+    linear_tables,
     pick_paragraphs,
     stem,
     words,
@@ -62,9 +64,28 @@ def test_an_answer_excerpt_finds_the_stat_line_a_two_letter_capital_names():
              "Mauler The bear gains a +2 circumstance bonus to damage rolls.", "AC 17; Fort +12, Ref +6, Will +8"]
     query = "OK, and what are its AC and saves?"
     assert 4 not in pick_paragraphs(paras, query, budget=80)  # "AC" is no content word: text order wins
-    assert pick_paragraphs(paras, query, budget=80, match_acronyms=True)[:2] == [0, 4]
-    assert pick_paragraphs(paras, "what's the ac", budget=80, match_acronyms=True) == pick_paragraphs(
+    assert pick_paragraphs(paras, query, budget=80, match_exact=True)[:2] == [0, 4]
+    assert pick_paragraphs(paras, "what's the ac", budget=80, match_exact=True) == pick_paragraphs(
         paras, "what's the ac", budget=80)  # capitals only: "ac" in lower case is no acronym
+
+
+def test_an_answer_excerpt_finds_the_table_row_a_number_names():
+    paras = ["Use the table below to set the DC.", "Level 4: DC 19", "Level 5: DC 20", "Level 6: DC 22"]
+    assert exact_terms("a 5th-level fey, +2 to hit, 1d6 damage, DC 20") == {"DC", "#5", "#20"}
+    assert pick_paragraphs(paras, "DC for a 5th-level fey?", budget=40, match_exact=True)[:2] == [0, 2]
+    assert pick_paragraphs(paras, "DC for a 5th-level fey?", budget=40)[:2] == [0, 1]  # "5th" is no "5" as a word
+
+
+def test_a_table_is_read_row_by_row_with_each_cell_under_its_column():
+    text = ("Intro with a | pipe in prose.\n\n| Standard of Living | Week | Month | Year |\n|---|---|---|---|\n"
+            "| Comfortable | 1 gp | 4 gp | 52 gp |\n| * Subsist for free. |  |  |  |\n\nAfter.")
+    assert linear_tables(text).split("\n") == [
+        "Intro with a | pipe in prose.", "", "Standard of Living Comfortable: Week 1 gp, Month 4 gp, Year 52 gp",
+        "* Subsist for free.", "", "After."]
+    # two tables printed side by side with an empty spacer column are read as the two they are
+    side = "| Level | DC |  | Level | DC |\n|---|---|---|---|---|\n| 0 | 14 |  | 13 | 31 |\n| 1 | 15 |  | 14 | 32 |"
+    assert linear_tables(side).split("\n") == ["Level 0: DC 14", "Level 1: DC 15", "Level 13: DC 31", "Level 14: DC 32"]
+    assert linear_tables("no table here") == "no table here"
 
 
 def test_cut_words_cuts_on_a_word_boundary_and_marks_the_cut():
