@@ -54,6 +54,10 @@ NEED_EXTRA = 2  # a multi-need question's extra passages: each need's best one n
 # to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
 PASSAGE_CHARS = (440, 260, 180, 110, 100, 100, 100)
 NOT_FOUND = "The passages do not answer this."
+# When the model's answer cannot stand (it found nothing, or the support check struck at least half of
+# its claims), the passages the quoting answer would show are quoted below it: the same five, so a model
+# answer never cites less than the no-model answer would have.
+FALLBACK_QUOTES = PASSAGES
 # A small model at temperature 0 tends to run on past the answer (more facts from the later passages,
 # then the same sentence again until max_tokens); the prompt asks for two to four sentences
 MAX_SENTENCES = 4
@@ -371,27 +375,28 @@ class AgentPipeline:
         used = cited_ids(text, shown)
         if text.strip().startswith(NOT_FOUND[:-1]):
             # the answerability judge found the books relevant; the model did not find the answer in the
-            # trimmed passages: say so, and quote the two closest so the GM can read them
+            # trimmed passages: say so, and quote the passages so the GM can read them
             from gmprep.core.llm.extractive import render_quotes
 
-            more = "\n\n" + render_quotes(hits[:2], question)
+            more = "\n\n" + render_quotes(hits[:FALLBACK_QUOTES], question)
             on.delta(more)
             text += more
             outcome = "partial"
-            used = [h.source_id for h in hits[:2]]
+            used = [h.source_id for h in hits[:FALLBACK_QUOTES]]
         else:
-            text, used = self._keep_supported(text, question, hits, shown, trace, on)
-            outcome = "answered" if used and not text.startswith(NOT_FOUND) else "partial"  # an answer citing no passage is not grounded enough
+            text, used, quoted = self._keep_supported(text, question, hits, shown, trace, on)
+            outcome = "answered" if used and not quoted else "partial"  # an answer citing no passage is not grounded enough
         trace.append(TraceStep(name="check_citations", output={"used": used, "outcome": outcome}))
         return Answer(text=text, outcome=outcome, citations=shown, used=used, steps=trace, question=question)
 
     @staticmethod
     def _keep_supported(text: str, question: str, hits: list[Hit], shown: list[Citation], trace: list[TraceStep],
-                        on: AnswerProgress) -> tuple[str, list[str]]:
+                        on: AnswerProgress) -> tuple[str, list[str], bool]:
         """The support check (core/agents/support.py, the same one ``eval answers --faithfulness`` uses) on
         the finished answer: a claim its cited passages do not state (no citation, a number they do not
         give, too few of its words) is left out of the saved answer, and the reader is told which, since it
-        was already streamed. When no supported claim is left the two closest passages are quoted instead."""
+        was already streamed. When no supported claim is left, or at least half of the claims were struck, the
+        quoting answer's passages (``FALLBACK_QUOTES``) are quoted below: the third value says so."""
         t0 = time.perf_counter()
         passages = [Passage(source_id=h.source_id, name=h.name, text=h.passage()) for h in hits]
         checker = SupportChecker()
@@ -401,7 +406,7 @@ class AgentPipeline:
             "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad]},
             ms=(time.perf_counter() - t0) * 1000))
         if not bad:
-            return text, cited_ids(text, shown)
+            return text, cited_ids(text, shown), False
         # a claim that another shown passage states is kept, citing that passage instead; the reader, who
         # saw it streamed with the first citation, is told which
         kept, recited = text, []
@@ -417,7 +422,7 @@ class AgentPipeline:
             f"- {_MARKS.findall(r)[-1]} {_unmarked(r)}" for r in recited) if recited else "")
         if not bad:
             on.delta(fixes)
-            return kept + fixes, cited_ids(kept, shown)
+            return kept + fixes, cited_ids(kept, shown), False
         for s in bad:
             kept = kept.replace(s.text, "", 1)
         kept = re.sub(r"[ \t]+\n", "\n", re.sub(r"[ \t]{2,}", " ", kept))
@@ -428,11 +433,20 @@ class AgentPipeline:
         if len(bad) == len(report.claims):
             from gmprep.core.llm.extractive import render_quotes
 
-            quotes = "\n\n" + render_quotes(hits[:2], question)
+            quotes = "\n\n" + render_quotes(hits[:FALLBACK_QUOTES], question)
             on.delta(note + "\n\n" + NOT_FOUND + quotes)
-            return NOT_FOUND + note + quotes, [h.source_id for h in hits[:2]]
+            return NOT_FOUND + note + quotes, [h.source_id for h in hits[:FALLBACK_QUOTES]], True
+        if 2 * len(bad) >= len(report.claims):
+            # at least half of what the model said is not in the passages: what is left is too thin to
+            # answer by, so the passages follow it (a lone kept sentence is often beside the point)
+            from gmprep.core.llm.extractive import render_quotes
+
+            quotes = "\n\n" + render_quotes(hits[:FALLBACK_QUOTES], question)
+            on.delta(fixes + note + quotes)
+            used = list(dict.fromkeys([*cited_ids(kept, shown), *(h.source_id for h in hits[:FALLBACK_QUOTES])]))
+            return kept + fixes + note + quotes, used, True
         on.delta(fixes + note)
-        return kept + fixes + note, cited_ids(kept, shown)
+        return kept + fixes + note, cited_ids(kept, shown), False
 
     @staticmethod
     def _emit(answer: Answer, on: AnswerProgress) -> Answer:
