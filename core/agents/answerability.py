@@ -451,7 +451,7 @@ class AnswerabilityJudge:
             # the question names the organized-play campaign and a section of its guide ("PFS" and "Chronicle
             # Sheets"): the campaign's own rule, which the held books leave to that guide. A renamed spell beside it
             # ("rebuild ... my scrolls of magic missile") does not make the campaign's rule a core one
-            campaign = self.campaign.about(question)
+            campaign = self.campaign.about(question, self.settings.campaign_own_titles)
             if campaign is not None:
                 outcome, section = "not_in_corpus", campaign.section
         if outcome != "not_in_books" and not renamed and section is None:

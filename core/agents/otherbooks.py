@@ -584,15 +584,36 @@ _EXAMPLE = re.compile(r"(?<![\w-])(?:like|such as)\s(?!to\b)[^,;:?!.]*", re.IGNO
 _ANNOUNCES = re.compile(r"\bquestions?\b", re.IGNORECASE)
 
 
-def names_asked(question: str, terms: Sequence[str]) -> str:
+# A sentence refers back to the one before it by "it" or by a demonstrative before a noun ("Her 1st level domain power
+# is a spell-like ability and a touch attack. Does using this ability provoke ...?", "... he could take a 5 foot step
+# between each attack ... Wouldn't that move interrupt his attack?"); not by "they", "them", "he" or "she", mostly the
+# asker's people, and not by "that" before a function word ("so that the", "means that it": a conjunction)
+_BACK_IT = re.compile(r"(?<![\w'-])(?:it|its|itself)(?![\w'-])", re.IGNORECASE)
+_BACK_DEMONSTRATIVE = re.compile(r"(?<![\w'-])(?:this|these|that|those)\s+([a-z][a-z'-]*)", re.IGNORECASE)
+
+
+def refers_back(sentence: str) -> bool:
+    """``sentence`` refers to what the sentence before it names: "it", or "this" / "that" / "these" / "those" before a
+    word that is no function word ("this ability", "that move", "those rules")."""
+    text = _ASIDE.sub(" ", sentence.replace("\u2019", "'"))
+    if _BACK_IT.search(text):
+        return True
+    return any(m.group(1).lower() not in STOP_WORDS for m in _BACK_DEMONSTRATIVE.finditer(text))
+
+
+def names_asked(question: str, terms: Sequence[str], antecedent: bool = False) -> str:
     """The first sentence that asks (ends in "?", or says it is the question) and names one of ``terms`` outside its
-    asides (parentheses, examples given with "like" / "such as"), or "": the names are then only the scene's."""
+    asides (parentheses, examples given with "like" / "such as"), or "": the names are then only the scene's. With
+    ``antecedent``, a sentence that asks and refers back (``refers_back``: "Does using this ability provoke ...?")
+    asks about what the sentence before it names, read the same way (that sentence is returned)."""
     def words(text: str) -> list[str]:  # a possessive names its owner ("the summoner's shared hit point pool")
         return [re.sub(r"'s$", "", t.lower()).strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
 
     foreign = [w for w in (words(t) for t in terms) if w]
     sents = sentences(question)
     asks = set(asking(sents)) | {i for i, s in enumerate(sents) if _ANNOUNCES.search(s)}
+    if antecedent:
+        asks |= {i - 1 for i in asks if i > 0 and refers_back(sents[i])}
     for i in sorted(asks):
         if any(_names(words(_EXAMPLE.sub(" ", _ASIDE.sub(" ", sents[i]))), f) for f in foreign):
             return sents[i]
