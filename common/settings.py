@@ -293,6 +293,11 @@ class AnswerabilitySettings(BaseModel):
     # guide, as when the campaign is named. Measured (docs/answerability.md, "Another game's feats by name, and what
     # "this ability" refers to"). False: the campaign must be named.
     campaign_own_titles: bool = True
+    # The term-repeats reader (``unstated_repeats``) counts a word in capitals that spells the initials of a pair the
+    # question writes out in capitals as a use of that pair ("I lose 1 Resolve Point ... with 2 RP, ... my remaining
+    # RP": "Resolve Point" five times; ``otherbooks.repeated_terms``). Measured (docs/answerability.md, "Another game's
+    # feats by name, and what "this ability" refers to"). False: the acronym is a word of its own.
+    unstated_acronyms: bool = True
     # A sentence that asks and refers back, by "it" or a demonstrative before a noun ("Does using this ability provoke
     # ...?", "Wouldn't that move interrupt his attack?"), asks about what the sentence before it names: another game's
     # term named there declines as if the asking sentence named it (``otherbooks.names_asked``, ``refers_back``), for

@@ -523,7 +523,8 @@ class AnswerabilityJudge:
                                       [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
                                       self.settings.unstated_asked_repeats, antecedent=self.settings.unstated_antecedent,
                                       hyphenated=self.settings.unstated_sections,
-                                      clause=self.settings.unstated_asking_clause)
+                                      clause=self.settings.unstated_asking_clause,
+                                      acronyms=self.settings.unstated_acronyms)
             if besides:
                 # the other books' names set aside are not what is asked, however often the question says them
                 # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule

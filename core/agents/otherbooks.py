@@ -20,6 +20,7 @@ import json
 import re
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -475,10 +476,12 @@ def stem_tokens(text: str) -> list[str]:
 _HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
 
 
-def repeated_terms(question: str, hyphenated: bool = False) -> dict[str, tuple[str, int]]:
+def repeated_terms(question: str, hyphenated: bool = False, acronyms: bool = False) -> dict[str, tuple[str, int]]:
     """The question's content words and pairs of adjacent content words, by their stems: (as first written, uses).
     "As written" prefers a use inside a sentence: "Siege engine question: ... a Crew 1 siege engine" is "siege engine".
-    ``hyphenated``: a hyphenated word ("dual-class") is a content word too (letters and inner hyphens only)."""
+    ``hyphenated``: a hyphenated word ("dual-class") is a content word too (letters and inner hyphens only).
+    ``acronyms``: a word in capitals that spells the initials of a pair the question writes out ("1 Resolve Point ...
+    with 2 RP") is a use of that pair too."""
     matches = list(_TOKEN.finditer(question))
     written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in matches]
     opening = [not question[:m.start()].rstrip() or question[:m.start()].rstrip()[-1] in ".!?:\"'(" for m in matches]
@@ -496,7 +499,21 @@ def repeated_terms(question: str, hyphenated: bool = False) -> dict[str, tuple[s
                     shown, first_opens[key] = " ".join(written[i:i + n]), False
                 first_opens.setdefault(key, opening[i])
                 out[key] = (shown, seen + 1)
+    if acronyms:
+        initials: dict[str, str] = {}  # "rp" -> the pair's key, for pairs written out
+        for i in range(len(words) - 1):
+            if content[i] and content[i + 1] and written[i][:1].isupper() and written[i + 1][:1].isupper():
+                initials.setdefault(words[i][0] + words[i + 1][0], _stems(words[i:i + 2]))
+        said = Counter(w[:2].lower() for w in written if _ACRONYM.fullmatch(w))
+        for short, n in said.items():
+            key = initials.get(short)
+            if key is not None:
+                shown, seen = out[key]
+                out[key] = (shown, seen + n)
     return out
+
+
+_ACRONYM = re.compile(r"[A-Z]{2}s?")
 
 
 def quoted_in(term: str, texts: Sequence[str]) -> bool:

@@ -2,7 +2,8 @@
 feats (``kind`` "feat", matched as written, capitalised; ``answerability.guard_derived_feats``), a sentence that
 asks and refers back to the sentence before it (``otherbooks.refers_back``, ``names_asked(antecedent=True)``,
 ``answerability.guard_antecedent``), an abbreviation's full stop (``kg.query.sentences``) and the organized-play
-guide's own titles without the campaign named (``answerability.campaign_own_titles``). On the real test store."""
+guide's own titles without the campaign named (``answerability.campaign_own_titles``) and an acronym of a pair the
+question writes out (``answerability.unstated_acronyms``). On the real test store."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from gmprep.common.settings import AnswerabilitySettings
 from gmprep.core.agents.campaign import CampaignRules
-from gmprep.core.agents.otherbooks import names_asked, refers_back
+from gmprep.core.agents.otherbooks import names_asked, refers_back, repeated_terms
 from gmprep.core.answer import answer_question
 from gmprep.core.sources import OtherSystemsSource, load_derived_terms, load_other_system_terms
 from gmprep.kg.legacy import LEGACY_NAMES
@@ -125,3 +126,17 @@ async def test_end_to_end_the_campaigns_own_title_is_not_in_corpus(searcher, ext
     off = extractive.model_copy(update={"answerability": AnswerabilitySettings(campaign_own_titles=False)})
     ans = await answer_question(CHALLENGE, history=[], searcher=searcher, settings=off)
     assert not ans.text.startswith("Challenge Points in organized play"), ans.text
+
+
+# Starfinder's Resolve Points, written out once and then abbreviated
+RESOLVE = ("When I get to 0 HP I'm dying, and at the end of my turn I lose 1 Resolve Point. If I'm dropped to 0 with "
+           "2 RP, I lose 1 RP at the end of my turn, then my remaining RP next round. Is this correct?")
+
+
+def test_an_acronym_of_a_pair_written_out_counts_as_its_use():
+    assert repeated_terms(RESOLVE)["resolv point"][1] == 1
+    assert repeated_terms(RESOLVE, acronyms=True)["resolv point"] == ("Resolve Point", 4)
+    # "HP" spells no pair the question writes out in capitals: nothing added
+    assert repeated_terms(RESOLVE, acronyms=True).get("hp") == repeated_terms(RESOLVE).get("hp")
+    # a pair written in lower case: the capitals may be another thing
+    assert repeated_terms("My focus points are low, 1 FP. Can I Refocus?", acronyms=True)["focus point"][1] == 1
