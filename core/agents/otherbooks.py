@@ -506,10 +506,10 @@ def repeated_terms(question: str, hyphenated: bool = False, acronyms: bool = Fal
                 initials.setdefault(words[i][0] + words[i + 1][0], _stems(words[i:i + 2]))
         said = Counter(w[:2].lower() for w in written if _ACRONYM.fullmatch(w))
         for short, n in said.items():
-            key = initials.get(short)
-            if key is not None:
-                shown, seen = out[key]
-                out[key] = (shown, seen + n)
+            pair = initials.get(short)
+            if pair is not None:
+                shown, seen = out[pair]
+                out[pair] = (shown, seen + n)
     return out
 
 
