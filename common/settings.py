@@ -281,6 +281,29 @@ class AnswerabilitySettings(BaseModel):
     # (docs/answerability.md, "Other games' rules vocabularies, derived from their open sources"). False: the hand
     # list only.
     guard_derived: bool = True
+    # The derived vocabularies hold other games' feats too (Pathfinder 1e's and Starfinder's, by name: "Crane
+    # Riposte", "Paired Opportunist"; ``scripts/derive_other_systems_terms.py --feats``), filtered as the other derived
+    # terms, matched only as written, capitalised ("punch through" in lower case is the asker's own words) and
+    # deciding as they do. Measured (docs/answerability.md, "Another game's feats by name, and what "this ability"
+    # refers to"). False: the derived rules terms only.
+    guard_derived_feats: bool = True
+    # A question that does not name the organized-play campaign but writes one of its guide's section titles that is
+    # the campaign's own word (two content words or more that no held entry's name or text uses: "challenge points",
+    # "chronicle sheets"; ``campaign.CampaignRules.own_title``) asks that section's rule: not_in_corpus naming the
+    # guide, as when the campaign is named. Measured (docs/answerability.md, "Another game's feats by name, and what
+    # "this ability" refers to"). False: the campaign must be named.
+    campaign_own_titles: bool = True
+    # The term-repeats reader (``unstated_repeats``) counts a word in capitals that spells the initials of a pair the
+    # question writes out in capitals as a use of that pair ("I lose 1 Resolve Point ... with 2 RP, ... my remaining
+    # RP": "Resolve Point" five times; ``otherbooks.repeated_terms``). Measured (docs/answerability.md, "Another game's
+    # feats by name, and what "this ability" refers to"). False: the acronym is a word of its own.
+    unstated_acronyms: bool = True
+    # A sentence that asks and refers back, by "it" or a demonstrative before a noun ("Does using this ability provoke
+    # ...?", "Wouldn't that move interrupt his attack?"), asks about what the sentence before it names: another game's
+    # term named there declines as if the asking sentence named it (``otherbooks.names_asked``, ``refers_back``), for
+    # the hand list (``guard_asked``) and the derived terms alike. Measured (the same section). False: only the
+    # sentences that ask.
+    guard_antecedent: bool = True
     # The rules outline's section (``core/agents/coverage.py``) is not the one asked when a top-five passage of rules
     # prose (a rule page, a book's section or sidebar) is named with a word of its title: that page states the part
     # asked ("Step 1: Start Your Turn" beside Rounds and Turns, "for 1 round ... the champion's next turn"). Measured

@@ -90,7 +90,9 @@ class AnswerContext:
         self.other_systems = OtherSystemsSource(store, names=lambda: searcher.names,
                                                 asked_only=settings.answerability.guard_asked,
                                                 loose=settings.answerability.guard_loose_forms,
-                                                derived=settings.answerability.guard_derived)
+                                                derived=settings.answerability.guard_derived,
+                                                feats=settings.answerability.guard_derived_feats,
+                                                antecedent=settings.answerability.guard_antecedent)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 

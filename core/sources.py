@@ -140,9 +140,10 @@ class OtherSystemTerm(BaseModel):
     derived: bool = False  # from another system's open source (``load_derived_terms``), not the hand list
 
 
-def load_other_system_terms(derived: bool = False) -> list[OtherSystemTerm]:
+def load_other_system_terms(derived: bool = False, feats: bool = True) -> list[OtherSystemTerm]:
     """Every glossary term (``core/agents/patterns/other-systems.yaml``), unfiltered; ``derived``: and after them the
-    terms derived from other systems' open sources (``load_derived_terms``) that the list does not hold."""
+    terms derived from other systems' open sources (``load_derived_terms``) that the list does not hold, other games'
+    feats among them only with ``feats``."""
     ref = resources.files("gmprep.core.agents") / "patterns" / "other-systems.yaml"
     data = yaml.safe_load(ref.read_text(encoding="utf-8"))
     terms = []
@@ -151,7 +152,7 @@ def load_other_system_terms(derived: bool = False) -> list[OtherSystemTerm]:
             terms.append(OtherSystemTerm(system=block["system"], pf2e=bool(block.get("pf2e")), **t))
     if derived:
         listed = {t.term.lower() for t in terms}
-        terms += [t for t in load_derived_terms() if t.term.lower() not in listed]
+        terms += [t for t in load_derived_terms() if t.term.lower() not in listed and (feats or not t.case_sensitive)]
     return terms
 
 
@@ -164,7 +165,10 @@ def load_derived_terms() -> list[OtherSystemTerm]:
         data = json.loads(gzip.decompress(ref.read_bytes()).decode("utf-8"))
     except (FileNotFoundError, OSError):
         return []
-    return [OtherSystemTerm(term=r["term"], system=r["system"], derived=True) for r in data["terms"]]
+    # another game's feat (``kind`` "feat": "Crane Riposte") is named as written, capitalised; its words in lower case
+    # are as often the asker's own ("punch through", "steady footing")
+    return [OtherSystemTerm(term=r["term"], system=r["system"], derived=True, case_sensitive=r.get("kind") == "feat")
+            for r in data["terms"]]
 
 
 # The question says it is about Pathfinder 2e ("Is there a coup de grace in 2e?", "First time running PF2e ... There
@@ -205,16 +209,21 @@ class OtherSystemsSource(KnowledgeSource):
     description = "terms from other game systems (D&D 5e, Pathfinder 1e) and books gmprep does not hold"
 
     def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
-                 asked_only: bool = False, loose: bool = False, derived: bool = False):
+                 asked_only: bool = False, loose: bool = False, derived: bool = False, feats: bool = True,
+                 antecedent: bool = False):
         """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
         another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``).
         ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``).
-        ``derived``: with ``terms`` None, other systems' derived vocabularies too (``answerability.guard_derived``)."""
+        ``derived``: with ``terms`` None, other systems' derived vocabularies too (``answerability.guard_derived``),
+        their feats only with ``feats`` (``answerability.guard_derived_feats``). ``antecedent``: a sentence that asks
+        and refers back ("this ability", "it") asks what the sentence before it names (``answerability.guard_antecedent``,
+        ``otherbooks.names_asked``)."""
         self.store = store
         self.asked_only = asked_only
         self.loose = loose
+        self.antecedent = antecedent
         self._names_of = names
-        self._all = terms if terms is not None else load_other_system_terms(derived)
+        self._all = terms if terms is not None else load_other_system_terms(derived, feats)
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
         self._classes: list[tuple[str, re.Pattern]] | None = None
         self._names: NameIndex | None = None  # built when first needed, when no searcher's index was given
@@ -259,7 +268,7 @@ class OtherSystemsSource(KnowledgeSource):
         # one the answer step applies after the books' own decision (``SourceResult.derived``)
         t = derived[0]
         written = [m.group(0) for f in derived for rx in [self._regex(f)] if rx for m in rx.finditer(query)]
-        if not names_asked(query, [*(f.term for f in derived), *written]):
+        if not names_asked(query, [*(f.term for f in derived), *written], self.antecedent):
             return result
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0,
                             note=f"“{t.term}” is {t.system} terminology", derived=True)
@@ -281,7 +290,7 @@ class OtherSystemsSource(KnowledgeSource):
         written = [*(m.group(0) for f in found for rx in [self._regex(f)] if rx for m in rx.finditer(query))] \
             if self.loose else []
         if self.asked_only and not any(f.pf2e for f in found) \
-                and not names_asked(query, [*(f.term for f in found), *written]):
+                and not names_asked(query, [*(f.term for f in found), *written], self.antecedent):
             # "Is there no special off-hand penalty like PF1, just the standard -5 per follow-up attack?", "how does
             # something like Combat Reflexes let me use a second one?": another game's terms only in the question's
             # setting or in an example it gives, none in a sentence that asks (``otherbooks.names_asked``): what is

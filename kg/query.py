@@ -153,9 +153,25 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=\S)|\n+")
 
 
+# An abbreviation's full stop ("a 5 ft. step", "(p. 412)", "e.g. a shield") ends no sentence when the text goes on in
+# lower case or with a digit
+_ABBREVIATION = re.compile(r"(?:^|[\s(])(?:ft|in|lbs?|p|pp|pg|e\.g|i\.e|etc|vs|cf|approx)\.$", re.IGNORECASE)
+_GOES_ON = re.compile(r"[a-z0-9(]")
+
+
 def sentences(query: str) -> list[str]:
-    """The question's sentences (split after ".", "?", "!" and at line breaks), stripped."""
-    return [s.strip() for s in _SENTENCE.split(query.strip()) if s.strip()]
+    """The question's sentences (split after ".", "?", "!" and at line breaks, not after an abbreviation the text
+    goes on from), stripped."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(query.strip()):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]) and _GOES_ON.match(piece):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def asking(sents: list[str]) -> list[int]:

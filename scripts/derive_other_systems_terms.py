@@ -117,6 +117,8 @@ class Source:
         self.rules_text: list[str] = []
         self.text: list[str] = []
         self.entity_names: set[str] = set()
+        self.entries: list[str] = []  # names of the system's named rules entries (feats): terms however rarely used
+        self.spells: list[str] = []  # its spells' names (entity names; entries too with ``--spells``)
 
 
 def dnd5e(repo: str) -> Source:
@@ -161,6 +163,11 @@ def pf1(repo: str) -> Source:
             if name.startswith(("rules_", "class_abilities")):
                 src.candidates += [title, *headings(desc)]
                 src.rules_text.append(desc)
+            elif re.fullmatch(r"feat\d+\.json", name) and title and title != "Unknown":
+                src.entries.append(title)
+            elif re.fullmatch(r"spells\d*\.json", name) and title and title != "Unknown":
+                src.spells.append(title)
+                src.entity_names.add(title)
             elif name.startswith(("spells", "monsters", "npcs", "magic_", "equipment_", "faiths", "races",
                                   "archetypes_", "class_ability_", "classes", "monster_", "traits", "haunts", "traps",
                                   "drugs", "diseases", "curses", "sidekicks", "occult_")):
@@ -179,7 +186,9 @@ def sf1(repo: str) -> Source:
         if path.startswith("Rules/"):
             src.candidates += headings(body)
             src.rules_text.append(body)
-        elif "/Feats/" not in path:
+        elif "/Feats/" in path:
+            src.entries.append(path.rsplit("/", 1)[-1].removesuffix(".md"))
+        else:
             src.entity_names.add(path.rsplit("/", 1)[-1].removesuffix(".md"))
     return src
 
@@ -275,6 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-zipf", type=float, default=2.5)
     ap.add_argument("--max-word-entries", type=int, default=10,
                     help="with --store: keep a term only if one of its words is used by at most this many entries")
+    ap.add_argument("--common-min-uses", type=int, default=0,
+                    help="with --max-word-entries: keep a term of widely used words when its system's text uses it at "
+                         "least this often (0: never)")
+    ap.add_argument("--feats", action=argparse.BooleanOptionalAction, default=True,
+                    help="also the names of Pathfinder 1e's and Starfinder's feats (used at least once)")
+    ap.add_argument("--spells", action=argparse.BooleanOptionalAction, default=False,
+                    help="with --feats: Pathfinder 1e's spells' names too (measured, not shipped)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
 
@@ -294,10 +310,19 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[tuple[str, ...], dict] = {}
     meta = []
     read: list[tuple[str, Source, dict[tuple[str, ...], str]]] = []
+    # the feats' names that no rules heading or phrase gives: a named entry is a term however rarely its text uses it
+    named: set[tuple[str, ...]] = set()
     for system, repo_name, repo, reader, licence, paths in sources:
         src = reader(repo)
         cands = src.candidates + (capitalised(src.rules_text) if args.capitalised else [])
+        if args.spells:
+            src.entries += src.spells
+            src.entity_names -= set(src.spells)
         entities = {loose_key(norm(clean(n))) for n in src.entity_names}
+        if args.feats:
+            others = {norm(clean(c)) for c in cands}
+            cands += src.entries
+            named |= {norm(clean(n)) for n in src.entries} - others
         forms: dict[tuple[str, ...], str] = {}
         for c in cands:
             c = clean(c)
@@ -322,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             count = uses[system][key]
             one = norm(singular(shown) or shown)
-            if count < args.min_uses or loose_key(key) in banned:
+            if count < (1 if key in named else args.min_uses) or loose_key(key) in banned:
                 continue
             if len(words) == 1:
                 if len(words[0]) < 5 or max(zipf(words[0]), zipf(one[0])) >= args.max_zipf:
@@ -330,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
             elif len(content) < 2 or words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS:
                 continue
             rows[key] = {"term": shown, "system": system, "uses": count}
+            if key in named:
+                rows[key]["kind"] = "feat"  # matched only as written, capitalised (``core/sources.py``)
     for m in meta:
         m["kept"] = sum(1 for r in rows.values() if r["system"] == m["system"])
         print(f"{m['system']}: {m['candidates']} candidates, {m['kept']} kept", file=sys.stderr)
@@ -345,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
             # those books' own words put together; a rules term of another game holds a word they rarely use
             # ("spell-like ability", "casting defensively", "minor crew action")
             common = [k for k, r in rows.items()
-                      if min(entries[word_key(w)] for w in _STORE_WORD.findall(r["term"])) > args.max_word_entries]
+                      if min(entries[word_key(w)] for w in _STORE_WORD.findall(r["term"])) > args.max_word_entries
+                      and not (args.common_min_uses and r.get("kind") != "feat" and r["uses"] >= args.common_min_uses)]
             for key in common:
                 del rows[key]
             print(f"store: {len(common)} terms of words in more than {args.max_word_entries} entries each dropped",

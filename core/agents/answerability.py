@@ -451,7 +451,7 @@ class AnswerabilityJudge:
             # the question names the organized-play campaign and a section of its guide ("PFS" and "Chronicle
             # Sheets"): the campaign's own rule, which the held books leave to that guide. A renamed spell beside it
             # ("rebuild ... my scrolls of magic missile") does not make the campaign's rule a core one
-            campaign = self.campaign.about(question)
+            campaign = self.campaign.about(question, self.settings.campaign_own_titles)
             if campaign is not None:
                 outcome, section = "not_in_corpus", campaign.section
         if outcome != "not_in_books" and not renamed and section is None:
@@ -523,7 +523,8 @@ class AnswerabilityJudge:
                                       [f"{h.name}\n{h.text}" for h in hits[:TOP_N]],
                                       self.settings.unstated_asked_repeats, antecedent=self.settings.unstated_antecedent,
                                       hyphenated=self.settings.unstated_sections,
-                                      clause=self.settings.unstated_asking_clause)
+                                      clause=self.settings.unstated_asking_clause,
+                                      acronyms=self.settings.unstated_acronyms)
             if besides:
                 # the other books' names set aside are not what is asked, however often the question says them
                 # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import threading
 from functools import lru_cache
 from importlib import resources
 
 from pydantic import BaseModel, Field
 
+from gmprep.common.text import STOP_WORDS
 from gmprep.core.agents.coverage import OutlineSection, title_stems
 
 CAMPAIGN_FILE = "organized-play.json"
@@ -64,6 +67,8 @@ class CampaignRules:
         self._name = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])",
                                 flags=re.IGNORECASE)
         self._stems = {s.id: title_stems(s.title) for s in self.outline.sections}
+        self._lock = threading.Lock()
+        self._uses: dict[str, bool] = {}
         short = re.escape(self.outline.campaign.short)
         self._guide = re.compile(r"(?<![\w-])(?:" + short + r"|(?:" + "|".join(re.escape(n) for n in names)
                                  + r")(?:'s)? Guide)(?![\w-])")
@@ -83,12 +88,17 @@ class CampaignRules:
                                     (f"%{self.outline.campaign.short}%",)).fetchone()
         return row is not None
 
-    def about(self, question: str) -> CampaignMatch | None:
+    def about(self, question: str, own_titles: bool = False) -> CampaignMatch | None:
         """The guide's section the question asks about (the most specific title it names), or None when the
-        question does not name the campaign, names none of its sections, or the store holds the guide."""
+        question does not name the campaign, names none of its sections, or the store holds the guide. With
+        ``own_titles``, a question that does not name the campaign but writes one of the guide's own titles
+        (``own_title``: "challenge points") asks about that section."""
         m = self._name.search(question)
         if m is None:
-            return None
+            own = self.own_title(question) if own_titles else None
+            if own is None or self.held():
+                return None
+            return CampaignMatch(section=own, named="organized play", book=self.outline.campaign.short)
         q = title_stems(question)  # the question's content words, stemmed as the titles' are
         best: OutlineSection | None = None
         for s in self.outline.sections:
@@ -98,3 +108,44 @@ class CampaignRules:
         if best is None or self.held():
             return None
         return CampaignMatch(section=best, named=m.group(1), book=self.outline.campaign.short)
+
+    def own_title(self, question: str) -> OutlineSection | None:
+        """The guide's section whose title the question writes (its words in order, the last singular or plural),
+        when that title is the campaign's own word: two words or more, none a function word, that no held entry's name
+        or text uses ("Challenge Points", "Achievement Points"; not "Boons", "Chronicle Sheets" or "Character Options",
+        which the core books use too, nor "Dealing with Errata"). The campaign's vocabulary, read from the guide's outline and the store, not from questions."""
+        words = _words(question)
+        for s in sorted(self.outline.sections, key=lambda s: -len(s.title)):
+            title = _words(s.title)
+            if len(title) < 2 or any(w in STOP_WORDS for w in title) or not _says(words, title):
+                continue
+            if not self._used(" ".join(title)):
+                return s
+        return None
+
+    def _used(self, phrase: str) -> bool:
+        """A held entry's name or text uses ``phrase`` (FTS phrase match, porter-stemmed: singular and plural)."""
+        with self._lock:
+            if phrase not in self._uses:
+                quoted = '"' + phrase.replace('"', " ") + '"'
+                try:
+                    row = self.store.db.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (quoted,)).fetchone()
+                    self._uses[phrase] = row is not None
+                except sqlite3.Error:
+                    self._uses[phrase] = True  # unknown: not the campaign's own word
+            return self._uses[phrase]
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def _says(words: list[str], title: list[str]) -> bool:
+    """``words`` hold ``title`` in order, its last word singular or plural."""
+    n = len(title)
+    last = title[-1].rstrip("s")
+    return any(words[i:i + n - 1] == title[:-1] and words[i + n - 1].rstrip("s") == last
+               for i in range(len(words) - n + 1))

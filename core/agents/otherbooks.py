@@ -20,6 +20,7 @@ import json
 import re
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -475,10 +476,12 @@ def stem_tokens(text: str) -> list[str]:
 _HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
 
 
-def repeated_terms(question: str, hyphenated: bool = False) -> dict[str, tuple[str, int]]:
+def repeated_terms(question: str, hyphenated: bool = False, acronyms: bool = False) -> dict[str, tuple[str, int]]:
     """The question's content words and pairs of adjacent content words, by their stems: (as first written, uses).
     "As written" prefers a use inside a sentence: "Siege engine question: ... a Crew 1 siege engine" is "siege engine".
-    ``hyphenated``: a hyphenated word ("dual-class") is a content word too (letters and inner hyphens only)."""
+    ``hyphenated``: a hyphenated word ("dual-class") is a content word too (letters and inner hyphens only).
+    ``acronyms``: a word in capitals that spells the initials of a pair the question writes out ("1 Resolve Point ...
+    with 2 RP") is a use of that pair too."""
     matches = list(_TOKEN.finditer(question))
     written = [re.sub(r"['\u2019]s?$", "", m.group(0)) for m in matches]
     opening = [not question[:m.start()].rstrip() or question[:m.start()].rstrip()[-1] in ".!?:\"'(" for m in matches]
@@ -496,7 +499,21 @@ def repeated_terms(question: str, hyphenated: bool = False) -> dict[str, tuple[s
                     shown, first_opens[key] = " ".join(written[i:i + n]), False
                 first_opens.setdefault(key, opening[i])
                 out[key] = (shown, seen + 1)
+    if acronyms:
+        initials: dict[str, str] = {}  # "rp" -> the pair's key, for pairs written out
+        for i in range(len(words) - 1):
+            if content[i] and content[i + 1] and written[i][:1].isupper() and written[i + 1][:1].isupper():
+                initials.setdefault(words[i][0] + words[i + 1][0], _stems(words[i:i + 2]))
+        said = Counter(w[:2].lower() for w in written if _ACRONYM.fullmatch(w))
+        for short, n in said.items():
+            pair = initials.get(short)
+            if pair is not None:
+                shown, seen = out[pair]
+                out[pair] = (shown, seen + n)
     return out
+
+
+_ACRONYM = re.compile(r"[A-Z]{2}s?")
 
 
 def quoted_in(term: str, texts: Sequence[str]) -> bool:
@@ -584,15 +601,36 @@ _EXAMPLE = re.compile(r"(?<![\w-])(?:like|such as)\s(?!to\b)[^,;:?!.]*", re.IGNO
 _ANNOUNCES = re.compile(r"\bquestions?\b", re.IGNORECASE)
 
 
-def names_asked(question: str, terms: Sequence[str]) -> str:
+# A sentence refers back to the one before it by "it" or by a demonstrative before a noun ("Her 1st level domain power
+# is a spell-like ability and a touch attack. Does using this ability provoke ...?", "... he could take a 5 foot step
+# between each attack ... Wouldn't that move interrupt his attack?"); not by "they", "them", "he" or "she", mostly the
+# asker's people, and not by "that" before a function word ("so that the", "means that it": a conjunction)
+_BACK_IT = re.compile(r"(?<![\w'-])(?:it|its|itself)(?![\w'-])", re.IGNORECASE)
+_BACK_DEMONSTRATIVE = re.compile(r"(?<![\w'-])(?:this|these|that|those)\s+([a-z][a-z'-]*)", re.IGNORECASE)
+
+
+def refers_back(sentence: str) -> bool:
+    """``sentence`` refers to what the sentence before it names: "it", or "this" / "that" / "these" / "those" before a
+    word that is no function word ("this ability", "that move", "those rules")."""
+    text = _ASIDE.sub(" ", sentence.replace("\u2019", "'"))
+    if _BACK_IT.search(text):
+        return True
+    return any(m.group(1).lower() not in STOP_WORDS for m in _BACK_DEMONSTRATIVE.finditer(text))
+
+
+def names_asked(question: str, terms: Sequence[str], antecedent: bool = False) -> str:
     """The first sentence that asks (ends in "?", or says it is the question) and names one of ``terms`` outside its
-    asides (parentheses, examples given with "like" / "such as"), or "": the names are then only the scene's."""
+    asides (parentheses, examples given with "like" / "such as"), or "": the names are then only the scene's. With
+    ``antecedent``, a sentence that asks and refers back (``refers_back``: "Does using this ability provoke ...?")
+    asks about what the sentence before it names, read the same way (that sentence is returned)."""
     def words(text: str) -> list[str]:  # a possessive names its owner ("the summoner's shared hit point pool")
         return [re.sub(r"'s$", "", t.lower()).strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
 
     foreign = [w for w in (words(t) for t in terms) if w]
     sents = sentences(question)
     asks = set(asking(sents)) | {i for i, s in enumerate(sents) if _ANNOUNCES.search(s)}
+    if antecedent:
+        asks |= {i - 1 for i in asks if i > 0 and refers_back(sents[i])}
     for i in sorted(asks):
         if any(_names(words(_EXAMPLE.sub(" ", _ASIDE.sub(" ", sents[i]))), f) for f in foreign):
             return sents[i]

@@ -84,7 +84,7 @@ class UnstatedTerm:
 
 def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str], min_repeats: int,
                    passages: Sequence[str], asked_repeats: int = 0, antecedent: bool = False,
-                   hyphenated: bool = False, clause: bool = False) -> list[UnstatedTerm]:
+                   hyphenated: bool = False, clause: bool = False, acronyms: bool = False) -> list[UnstatedTerm]:
     """The terms ``question`` repeats (at least ``min_repeats`` times) that other books name entries with
     (``vocabulary``: stems of their names' words and word pairs), that no held entry states (``stated``) and that none
     of ``passages`` (the retrieved passages' names and texts) uses; most repeated first. With ``asked_repeats`` (> 0),
@@ -94,10 +94,11 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
     sentence before it in (``asking_with_antecedents``); with ``hyphenated``, a hyphenated word ("dual-class") is a
     term too. With ``clause``, of a sentence that asks after a colon only the part after it asks ("The party members
     outside the cube want to help: can you reach in and pull someone out ...?" asks about pulling, not the members;
-    ``asking_clause``)."""
+    ``asking_clause``). With ``acronyms``, a word in capitals that spells a pair's initials counts as a use of the pair
+    ("Resolve Point ... 2 RP"; ``otherbooks.repeated_terms``)."""
     out = []
     asks: list[str] | None = None
-    for key, (shown, repeats) in repeated_terms(question, hyphenated).items():
+    for key, (shown, repeats) in repeated_terms(question, hyphenated, acronyms).items():
         if key not in vocabulary or stated.states(key):
             continue
         if repeats < min_repeats:

@@ -42,7 +42,8 @@ def test_the_shipped_file_records_its_sources_and_holds_no_pf2e_name():
     assert not terms & {"speed bonus", "legendary item", "save bonus", "touch attack"}
     assert not terms & {n.lower() for n in LEGACY_NAMES}  # "attack of opportunity" maps to Reactive Strike
     assert "attacks of opportunity" not in terms and "core rulebook" not in terms  # plural of a legacy name, a title
-    assert all(r["uses"] >= data["min_uses"] for r in data["terms"])
+    # a feat is a named entry of that game, kept however rarely its text uses the name (gap37)
+    assert all(r["uses"] >= data["min_uses"] for r in data["terms"] if r.get("kind") != "feat")
     assert all(len(r["term"].split()) > 1 or "-" in r["term"] or len(r["term"]) >= 5 for r in data["terms"])
 
 
