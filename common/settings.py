@@ -304,6 +304,19 @@ class AnswerabilitySettings(BaseModel):
     # the hand list (``guard_asked``) and the derived terms alike. Measured (the same section). False: only the
     # sentences that ask.
     guard_antecedent: bool = True
+    # With ``guard_antecedent``, "her" / "his" / "their" before a noun refers back too ("Let's assume a lillend tries to
+    # use her hallucinatory terrain spell-like ability ... What's her concentration modifier?";
+    # ``otherbooks.refers_back(possessive=True)``). Measured (docs/answerability.md, "Another game's rule, asked, is a
+    # rule gmprep does not hold": one tuning gap more, no new decline among the 15,386 generated answerable questions).
+    # False: "it" and demonstratives only.
+    guard_possessive: bool = True
+    # Another game's rule asked by name (the other-systems guard's term, hand list or derived, in a sentence ending in
+    # "?" or one saying it is the question: ``SourceResult.game_term``) is a rule whose text gmprep does not hold: the
+    # decline is not_in_corpus, naming the game and the books held (``AnswerabilityJudge.other_game``), as for another
+    # Pathfinder 2e book's rule. A scene described without a question ("... wants to regain one during a short rest.")
+    # keeps not_in_books: its other game's word is the asker's. Measured (docs/answerability.md, "Another game's rule,
+    # asked, is a rule gmprep does not hold"). False: not_in_books for every other game's term.
+    other_game_not_in_corpus: bool = True
     # The rules outline's section (``core/agents/coverage.py``) is not the one asked when a top-five passage of rules
     # prose (a rule page, a book's section or sidebar) is named with a word of its title: that page states the part
     # asked ("Step 1: Start Your Turn" beside Rounds and Turns, "for 1 round ... the champion's next turn"). Measured

@@ -92,7 +92,8 @@ class AnswerContext:
                                                 loose=settings.answerability.guard_loose_forms,
                                                 derived=settings.answerability.guard_derived,
                                                 feats=settings.answerability.guard_derived_feats,
-                                                antecedent=settings.answerability.guard_antecedent)
+                                                antecedent=settings.answerability.guard_antecedent,
+                                                possessive=settings.answerability.guard_possessive)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 

@@ -72,6 +72,12 @@ class SourceResult(BaseModel):
     # not_in_books only for terms derived from other systems' open sources (``load_derived_terms``): the answer step
     # keeps the books' own decline (not_in_corpus, not_in_books) and declines with this note only what they would answer
     derived: bool = False
+    # another game's term (not a Pathfinder 2e book's) that a question asks by name: a sentence ending in "?" (or one
+    # saying it is the question) names it, and the game whose rules use it. The rule asked is that game's, whose text
+    # gmprep does not hold: with ``answerability.other_game_not_in_corpus`` the decline is not_in_corpus
+    # (``AnswerabilityJudge.other_game``); a scene described without a question keeps not_in_books
+    game_term: str = ""
+    game: str = ""
 
 
 class KnowledgeSource(ABC):
@@ -210,15 +216,17 @@ class OtherSystemsSource(KnowledgeSource):
 
     def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
                  asked_only: bool = False, loose: bool = False, derived: bool = False, feats: bool = True,
-                 antecedent: bool = False):
+                 antecedent: bool = False, possessive: bool = False):
         """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
         another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``).
         ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``).
         ``derived``: with ``terms`` None, other systems' derived vocabularies too (``answerability.guard_derived``),
         their feats only with ``feats`` (``answerability.guard_derived_feats``). ``antecedent``: a sentence that asks
         and refers back ("this ability", "it") asks what the sentence before it names (``answerability.guard_antecedent``,
-        ``otherbooks.names_asked``)."""
+        ``otherbooks.names_asked``), and with ``possessive`` by "her" / "his" / "their" before a noun too
+        (``answerability.guard_possessive``)."""
         self.store = store
+        self.possessive = possessive
         self.asked_only = asked_only
         self.loose = loose
         self.antecedent = antecedent
@@ -268,10 +276,11 @@ class OtherSystemsSource(KnowledgeSource):
         # one the answer step applies after the books' own decision (``SourceResult.derived``)
         t = derived[0]
         written = [m.group(0) for f in derived for rx in [self._regex(f)] if rx for m in rx.finditer(query)]
-        if not names_asked(query, [*(f.term for f in derived), *written], self.antecedent):
+        if not names_asked(query, [*(f.term for f in derived), *written], self.antecedent, possessive=self.possessive):
             return result
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0,
-                            note=f"“{t.term}” is {t.system} terminology", derived=True)
+                            note=f"“{t.term}” is {t.system} terminology", derived=True,
+                            **self._game_asked(query, derived))
 
     def _decide(self, query: str, found: list[OtherSystemTerm]) -> SourceResult:
         """The verdict on the hand list's terms found in ``query``."""
@@ -290,7 +299,7 @@ class OtherSystemsSource(KnowledgeSource):
         written = [*(m.group(0) for f in found for rx in [self._regex(f)] if rx for m in rx.finditer(query))] \
             if self.loose else []
         if self.asked_only and not any(f.pf2e for f in found) \
-                and not names_asked(query, [*(f.term for f in found), *written], self.antecedent):
+                and not names_asked(query, [*(f.term for f in found), *written], self.antecedent, possessive=self.possessive):
             # "Is there no special off-hand penalty like PF1, just the standard -5 per follow-up attack?", "how does
             # something like Combat Reflexes let me use a second one?": another game's terms only in the question's
             # setting or in an example it gives, none in a sentence that asks (``otherbooks.names_asked``): what is
@@ -298,8 +307,20 @@ class OtherSystemsSource(KnowledgeSource):
             return SourceResult(source=self.name, query=query, verdict="nothing_relevant",
                                 note=f"{note}; no sentence that asks names it")
         other_book = t.term if all(f.pf2e for f in found) else ""
+        game = {} if other_book else self._game_asked(query, [f for f in found if not f.pf2e])
         return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note,
-                            other_book=other_book, other_books=[f.term for f in found] if other_book else [])
+                            other_book=other_book, other_books=[f.term for f in found] if other_book else [], **game)
+
+    def _game_asked(self, query: str, found: Sequence[OtherSystemTerm]) -> dict[str, str]:
+        """``game_term`` and ``game`` of a decline: the first of ``found`` (another game's terms) that a question
+        names, as the question writes it, in a sentence ending in "?" or one saying it is the question (or the sentence
+        before one that refers back, with ``antecedent``); {} when none does."""
+        for f in found:
+            rx = self._regex(f)
+            forms = [f.term, *(m.group(0) for m in (rx.finditer(query) if rx else ()))]
+            if names_asked(query, forms, self.antecedent, questions_only=True, possessive=self.possessive):
+                return {"game_term": f.term, "game": f.system}
+        return {}
 
     def _regex(self, term: OtherSystemTerm) -> re.Pattern | None:
         """The compiled pattern of an active term (None for a missing class)."""

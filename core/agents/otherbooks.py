@@ -607,30 +607,41 @@ _ANNOUNCES = re.compile(r"\bquestions?\b", re.IGNORECASE)
 # asker's people, and not by "that" before a function word ("so that the", "means that it": a conjunction)
 _BACK_IT = re.compile(r"(?<![\w'-])(?:it|its|itself)(?![\w'-])", re.IGNORECASE)
 _BACK_DEMONSTRATIVE = re.compile(r"(?<![\w'-])(?:this|these|that|those)\s+([a-z][a-z'-]*)", re.IGNORECASE)
+# a possessive before a noun: "What's her concentration modifier?" after "... a lillend tries to use her hallucinatory
+# terrain spell-like ability ..." (``possessive``): whose it is, the sentence before says
+_BACK_POSSESSIVE = re.compile(r"(?<![\w'-])(?:her|his|their)\s+([a-z][a-z'-]*)", re.IGNORECASE)
 
 
-def refers_back(sentence: str) -> bool:
+def refers_back(sentence: str, possessive: bool = False) -> bool:
     """``sentence`` refers to what the sentence before it names: "it", or "this" / "that" / "these" / "those" before a
-    word that is no function word ("this ability", "that move", "those rules")."""
+    word that is no function word ("this ability", "that move", "those rules"); with ``possessive``, "her" / "his" /
+    "their" before such a word too ("her concentration modifier")."""
     text = _ASIDE.sub(" ", sentence.replace("\u2019", "'"))
     if _BACK_IT.search(text):
         return True
-    return any(m.group(1).lower() not in STOP_WORDS for m in _BACK_DEMONSTRATIVE.finditer(text))
+    found = [*_BACK_DEMONSTRATIVE.finditer(text), *(_BACK_POSSESSIVE.finditer(text) if possessive else ())]
+    return any(m.group(1).lower() not in STOP_WORDS for m in found)
 
 
-def names_asked(question: str, terms: Sequence[str], antecedent: bool = False) -> str:
+def names_asked(question: str, terms: Sequence[str], antecedent: bool = False, questions_only: bool = False,
+                possessive: bool = False) -> str:
     """The first sentence that asks (ends in "?", or says it is the question) and names one of ``terms`` outside its
     asides (parentheses, examples given with "like" / "such as"), or "": the names are then only the scene's. With
     ``antecedent``, a sentence that asks and refers back (``refers_back``: "Does using this ability provoke ...?")
-    asks about what the sentence before it names, read the same way (that sentence is returned)."""
+    asks about what the sentence before it names, read the same way (that sentence is returned). With
+    ``questions_only``, a text without a question mark asks nothing (``kg.query.asking`` takes its last sentence as
+    the one that asks): a scene described, not a rule asked. ``possessive``: "her" / "his" / "their" before a noun
+    refers back too (``refers_back``)."""
     def words(text: str) -> list[str]:  # a possessive names its owner ("the summoner's shared hit point pool")
         return [re.sub(r"'s$", "", t.lower()).strip("'-") for t in _TOKEN.findall(text.replace("\u2019", "'"))]
 
     foreign = [w for w in (words(t) for t in terms) if w]
     sents = sentences(question)
     asks = set(asking(sents)) | {i for i, s in enumerate(sents) if _ANNOUNCES.search(s)}
+    if questions_only:
+        asks = {i for i in asks if sents[i].endswith("?") or _ANNOUNCES.search(sents[i])}
     if antecedent:
-        asks |= {i - 1 for i in asks if i > 0 and refers_back(sents[i])}
+        asks |= {i - 1 for i in asks if i > 0 and refers_back(sents[i], possessive)}
     for i in sorted(asks):
         if any(_names(words(_EXAMPLE.sub(" ", _ASIDE.sub(" ", sents[i]))), f) for f in foreign):
             return sents[i]
