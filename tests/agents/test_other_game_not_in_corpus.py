@@ -1,6 +1,6 @@
 """Another game's rule, asked by name, is a rule gmprep does not hold (helper gap38, issue 10): the other-systems
 guard's term in a sentence ending in "?" (``SourceResult.game_term``, ``names_asked(questions_only=True)``) declines
-not_in_corpus naming the game (``answerability.other_game_not_in_corpus``); a scene described without a question keeps
+not_in_corpus naming the game (``answerability.other_game_not_in_corpus``, off by default); a scene described without a question keeps
 not_in_books. And "her" / "his" / "their" before a noun as a reference back (``answerability.guard_possessive``).
 On the real test store."""
 
@@ -58,11 +58,12 @@ def test_the_guard_says_which_game_a_question_asks(searcher):
 
 @pytest.mark.slow
 async def test_end_to_end_another_games_rule_asked_is_not_in_corpus(searcher, extractive):
-    ans = await answer_question(ASKED, history=[], searcher=searcher, settings=extractive)
+    on = extractive.model_copy(update={"answerability": AnswerabilitySettings(other_game_not_in_corpus=True)})
+    ans = await answer_question(ASKED, history=[], searcher=searcher, settings=on)
     assert ans.outcome == "not_in_corpus", ans.text
     assert "Pathfinder 1st Edition" in ans.text and "gmprep holds" in ans.text, ans.text
     off = extractive.model_copy(update={"answerability": AnswerabilitySettings(other_game_not_in_corpus=False)})
     ans_off = await answer_question(ASKED, history=[], searcher=searcher, settings=off)
     assert ans_off.outcome == "not_in_books", ans_off.text
-    scene = await answer_question(SCENE, history=[], searcher=searcher, settings=extractive)
+    scene = await answer_question(SCENE, history=[], searcher=searcher, settings=on)
     assert scene.outcome != "not_in_corpus", scene.text

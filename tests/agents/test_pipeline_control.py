@@ -186,8 +186,7 @@ async def test_other_systems_question_is_declined_without_the_model(ctx):
     sources: list = []
     ans = await AgentPipeline(llm, ctx).run("How many bonus actions can my monk take each turn?", [],
                                             on_sources=sources.append)
-    # another game's rule asked by name: not_in_corpus naming the game (``other_game_not_in_corpus``)
-    assert ans.outcome == "not_in_corpus" and not ans.citations and sources == [[]]
+    assert ans.outcome == "not_in_books" and not ans.citations and sources == [[]]
     assert "bonus action" in ans.text
     assert llm.calls == []
 
