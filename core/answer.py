@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from gmprep.common.settings import Settings
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.progress import AnswerProgress, OnDelta, OnSources, cited_ids
-from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, Searcher, SearchSource
+from gmprep.core.sources import KnowledgeSource, OtherSystemsSource, Searcher, SearchSource, SourceResult
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation
 
@@ -106,6 +106,19 @@ class AnswerContext:
             self._answerability = AnswerabilityJudge(self.searcher.store, self.judge, books=self.settings.books,
                                                      settings=self.settings.answerability)
         return self._answerability
+
+    def other_game_decline(self, result: SourceResult, steps: list[TraceStep], question: str,
+                           backend: str = "extractive") -> Answer | None:
+        """The not_in_corpus decline for another game's rule asked by name (the guard's ``game_term``), when
+        ``answerability.other_game_not_in_corpus`` is on; else None. One owner for both answer paths."""
+        if not (result.game_term and self.settings.answerability.other_game_not_in_corpus):
+            return None
+        from gmprep.core.agents.answerability import decline_text
+
+        verdict = self.answerability.other_game(result.game_term, result.game)
+        steps.append(TraceStep(name="answerability", input={"source": result.source}, output=verdict.trace_output()))
+        return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=question,
+                      backend=backend)
 
     def search_sources(self) -> list[KnowledgeSource]:
         """The sources that can answer, in default order (books first), that hold anything."""

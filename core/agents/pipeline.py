@@ -185,7 +185,7 @@ class AgentPipeline:
             if isinstance(assessed, Answer):
                 return self._emit(assessed, on)
             if deferred is not None:  # another system's derived term: declined where the books would answer
-                return self._emit(self._other_game(deferred, trace, standalone) or Answer(
+                return self._emit(self.ctx.other_game_decline(deferred, trace, standalone, self.llm.name) or Answer(
                     text=f"{NOT_IN_BOOKS} {deferred.note}.", outcome="not_in_books", steps=trace,
                     question=standalone, backend=self.llm.name), on)
             note, books = assessed
@@ -266,19 +266,9 @@ class AgentPipeline:
                                    output=verdict.trace_output()))
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=trace, question=question,
                           backend=self.llm.name)
-        return self._other_game(result, trace, question) or Answer(
+        return self.ctx.other_game_decline(result, trace, question, self.llm.name) or Answer(
             text=f"{NOT_IN_BOOKS} {result.note}.", outcome="not_in_books", steps=trace, question=question,
             backend=self.llm.name)
-
-    def _other_game(self, result: SourceResult, trace: list[TraceStep], question: str) -> Answer | None:
-        """The not_in_corpus decline for another game's rule asked by name (``SourceResult.game_term``), or None."""
-        judge = self.ctx.answerability
-        if not (result.game_term and judge.settings.other_game_not_in_corpus):
-            return None
-        verdict = judge.other_game(result.game_term, result.game)
-        trace.append(TraceStep(name="answerability", input={"source": result.source}, output=verdict.trace_output()))
-        return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=trace, question=question,
-                      backend=self.llm.name)
 
     async def _assess(self, question: str, trace: list[TraceStep],
                       guard: Sequence[str] = ()) -> Answer | tuple[str, SourceResult | None]:

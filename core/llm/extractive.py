@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
 
 from gmprep.core.agents.answerability import answer_note, decline_text
 from gmprep.core.agents.passages import focused_excerpt
@@ -22,9 +21,6 @@ from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.progress import AnswerProgress, OnDelta, OnSources
 from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
-
-if TYPE_CHECKING:
-    from gmprep.core.sources import SourceResult
 
 QUOTES = 5  # passages quoted (and cited); the answer eval reads citation recall at 5
 FIRST_CHARS = 600  # the best passage is quoted at length, the others shorter
@@ -97,7 +93,7 @@ class ExtractiveAnswerer:
                                    output=verdict.trace_output()))
             return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
         if foreign.verdict == "not_in_books" and not guard and not deferred:
-            return self._other_game(foreign, steps, query) or Answer(
+            return self.ctx.other_game_decline(foreign, steps, query) or Answer(
                 text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps, question=query)
         sources = self.ctx.search_sources()
         best = None
@@ -131,7 +127,7 @@ class ExtractiveAnswerer:
             return Answer(text=decline_text(verdict, mentions), outcome="not_in_corpus",
                           citations=[Citation.from_hit(h) for h in mentions], steps=steps, question=query)
         if deferred:
-            return self._other_game(foreign, steps, query) or Answer(
+            return self.ctx.other_game_decline(foreign, steps, query) or Answer(
                 text=f"{NOT_IN_BOOKS} {foreign.note}.", outcome="not_in_books", steps=steps, question=query)
         text = render_quotes(hits, query)
         note = answer_note(verdict)
@@ -141,15 +137,6 @@ class ExtractiveAnswerer:
                                retrieved=[h.source_id for h in hits]))
         return Answer(text=text, outcome="answered", citations=[Citation.from_hit(h) for h in hits], steps=steps,
                       question=query, used=[h.source_id for h in hits])
-
-    def _other_game(self, foreign: SourceResult, steps: list[TraceStep], query: str) -> Answer | None:
-        """The not_in_corpus decline for another game's rule asked by name (``SourceResult.game_term``), or None."""
-        judge = self.ctx.answerability
-        if not (foreign.game_term and judge.settings.other_game_not_in_corpus):
-            return None
-        verdict = judge.other_game(foreign.game_term, foreign.game)
-        steps.append(TraceStep(name="answerability", input={"source": foreign.source}, output=verdict.trace_output()))
-        return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=query)
 
     @staticmethod
     def _emit(answer: Answer, on: AnswerProgress, cancel: asyncio.Event | None = None) -> Answer:
