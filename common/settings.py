@@ -310,6 +310,10 @@ class AnswerabilitySettings(BaseModel):
     # rule gmprep does not hold": one tuning gap more, no new decline among the 15,386 generated answerable questions).
     # False: "it" and demonstratives only.
     guard_possessive: bool = True
+    # A term derived from another game's source (``guard_derived``) that the held books use in another inflection,
+    # word by word by Snowball stem ("Befuddled" where they write "befuddle foes", "Siege Engine" where they write
+    # "siege engines", "Multiclassing" beside "multiclass archetype"), is their own word, as an exact use already is.
+    guard_derived_inflections: bool = True
     # Another game's rule asked by name (the other-systems guard's term, hand list or derived, in a sentence ending in
     # "?" or one saying it is the question: ``SourceResult.game_term``) is a rule whose text gmprep does not hold: the
     # decline is not_in_corpus, naming the game and the books held (``AnswerabilityJudge.other_game``), as for another

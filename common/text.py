@@ -61,6 +61,12 @@ STEM_CHARS = 5
 
 
 @lru_cache(maxsize=65536)
+def full_stem(word: str) -> str:
+    """The Snowball English stem of one lowercased word, uncut ("befuddled", "befuddling" -> "befuddl";
+    "engines" -> "engin"): one word's inflections, without ``stem``'s looser cut."""
+    return _STEMMER.stemWord(word)
+
+
 def stem(word: str) -> str:
     """The match key of one lowercased word: its Snowball English stem, cut to ``STEM_CHARS`` letters
     ("tripped" -> "trip", "succeeds" / "success" -> "succe", "critically" -> "criti")."""

@@ -93,7 +93,8 @@ class AnswerContext:
                                                 derived=settings.answerability.guard_derived,
                                                 feats=settings.answerability.guard_derived_feats,
                                                 antecedent=settings.answerability.guard_antecedent,
-                                                possessive=settings.answerability.guard_possessive)
+                                                possessive=settings.answerability.guard_possessive,
+                                                inflected=settings.answerability.guard_derived_inflections)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 

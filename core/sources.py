@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from gmprep.common.text import full_stem
 from gmprep.core.agents.otherbooks import names_asked
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import LEGACY_NAMES
@@ -216,7 +217,7 @@ class OtherSystemsSource(KnowledgeSource):
 
     def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
                  asked_only: bool = False, loose: bool = False, derived: bool = False, feats: bool = True,
-                 antecedent: bool = False, possessive: bool = False):
+                 antecedent: bool = False, possessive: bool = False, inflected: bool = False):
         """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
         another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``).
         ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``).
@@ -224,9 +225,11 @@ class OtherSystemsSource(KnowledgeSource):
         their feats only with ``feats`` (``answerability.guard_derived_feats``). ``antecedent``: a sentence that asks
         and refers back ("this ability", "it") asks what the sentence before it names (``answerability.guard_antecedent``,
         ``otherbooks.names_asked``), and with ``possessive`` by "her" / "his" / "their" before a noun too
-        (``answerability.guard_possessive``)."""
+        (``answerability.guard_possessive``). ``inflected``: a derived term the books use in another inflection is
+        theirs too (``answerability.guard_derived_inflections``)."""
         self.store = store
         self.possessive = possessive
+        self.inflected = inflected
         self.asked_only = asked_only
         self.loose = loose
         self.antecedent = antecedent
@@ -238,11 +241,29 @@ class OtherSystemsSource(KnowledgeSource):
         self._lock = threading.Lock()
 
     def terms(self) -> list[OtherSystemTerm]:
-        """The active terms: those the indexed books (and notes) never use outside the trait glossary."""
-        with self._lock:
-            if self._terms is None:
-                self._terms = _active_terms(self.store, tuple(self._all), self.loose)
-        return [t for t, _ in self._terms]
+        """The active terms: those the indexed books (and notes) never use outside the trait glossary, and whose
+        whole written form is not the name of a held entry (``names_held_entry``)."""
+        if self._terms is None:
+            active = _active_terms(self.store, tuple(self._all), self.loose, self.inflected)
+            names = self._name_index()
+            kept = [(t, rx) for t, rx in active if t.pf2e or not self.names_held_entry(t.term, names)]
+            with self._lock:
+                if self._terms is None:
+                    self._terms = kept
+        return [t for t, _ in self._terms or []]
+
+    def names_held_entry(self, term: str, names: NameIndex | None = None) -> str:
+        """The id of the held entry (not a trait) that ``term`` names whole, as the hover matcher reads names: a plural
+        ("Tengus"), a pre-Remaster name ("Half-Elves") or another game's heading that is a held rule's name ("Arcane
+        Schools"); "" when none. Such a term is these books' own word, whatever another game also calls it."""
+        names = names or self._name_index()
+        for m in names.find_mentions(term):
+            if m.start > 0 or m.end < len(term.rstrip()):
+                continue
+            node = self.store.get(m.node_id)
+            if node is not None and node.type != "trait":
+                return m.node_id
+        return ""
 
     def missing_classes(self) -> list[str]:
         """Classes the trait glossary names ("abilities from the magus class") that no entry describes."""
@@ -379,15 +400,21 @@ def _missing_classes(store) -> list[tuple[str, re.Pattern]]:
 _SCAN_WORD = re.compile(r"[^\W_][\w'\u2019]*")
 
 
-def _derived_used(store, terms: Sequence[OtherSystemTerm]) -> set[str]:
+def _derived_used(store, terms: Sequence[OtherSystemTerm], inflected: bool = False) -> set[str]:
     """The derived terms that some non-trait entry uses in any written form (words joined by a hyphen or spaces, any
-    case), found by word sequences rather than one alternation of ~2,500 patterns (seconds, not half a minute)."""
+    case), found by word sequences rather than one alternation of ~2,500 patterns (seconds, not half a minute).
+    ``inflected``: a one-word term in any inflection too, by Snowball stem ("Befuddled" where the books write "befuddle
+    foes", "Multiclassing" beside "multiclass archetype"; ``answerability.guard_derived_inflections``). Not a phrase:
+    GM Core's advice on converting first-edition creatures writes "spell-like abilities", another game's term."""
     if not terms:
         return set()
     by_key: dict[tuple[str, ...], list[str]] = {}
     for t in terms:
         key = tuple(w.lower() for w in re.split(r"[-\s]+", t.term.strip()) if w)
         by_key.setdefault(key, []).append(t.term)
+        if inflected and len(key) == 1:
+            by_key.setdefault((_STEM_MARK + full_stem(key[0]),), []).append(t.term)
+    stems: dict[str, str] | None = {} if inflected else None  # each distinct word stemmed once
     firsts: dict[str, list[tuple[str, ...]]] = {}
     for key in by_key:
         firsts.setdefault(key[0], []).append(key)
@@ -403,6 +430,11 @@ def _derived_used(store, terms: Sequence[OtherSystemTerm]) -> set[str]:
         seps_ok = [i > 0 and re.fullmatch(r"[-\s]+", text[spans[i - 1].end():m.start()]) is not None
                    for i, m in enumerate(spans)]
         for i, w in enumerate(words):
+            if stems is not None and not joined[i] and not (i + 1 < len(words) and joined[i + 1]):
+                st = stems.get(w)
+                if st is None:
+                    st = stems[w] = _STEM_MARK + full_stem(w)
+                used.update(by_key.get((st,), ()))
             for key in firsts.get(w, ()):
                 n = len(key)
                 if tuple(words[i:i + n]) != key or joined[i] or (i + n < len(words) and joined[i + n]):
@@ -412,15 +444,18 @@ def _derived_used(store, terms: Sequence[OtherSystemTerm]) -> set[str]:
     return used
 
 
+_STEM_MARK = "\x00"  # a stem key never equals a word key
+
 _ACTIVE_CACHE: dict[tuple[str, str], list[tuple[OtherSystemTerm, re.Pattern]]] = {}
 
 
-def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False) -> list[tuple[OtherSystemTerm, re.Pattern]]:
+def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False,
+                  inflected: bool = False) -> list[tuple[OtherSystemTerm, re.Pattern]]:
     """Drop legacy PF2e names and every term the store uses outside the trait glossary (cached per store). ``loose``:
     terms are matched in any written form (``_term_pattern``), in the store as in questions."""
     # the notes' digests change when the user edits a note: the scan must then run again
     digests = sorted(store.source_digests().items()) if hasattr(store, "source_digests") else []
-    key = (str(getattr(store, "root", id(store))), f"{store.entry_count()}:{hash(terms)}:{digests}:{loose}")
+    key = (str(getattr(store, "root", id(store))), f"{store.entry_count()}:{hash(terms)}:{digests}:{loose}:{inflected}")
     if key in _ACTIVE_CACHE:
         return _ACTIVE_CACHE[key]
     legacy = {name.lower() for name in LEGACY_NAMES}
@@ -448,7 +483,7 @@ def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False
                       [c for c in candidates if own[c.term].fullmatch(written)]):
                 if not t.case_sensitive or written == t.term or (loose and own[t.term].fullmatch(written)):
                     used.add(t.term)
-    used |= _derived_used(store, derived)
+    used |= _derived_used(store, derived, inflected)
     own.update({t.term: _term_regex(t, True) for t in derived if t.term not in used})
     candidates += derived
     active = [(t, own[t.term]) for t in candidates if t.term not in used]
