@@ -8,7 +8,8 @@ them when ``answerability.guard_legacy`` is on; at run time, as for the other de
 non-trait entries use is dropped.
 
 Candidates: every object with a ``name`` in the data files (a creature's abilities and afflictions, "Mummy Rot",
-inside its creature; a variant rule's headings inside it) whose own or nearest enclosing ``source`` is one of those
+inside its creature, but not the creature's own name: "Owlbear" in a question is the asker's monster, whose held rule is
+asked; a variant rule's headings inside it) whose own or nearest enclosing ``source`` is one of those
 books, lore aside (deities, places, organizations, languages, traits, books, the ancestries' pages). A candidate is kept, as in
 ``scripts/derive_other_systems_terms.py``, when
 
@@ -79,7 +80,10 @@ def names(value, source: str, books: set[str], out: dict[str, str], kind: str) -
             names(v, source, books, out, kind)
     elif isinstance(value, dict):
         source = value.get("source", source) if isinstance(value.get("source"), str) else source
-        if source in books and isinstance(value.get("name"), str):
+        # a creature's own name ("Owlbear", "Guildmaster") is the asker's monster, the scene of a question that asks a
+        # held rule ("How often do I roll Survival to follow the owlbear's prints?"): its abilities are kept, not it
+        creature = "creatureType" in value or "hp" in value
+        if source in books and isinstance(value.get("name"), str) and not creature:
             # a creature's affliction ("Mummy Rot") is written in lower case in a question, like a disease
             out.setdefault(clean(value["name"]), "afflictions" if value.get("type") == "affliction" else kind)
         for k, v in value.items():
