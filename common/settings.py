@@ -323,6 +323,16 @@ class AnswerabilitySettings(BaseModel):
     # question the guard declines (fah3-040) from not_in_books into a false not_in_corpus (6 -> 7 of 320, over the
     # issue's 2%), past the bar set before the run. False: not_in_books for every other game's term.
     other_game_not_in_corpus: bool = False
+    # Besides other games' vocabularies, the guard reads the pre-Remaster Pathfinder 2e names the Remaster dropped
+    # (``core/agents/data/pf2e-legacy-derived.json.gz``, by ``scripts/derive_legacy_pf2e_terms.py`` from Pf2eTools'
+    # JSON of the Core Rulebook, Advanced Player's Guide, Gamemastery Guide and Bestiary: "mummy rot", "ghast fever",
+    # "Owlbear"), filtered as the derived terms (no name the store's non-trait entries use, no renamed ``kg.legacy``
+    # name, no other book's entry). Decided as the derived terms (a sentence that asks names it; the books' own decline
+    # stays), also in a question that says it is about Pathfinder 2e; one asked in a question is declined not_in_corpus,
+    # "a pre-Remaster Pathfinder 2e name; the Remaster books gmprep holds do not have it"
+    # (``AnswerabilityJudge.other_game``), whatever ``other_game_not_in_corpus`` says. Measured (docs/answerability.md,
+    # "Pre-Remaster names the Remaster dropped"). False: no pre-Remaster vocabulary.
+    guard_legacy: bool = True
     # The rules outline's section (``core/agents/coverage.py``) is not the one asked when a top-five passage of rules
     # prose (a rule page, a book's section or sidebar) is named with a word of its title: that page states the part
     # asked ("Step 1: Start Your Turn" beside Rounds and Turns, "for 1 round ... the champion's next turn"). Measured

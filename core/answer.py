@@ -94,7 +94,8 @@ class AnswerContext:
                                                 feats=settings.answerability.guard_derived_feats,
                                                 antecedent=settings.answerability.guard_antecedent,
                                                 possessive=settings.answerability.guard_possessive,
-                                                inflected=settings.answerability.guard_derived_inflections)
+                                                inflected=settings.answerability.guard_derived_inflections,
+                                                legacy=settings.answerability.guard_legacy)
         self.books = SearchSource("books", BOOKS_DESCRIPTION, searcher, judge, ["corpus:"], settings.books)
         self.notes = SearchSource("notes", NOTES_DESCRIPTION, searcher, judge, ["notes:"])
 
@@ -111,12 +112,14 @@ class AnswerContext:
     def other_game_decline(self, result: SourceResult, steps: list[TraceStep], question: str,
                            backend: str = "extractive") -> Answer | None:
         """The not_in_corpus decline for another game's rule asked by name (the guard's ``game_term``), when
-        ``answerability.other_game_not_in_corpus`` is on; else None. One owner for both answer paths."""
-        if not (result.game_term and self.settings.answerability.other_game_not_in_corpus):
+        ``answerability.other_game_not_in_corpus`` is on, or the term is a pre-Remaster Pathfinder 2e name the Remaster
+        dropped (``SourceResult.legacy``, read only with ``answerability.guard_legacy``); else None. One owner for both
+        answer paths."""
+        if not (result.game_term and (self.settings.answerability.other_game_not_in_corpus or result.legacy)):
             return None
         from gmprep.core.agents.answerability import decline_text
 
-        verdict = self.answerability.other_game(result.game_term, result.game)
+        verdict = self.answerability.other_game(result.game_term, result.game, legacy=result.legacy)
         steps.append(TraceStep(name="answerability", input={"source": result.source}, output=verdict.trace_output()))
         return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=question,
                       backend=backend)

@@ -79,6 +79,9 @@ class SourceResult(BaseModel):
     # (``AnswerabilityJudge.other_game``); a scene described without a question keeps not_in_books
     game_term: str = ""
     game: str = ""
+    # ``game_term`` is a pre-Remaster Pathfinder 2e name the Remaster books dropped (``load_legacy_terms``,
+    # ``answerability.guard_legacy``): the decline is not_in_corpus, saying so (``AnswerabilityJudge.other_game``)
+    legacy: bool = False
 
 
 class KnowledgeSource(ABC):
@@ -145,12 +148,14 @@ class OtherSystemTerm(BaseModel):
     kind: Literal["rule", "name"] = "rule"  # "name": a system, book or class named, not a rule of it
     pf2e: bool = False  # a term of a Pathfinder 2e book gmprep does not hold (not another game's)
     derived: bool = False  # from another system's open source (``load_derived_terms``), not the hand list
+    legacy: bool = False  # a pre-Remaster Pathfinder 2e name the Remaster dropped (``load_legacy_terms``); derived too
 
 
-def load_other_system_terms(derived: bool = False, feats: bool = True) -> list[OtherSystemTerm]:
+def load_other_system_terms(derived: bool = False, feats: bool = True, legacy: bool = False) -> list[OtherSystemTerm]:
     """Every glossary term (``core/agents/patterns/other-systems.yaml``), unfiltered; ``derived``: and after them the
     terms derived from other systems' open sources (``load_derived_terms``) that the list does not hold, other games'
-    feats among them only with ``feats``."""
+    feats among them only with ``feats``; ``legacy``: and the pre-Remaster Pathfinder 2e names the Remaster dropped
+    (``load_legacy_terms``) that neither holds."""
     ref = resources.files("gmprep.core.agents") / "patterns" / "other-systems.yaml"
     data = yaml.safe_load(ref.read_text(encoding="utf-8"))
     terms = []
@@ -160,7 +165,26 @@ def load_other_system_terms(derived: bool = False, feats: bool = True) -> list[O
     if derived:
         listed = {t.term.lower() for t in terms}
         terms += [t for t in load_derived_terms() if t.term.lower() not in listed and (feats or not t.case_sensitive)]
+    if legacy:
+        listed = {t.term.lower() for t in terms}
+        terms += [t for t in load_legacy_terms() if t.term.lower() not in listed]
     return terms
+
+
+def load_legacy_terms() -> list[OtherSystemTerm]:
+    """The pre-Remaster Pathfinder 2e names that the books the Remaster replaced (Core Rulebook, Advanced Player's Guide,
+    Gamemastery Guide, Bestiary) give their creatures, creature abilities, afflictions, rules and items, and that the
+    Remaster books do not use ("mummy rot"; ``core/agents/data/pf2e-legacy-derived.json.gz``, written by
+    ``scripts/derive_legacy_pf2e_terms.py``). Matched in any case, but a name made of common English words ("Cult
+    Leader") only as written, capitalised (``written``); decided as the other derived terms. Empty when the file is
+    absent."""
+    ref = resources.files("gmprep.core.agents") / "data" / "pf2e-legacy-derived.json.gz"
+    try:
+        data = json.loads(gzip.decompress(ref.read_bytes()).decode("utf-8"))
+    except (FileNotFoundError, OSError):
+        return []
+    return [OtherSystemTerm(term=r["term"], system=r["system"], derived=True, legacy=True,
+                            case_sensitive=bool(r.get("written"))) for r in data["terms"]]
 
 
 def load_derived_terms() -> list[OtherSystemTerm]:
@@ -217,7 +241,7 @@ class OtherSystemsSource(KnowledgeSource):
 
     def __init__(self, store, terms: list[OtherSystemTerm] | None = None, names: Callable[[], NameIndex] | None = None,
                  asked_only: bool = False, loose: bool = False, derived: bool = False, feats: bool = True,
-                 antecedent: bool = False, possessive: bool = False, inflected: bool = False):
+                 antecedent: bool = False, possessive: bool = False, inflected: bool = False, legacy: bool = False):
         """``names``: the searcher's name index (``Searcher.names``), shared rather than built again. ``asked_only``:
         another game's terms decline only when a sentence that asks names one (``answerability.guard_asked``).
         ``loose``: a term's words match joined by a hyphen or by spaces alike (``answerability.guard_loose_forms``).
@@ -226,7 +250,8 @@ class OtherSystemsSource(KnowledgeSource):
         and refers back ("this ability", "it") asks what the sentence before it names (``answerability.guard_antecedent``,
         ``otherbooks.names_asked``), and with ``possessive`` by "her" / "his" / "their" before a noun too
         (``answerability.guard_possessive``). ``inflected``: a derived term the books use in another inflection is
-        theirs too (``answerability.guard_derived_inflections``)."""
+        theirs too (``answerability.guard_derived_inflections``). ``legacy``: with ``terms`` None, the pre-Remaster
+        Pathfinder 2e names the Remaster dropped too (``answerability.guard_legacy``, ``load_legacy_terms``)."""
         self.store = store
         self.possessive = possessive
         self.inflected = inflected
@@ -234,7 +259,7 @@ class OtherSystemsSource(KnowledgeSource):
         self.loose = loose
         self.antecedent = antecedent
         self._names_of = names
-        self._all = terms if terms is not None else load_other_system_terms(derived, feats)
+        self._all = terms if terms is not None else load_other_system_terms(derived, feats, legacy)
         self._terms: list[tuple[OtherSystemTerm, re.Pattern]] | None = None
         self._classes: list[tuple[str, re.Pattern]] | None = None
         self._names: NameIndex | None = None  # built when first needed, when no searcher's index was given
@@ -277,7 +302,8 @@ class OtherSystemsSource(KnowledgeSource):
         self.terms()
         self.missing_classes()
         pf2e_named = _PF2E_NAMED.search(text) is not None
-        found = [t for t, rx in self._terms or [] if not (t.derived and pf2e_named) and rx.search(text)]
+        # a pre-Remaster name is asked as one in a question about Pathfinder 2e too ("In PF2e, how does mummy rot work?")
+        found = [t for t, rx in self._terms or [] if not (t.derived and not t.legacy and pf2e_named) and rx.search(text)]
         found += [
             OtherSystemTerm(term=name, system="a class from a Pathfinder 2e book gmprep does not hold",
                             note="the trait glossary names the class, but its rules are not in these books", kind="name",
@@ -299,9 +325,12 @@ class OtherSystemsSource(KnowledgeSource):
         written = [m.group(0) for f in derived for rx in [self._regex(f)] if rx for m in rx.finditer(query)]
         if not names_asked(query, [*(f.term for f in derived), *written], self.antecedent, possessive=self.possessive):
             return result
-        return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0,
-                            note=f"“{t.term}” is {t.system} terminology", derived=True,
-                            **self._game_asked(query, derived))
+        game = self._game_asked(query, derived)
+        legacy = any(f.legacy and f.term == game.get("game_term") for f in derived) if game else t.legacy
+        note = (f"“{t.term}” is a pre-Remaster Pathfinder 2e name; the Remaster books gmprep holds do not have it"
+                if legacy else f"“{t.term}” is {t.system} terminology")
+        return SourceResult(source=self.name, query=query, verdict="not_in_books", relevance=1.0, note=note,
+                            derived=True, legacy=legacy and bool(game), **game)
 
     def _decide(self, query: str, found: list[OtherSystemTerm]) -> SourceResult:
         """The verdict on the hand list's terms found in ``query``."""

@@ -622,11 +622,13 @@ class AnswerabilityJudge:
         return Assessment(outcome="not_in_corpus", rule=term, foreign=term, held_books=held,
                           foreign_book=known.book if known else "", foreign_kind=_kind(known) if known else "")
 
-    def other_game(self, term: str, game: str) -> Assessment:
+    def other_game(self, term: str, game: str, legacy: bool = False) -> Assessment:
         """The decision for a question that asks another game's rule by name (the other-systems guard's
         ``game_term``: "combat reflexes", Pathfinder 1st Edition): not_in_corpus, naming the term, its game and the
-        books held: that game's rules text is not among them (``answerability.other_game_not_in_corpus``)."""
-        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, foreign_book=game, foreign_kind="game",
+        books held: that game's rules text is not among them (``answerability.other_game_not_in_corpus``). ``legacy``:
+        the term is a pre-Remaster Pathfinder 2e name the Remaster books dropped (``answerability.guard_legacy``)."""
+        return Assessment(outcome="not_in_corpus", rule=term, foreign=term, foreign_book=game,
+                          foreign_kind="legacy" if legacy else "game",
                           held_books=held_books(self.use.db))
 
     def _excluded(self, question: str, hits: Sequence[Hit], outcome: str) -> tuple[str, list[str]]:
@@ -696,6 +698,10 @@ def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = ""
             f"use it only in passing ({uses} {'entry' if uses == 1 else 'entries'}, none of them for its rules)")
         return (f"This question turns on “{term}”: the books gmprep holds ({held}) {said}, while books gmprep does "
                 "not have name their rules with it. Add your book's PDF with `gmprep books add` to get its rules.")
+    if kind == "legacy":  # a pre-Remaster name the Remaster dropped (``AnswerabilityJudge.other_game``)
+        return (f"“{term}” is a pre-Remaster Pathfinder 2e name: the Remaster books gmprep holds ({held}) do not have "
+                "it, so the passages it found would only be tangents. Its rules are in the pre-Remaster book that "
+                "printed it; add that book's PDF with `gmprep books add` to get them.")
     if book and kind == "game":  # another game's rule (``AnswerabilityJudge.other_game``)
         return (f"“{term}” is {book} terminology: the rule asked is that game's, and its text is not in the Pathfinder "
                 f"2e books gmprep holds ({held}), so the passages it found would only be tangents.")
