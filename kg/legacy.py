@@ -11,7 +11,10 @@ target id exists and that no legacy name is also the name of a current entry.
 
 from __future__ import annotations
 
+import csv
 import re
+from collections.abc import Iterable
+from pathlib import Path
 
 # legacy name (as usually written) -> Remaster entry id
 LEGACY_NAMES: dict[str, str] = {
@@ -117,6 +120,73 @@ LEGACY_SPELLINGS: dict[str, str] = {
 }
 
 _SPACES = re.compile(r"\s+")
+
+DATA = Path(__file__).resolve().parent / "data"
+# the Foundry VTT pf2e system's "Remaster Changes" journal, transcribed (its source and commit in the file's header)
+CHANGES = DATA / "remaster-changes.tsv"
+# its renames resolved to bundled entries by scripts/resolve_remaster_changes.py
+RENAMES = DATA / "remaster-renames.tsv"
+
+
+def _journal_renames() -> dict[str, str]:
+    """``RENAMES`` as legacy name -> entry id; {} when the file is absent (the resolver has not run)."""
+    try:
+        lines = RENAMES.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    return {r["old"]: r["id"] for r in csv.DictReader((x for x in lines if not x.startswith("#")), delimiter="\t")}
+
+
+# the journal's pages and the entry types a new name of theirs may resolve to
+_PAGE_TYPES = {"Class Features": ("class-feature",), "Feats": ("feat",), "Spells": ("spell",),
+               "Equipment": ("equipment",), "Remaster Changes": ("heritage", "ancestry")}
+
+
+def resolve_changes(entries: Iterable, claimed: Iterable[str] = ()) -> tuple[dict[str, str], list[str]]:
+    """The journal's renames (``CHANGES``) resolved against ``entries`` (nodes with ``name``, ``node_id``, ``type``):
+    legacy name -> entry id, and what was left out, why. A row counts when it is Renamed or Merged, its new name is
+    exactly one entry of its page's kind (a class feature several classes share, "Weapon Expertise", is not), and its old
+    name is no current entry's (Monster Core's "Knockdown" is a rule of its own). An old name listed with different
+    targets (Wild Empathy) is left out, unless one is a spell (Inspire Heroics: the composition, not the feat). A name
+    in ``claimed`` (the other-systems guard's hand list: "combat reflexes", "wild shape") stays the other game's: askers
+    mean Pathfinder 1e's Combat Reflexes and D&D's Wild Shape far more often than the pre-Remaster feats."""
+    claimed_keys = {normalize(c) for c in claimed}
+    by_name: dict[str, list[tuple[str, str]]] = {}
+    for n in entries:
+        by_name.setdefault(normalize(n.name), []).append((n.node_id, n.type))
+    lines = [x for x in CHANGES.read_text(encoding="utf-8").splitlines() if not x.startswith("#")]
+    targets: dict[str, set[str]] = {}
+    skipped: list[str] = []
+    for r in csv.DictReader(lines, delimiter="\t"):
+        if r["status"] not in ("Renamed", "Merged") or not r["new"]:
+            continue
+        old = normalize(r["old"])
+        if old in claimed_keys:
+            skipped.append(f"{r['old']} (another game's, by the guard's hand list)")
+            continue
+        if by_name.get(old):
+            skipped.append(f"{r['old']} (a current entry's name)")
+            continue
+        found = [i for i, t in by_name.get(normalize(r["new"]), []) if t in _PAGE_TYPES[r["page"]]]
+        if len(found) != 1:
+            skipped.append(f"{r['old']} -> {r['new']} ({len(found)} entries)")
+            continue
+        targets.setdefault(old, set()).add(found[0])
+    out: dict[str, str] = {}
+    for old, ids in sorted(targets.items()):
+        chosen = ids if len(ids) == 1 else {i for i in ids if i.startswith("pf2e:spell:")}
+        if len(chosen) == 1:
+            out[old] = next(iter(chosen))
+        else:
+            skipped.append(f"{old} (targets {sorted(ids)})")
+    return out, skipped
+
+
+# The hand table above first (its choices stand), then every rename of the journal whose target is a bundled entry
+HAND_LEGACY_NAMES = frozenset(LEGACY_NAMES)
+JOURNAL_RENAMES = _journal_renames()
+for _old, _target in JOURNAL_RENAMES.items():
+    LEGACY_NAMES.setdefault(_old, _target)
 
 
 def normalize(name: str) -> str:

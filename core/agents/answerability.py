@@ -58,7 +58,7 @@ from gmprep.core.agents.otherbooks import (
 )
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.agents.stated import StatedTerms, unstated_terms
-from gmprep.kg.legacy import find_legacy
+from gmprep.kg.legacy import HAND_LEGACY_NAMES, find_legacy
 from gmprep.kg.models import Hit
 from gmprep.kg.query import asking, sentences
 
@@ -439,11 +439,15 @@ class AnswerabilityJudge:
         if not hits:
             outcome = "not_in_books"
         renamed = [(legacy, self._name_of(target)) for legacy, target in find_legacy(question)]
-        if renamed:
-            outcome = "answer"  # a renamed rule is in the books under its Remaster name
+        # a renamed rule is in the books under its Remaster name: the hand table's renames (the names GMs keep asking
+        # by) answer whatever the readers below say; the journal's long tail (kg.legacy.JOURNAL_RENAMES: "stoneskin"
+        # in a list of examples) is said and searched for, and the question decided as any other
+        forcing = [(old, new) for old, new in renamed if old in HAND_LEGACY_NAMES]
+        if forcing:
+            outcome = "answer"
         if outcome == "not_in_corpus" and not unnamed:
             outcome = "not_in_books"  # nothing the books mention was asked: not a rule they lack
-        excluded, excluded_books = self._excluded(question, hits, outcome) if self.books and not renamed else ("", [])
+        excluded, excluded_books = self._excluded(question, hits, outcome) if self.books and not forcing else ("", [])
         if excluded:
             outcome = "not_in_books"  # it is in the store, in a book this workspace left out
         section, campaign = None, None
@@ -454,7 +458,7 @@ class AnswerabilityJudge:
             campaign = self.campaign.about(question, self.settings.campaign_own_titles)
             if campaign is not None:
                 outcome, section = "not_in_corpus", campaign.section
-        if outcome != "not_in_books" and not renamed and section is None:
+        if outcome != "not_in_books" and not forcing and section is None:
             # the question names a rules section of the core books that no entry states: the passages
             # only mention it, whatever the retrieval statistics say
             prose = [h.name for h in hits[:TOP_N] if h.type in PROSE_TYPES] if self.settings.outline_prose_words else []
@@ -495,7 +499,7 @@ class AnswerabilityJudge:
         foreign_uses = None
         # both rules below read words, not names: they run only when the question names no other book's entry (as
         # before ``besides``: the names, asked or aside, are the finer evidence)
-        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+        if outcome != "not_in_books" and not forcing and not excluded and section is None and not foreign \
                 and not besides and self.settings.hinge_slack >= 0:
             # the question repeats a word other books name their rules with, and the held books use it hardly
             # more often than the question does ("kingdom" three times; Downtime and Wish say it in passing): that
@@ -505,7 +509,7 @@ class AnswerabilityJudge:
                                 self.settings.hinge_unquoted_slack)
             if hinge:
                 outcome, foreign, foreign_uses = "not_in_corpus", hinge[0].shown, hinge[0].uses
-        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+        if outcome != "not_in_books" and not forcing and not excluded and section is None and not foreign \
                 and (not besides or self.settings.unstated_over_besides) and self.settings.unstated_repeats > 0 \
                 and hits:
             # the question repeats another book's word that the held books state no rule under (no entry is named
@@ -534,7 +538,7 @@ class AnswerabilityJudge:
                 outcome, foreign = "not_in_corpus", unstated[0].shown
                 foreign_uses = self.use.uses(foreign.lower())
                 foreign_book = foreign_kind = ""
-        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+        if outcome != "not_in_books" and not forcing and not excluded and section is None and not foreign \
                 and not besides and self.settings.unknown_name_repeats > 0 and hits:
             # a name English never records and no held entry uses, said again in the sentence that asks, that no
             # passage found uses ("vrock" five times): a creature, place or class of a book gmprep does not hold
@@ -542,7 +546,7 @@ class AnswerabilityJudge:
                                              self.settings.unknown_name_repeats)
             if names:
                 outcome, foreign = "not_in_corpus", names[0]
-        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+        if outcome != "not_in_books" and not forcing and not excluded and section is None and not foreign \
                 and not besides and self.settings.absent_phrase_repeats > 0 and hits:
             # a phrase of ordinary words the question says again and again, in the sentence that asks, that no entry
             # body and no passage found uses ("full attack" three times): the asker's term for a rule the books
@@ -551,7 +555,7 @@ class AnswerabilityJudge:
                                      self.settings.absent_phrase_repeats)
             if phrases:
                 outcome, foreign = "not_in_corpus", phrases[0]
-        if outcome != "not_in_books" and not renamed and not excluded and section is None and not foreign \
+        if outcome != "not_in_books" and not forcing and not excluded and section is None and not foreign \
                 and not besides:
             # a word neither the books nor English use is another book's term (Megavolt, liturgist): the
             # passages found for it are tangents. A question judged off-topic stays so ("a recipe for ..."

@@ -7,8 +7,16 @@ import time
 
 import pytest
 
+from gmprep.core.sources import load_other_system_terms
 from gmprep.ingest.corpus import load_corpus
-from gmprep.kg.legacy import LEGACY_NAMES, LEGACY_SPELLINGS, find_legacy, legacy_target
+from gmprep.kg.legacy import (
+    JOURNAL_RENAMES,
+    LEGACY_NAMES,
+    LEGACY_SPELLINGS,
+    find_legacy,
+    legacy_target,
+    resolve_changes,
+)
 from gmprep.kg.names import NameIndex, name_key
 
 
@@ -46,6 +54,28 @@ def test_legacy_lookup_and_find():
     found = find_legacy("Does an attack of opportunity make him flat-footed?")
     assert ("attack of opportunity", "pf2e:action:reactive-strike") in found
     assert ("flat-footed", "pf2e:condition:off-guard") in found
+
+
+def test_the_remaster_journals_renames_are_resolved_and_current(entries):
+    # the committed file is what the resolver's rules give on the bundled corpus (rerun
+    # scripts/resolve_remaster_changes.py after a corpus change)
+    hand = [t.term for t in load_other_system_terms() if not t.pf2e]
+    renames, skipped = resolve_changes(entries, claimed=hand)
+    assert renames == JOURNAL_RENAMES
+    assert len(renames) > 200
+    assert legacy_target("Wild Order") == "pf2e:class-feature:druid--untamed-order"
+    # a name the guard's hand list gives another game stays that game's
+    assert legacy_target("Wild Shape") is None and "Wild Shape (another game's, by the guard's hand list)" in skipped
+    assert resolve_changes(entries)[0]["wild shape"] == "pf2e:feat:untamed-form"
+    assert legacy_target("power attack") == "pf2e:feat:vicious-swing"
+    assert legacy_target("Inspire Heroics") == "pf2e:spell:fortissimo-composition"  # the spell, not the feat
+    # left out: a shared class feature, a current entry's name, a name with two targets
+    assert legacy_target("Lightning Reflexes") is None and any(s.startswith("Lightning Reflexes") for s in skipped)
+    assert legacy_target("Knockdown") is None and "Knockdown (a current entry's name)" in skipped
+    assert legacy_target("Wild Empathy") is None
+    # the hand table's choices stand where both list a name
+    assert legacy_target("Bag of Holding") == "pf2e:equipment:spacious-pouch-type-i"
+    assert ("scorching ray", "pf2e:spell:blazing-bolt") in find_legacy("Does Scorching Ray take the multiple attack penalty?")
 
 
 def test_build_is_fast(entries):
