@@ -35,7 +35,6 @@ Reproduce (the source a git directory, e.g. from ``git clone --bare``; the commi
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import re
 import sys
@@ -56,6 +55,7 @@ from derive_other_systems_terms import (  # noqa: E402  (a sibling script: the s
     singular,
     store_uses,
     word_key,
+    write_json_gz,
     zipf,
 )
 
@@ -159,9 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "OGL 1.0a; the repository's code MIT"}],
         "terms": sorted(rows.values(), key=lambda r: r["term"].lower()),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as f:  # same bytes anywhere
-        f.write(json.dumps(out, indent=1, ensure_ascii=False).encode("utf-8"))
+    write_json_gz(args.out, out)
     print(f"{len(rows)} terms -> {args.out}", file=sys.stderr)
     return 0
 

@@ -388,11 +388,16 @@ def main(argv: list[str] | None = None) -> int:
         "sources": meta,
         "terms": sorted(rows.values(), key=lambda r: (r["system"], r["term"].lower())),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as f:  # same bytes anywhere
-        f.write(json.dumps(out, indent=1, ensure_ascii=False).encode("utf-8"))
+    write_json_gz(args.out, out)
     print(f"{len(rows)} terms -> {args.out}", file=sys.stderr)
     return 0
+
+
+def write_json_gz(path: Path, data: dict) -> None:
+    """``data`` as indented JSON, gzipped with no timestamp: the same bytes on any machine."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as f:
+        f.write(json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))
 
 
 if __name__ == "__main__":
