@@ -58,7 +58,7 @@ from gmprep.core.agents.otherbooks import (
 )
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.core.agents.stated import StatedTerms, unstated_terms
-from gmprep.kg.legacy import HAND_LEGACY_NAMES, find_legacy
+from gmprep.kg.legacy import HAND_LEGACY_NAMES, find_legacy, legacy_target
 from gmprep.kg.models import Hit
 from gmprep.kg.query import asking, sentences
 
@@ -607,7 +607,10 @@ class AnswerabilityJudge:
         """Other books' entries the question names, held books' entries the store lacks, then other books named
         by title (a title inside an entry's name is that entry)."""
         held = held_books(self.use.db)
-        other = other_book_terms(question, self.use, held, self.settings.held_missing_uses)
+        # a pre-Remaster name the legacy table renames ("Scorching Ray", Blazing Bolt now) is a held rule's, whatever
+        # book printed it first
+        other = [t for t in other_book_terms(question, self.use, held, self.settings.held_missing_uses)
+                 if legacy_target(t.shown) is None]
         if self.settings.book_titles:
             other += [t for t in publication_terms(question, self.use, held)
                       if not any(t.shown in o.shown or o.shown in t.shown for o in other)]
