@@ -325,11 +325,11 @@ class NameIndex:
         if "pf2e:condition:persistent-damage" in idx._by_id:
             for dtype in _DAMAGE_TYPES:
                 idx._add(f"persistent {dtype} damage", "pf2e:condition:persistent-damage", variant=1)
-        # the hand table's names only: the journal's long tail (``JOURNAL_RENAMES``) is for answers and the guard;
-        # in notes, on one held-out split, it added ten hovers and no true one (docs/answerability.md)
+        # the journal's long tail (``JOURNAL_RENAMES``) is read in queries only (form "journal", ``_usable``): in
+        # notes, on one held-out split, it added ten hovers and no true one (docs/answerability.md)
         for legacy, target in LEGACY_NAMES.items():
-            if legacy in HAND_LEGACY_NAMES:
-                idx._add(legacy, target, variant=1, legacy_name=legacy)
+            idx._add(legacy, target, variant=1, legacy_name=legacy,
+                     form="name" if legacy in HAND_LEGACY_NAMES else "journal")
         for spelling, legacy in LEGACY_SPELLINGS.items():
             idx._add(spelling, LEGACY_NAMES[legacy], variant=1, legacy_name=legacy)
         idx._add_families(entries)
@@ -352,7 +352,7 @@ class NameIndex:
         if not key:
             return
         name, etype = self._by_id[node_id]
-        if legacy_name:
+        if legacy_name and form == "name":
             form = "legacy"
         rank = (variant, TYPE_PRIORITY.get(etype, 20), len(node_id), node_id)
         cand = _Candidate(node_id, name, etype, rank, legacy_name, form)
@@ -685,6 +685,8 @@ class NameIndex:
 
     @staticmethod
     def _usable(cands: list[_Candidate] | None, note_forms: bool) -> list[_Candidate] | None:
+        if cands and note_forms:  # a note: the journal's renames are read in queries only
+            return [c for c in cands if c.form != "journal"] or None
         if not cands or note_forms:
             return cands
         kept = [c for c in cands if c.form not in NOTE_FORMS]

@@ -440,9 +440,12 @@ class AnswerabilityJudge:
             outcome = "not_in_books"
         renamed = [(legacy, self._name_of(target)) for legacy, target in find_legacy(question)]
         # a renamed rule is in the books under its Remaster name: the hand table's renames (the names GMs keep asking
-        # by) answer whatever the readers below say; the journal's long tail (kg.legacy.JOURNAL_RENAMES: "stoneskin"
-        # in a list of examples) is said and searched for, and the question decided as any other
-        forcing = [(old, new) for old, new in renamed if old in HAND_LEGACY_NAMES]
+        # by) answer whatever the readers below say; the journal's long tail (kg.legacy.JOURNAL_RENAMES) only where a
+        # sentence that asks names one outside its examples ("How long does Stoneskin last?"; not "immune to things
+        # like Wall of Stone ... or Stoneskin?", a golem question the books do not answer)
+        journal = [old for old, _ in renamed if old not in HAND_LEGACY_NAMES]
+        asked_journal = {old for old in journal if otherbooks.names_asked(question, [old])}
+        forcing = [(old, new) for old, new in renamed if old in HAND_LEGACY_NAMES or old in asked_journal]
         if forcing:
             outcome = "answer"
         if outcome == "not_in_corpus" and not unnamed:
