@@ -16,6 +16,7 @@ in front of its text, so that a short entry ("Prone") still carries what it is a
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -45,7 +46,16 @@ QUESTION_WORDS = frozenset(
     like really want wants need needs work works happen happens rule rules exactly tell give go goes going
     use uses used""".split()
 )
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMERS = threading.local()  # a Snowball stemmer keeps the word it works on: one per thread (the answer steps
+# search and judge in worker threads at once; a shared one garbled words mid-stem, IndexError in CI)
+
+
+def snowball_stem(word: str) -> str:
+    """The Snowball English stem of ``word`` (as given), from this thread's own stemmer."""
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 def words(text: str) -> list[str]:
@@ -64,13 +74,14 @@ STEM_CHARS = 5
 def full_stem(word: str) -> str:
     """The Snowball English stem of one lowercased word, uncut ("befuddled", "befuddling" -> "befuddl";
     "engines" -> "engin"): one word's inflections, without ``stem``'s looser cut."""
-    return _STEMMER.stemWord(word)
+    return snowball_stem(word)
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The match key of one lowercased word: its Snowball English stem, cut to ``STEM_CHARS`` letters
     ("tripped" -> "trip", "succeeds" / "success" -> "succe", "critically" -> "criti")."""
-    return _STEMMER.stemWord(word)[:STEM_CHARS]
+    return snowball_stem(word)[:STEM_CHARS]
 
 
 def content_words(text: str, min_len: int = 3, extra_stop: frozenset[str] = frozenset()) -> list[str]:

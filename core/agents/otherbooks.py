@@ -26,9 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import snowballstemmer
-
-from gmprep.common.text import QUESTION_WORDS, STOP_WORDS
+from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, snowball_stem
 from gmprep.kg.query import asking, sentences
 
 # Off by default since its one held-out run (docs/answerability.md, "Held-out, run once"): on the 147
@@ -394,11 +392,10 @@ def book_of(term: str, held: Sequence[str]) -> OtherBookTerm | None:
 # three). When the held books use that word in hardly more entries than the question repeats it, and books
 # gmprep does not hold name their entries with it, the question turns on a rule of those books: the held books only
 # say the word in passing ("kingdom" in Downtime and Wish). Thresholds: ``AnswerabilitySettings`` (common/settings.py).
-_STEMMER = snowballstemmer.stemmer("english")
 
 
 def _stems(words: Sequence[str]) -> str:
-    return " ".join(_STEMMER.stemWord(w) for w in words)
+    return " ".join(snowball_stem(w) for w in words)
 
 
 def other_vocabulary(held: Sequence[str]) -> frozenset[str]:
@@ -469,7 +466,7 @@ class HingeTerm:
 
 def stem_tokens(text: str) -> list[str]:
     """``text``'s words as Snowball stems, lower-case, a possessive's "'s" dropped."""
-    return [_STEMMER.stemWord(re.sub(r"['\u2019]s?$", "", m.group(0)).lower()) for m in _TOKEN.finditer(text)]
+    return [snowball_stem(re.sub(r"['\u2019]s?$", "", m.group(0)).lower()) for m in _TOKEN.finditer(text)]
 
 
 

@@ -92,3 +92,20 @@ def test_cut_words_cuts_on_a_word_boundary_and_marks_the_cut():
     assert cut_words("short text", 40) == "short text"
     assert cut_words("one two three four five six", 17) == "one two three ..."  # 17 chars exactly
     assert cut_words("one two three four five six", 16) == "one two ..."
+
+
+def test_stemming_from_many_threads_at_once_gives_the_serial_stems():
+    # the answer steps search and judge in worker threads at once; a Snowball stemmer keeps the word it works on,
+    # so each thread has its own (a shared one garbled words mid-stem: IndexError in CI)
+    from concurrent.futures import ThreadPoolExecutor
+
+    import snowballstemmer
+
+    from gmprep.common.text import snowball_stem
+
+    words = [f"{a}{b}ations" for a in "abcdefghijklmnop" for b in ("tripp", "befuddl", "engin", "ration", "sett")] * 40
+    serial = snowballstemmer.stemmer("english")
+    expected = [serial.stemWord(w) for w in words]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(3):
+            assert list(pool.map(snowball_stem, words, chunksize=1)) == expected
