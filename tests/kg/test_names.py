@@ -78,6 +78,17 @@ def test_the_remaster_journals_renames_are_resolved_and_current(entries):
     assert ("scorching ray", "pf2e:spell:blazing-bolt") in find_legacy("Does Scorching Ray take the multiple attack penalty?")
 
 
+def test_the_journals_renames_are_read_in_queries_not_in_notes(index):
+    # "Power Attack" (Vicious Swing now) is the journal's: a query reads it, a note does not (hover as before)
+    query = index.find_mentions("Can I use Power Attack with a bow?")
+    assert [(m.node_id, m.legacy_name) for m in query] == [("pf2e:feat:vicious-swing", "power attack")]
+    note = [m for m in index.matches("Ragnar used Power Attack on the ogre.", note_forms=True) if m.heuristic]
+    assert all(m.chosen.node_id != "pf2e:feat:vicious-swing" for m in note)
+    # the hand table's are read in both
+    assert any(m.chosen.node_id == "pf2e:spell:force-barrage"
+               for m in index.matches("She cast Magic Missile twice.", note_forms=True) if m.heuristic)
+
+
 def test_build_is_fast(entries):
     t = time.perf_counter()
     NameIndex.build(entries)
