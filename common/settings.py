@@ -153,6 +153,11 @@ class HoverSettings(BaseModel):
     # Read a candidate near the threshold in its sentence with the small context model (kg/mention_context.py,
     # docs/mention-scorer.md "The context model in the hover decision"); off: the logistic scorer alone decides.
     context_model: bool = True
+    # Words before a name that ask for a spell ("cast Sleep", "casts guidance", "scroll of detect magic", "wand of
+    # charm"; kg/names.py ``_spell_asked``) choose the spell among the entries so named and show it at any score
+    # below the threshold (not with "strict"). Off: on the tuning split it gained on one half of the GMs and
+    # changed nothing on the other (docs/hover.md section 5, helper hov40).
+    spell_cues: bool = False
 
 
 class AnswerabilitySettings(BaseModel):

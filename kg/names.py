@@ -154,6 +154,11 @@ _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "i
 # Words after a skill's name that say the skill is meant ("Stealth DC", "stealth checks", "Crafting
 # skill"): the rules' own vocabulary for a statistic, not a list of names.
 _SKILL_CONTEXT = frozenset("check checks dc dcs skill skills modifier modifiers proficiency roll rolls".split())
+# Words before a name that ask for a spell, as the books write them: the verb of Cast a Spell ("cast
+# Sleep", "casts guidance") and the items that hold one spell by name ("scroll of", "wand of"; Scroll and
+# Magic Wand entries name their spell after "of"). Like CONTEXT_TYPES, this is the game's own wording.
+_SPELL_VERBS = frozenset("cast casts casting casted recast recasts".split())
+_SPELL_HOLDERS = frozenset("scroll scrolls wand wands".split())
 
 
 class Mention(BaseModel):
@@ -196,6 +201,7 @@ class Match:
     heuristic: bool  # accepted by the rules of thumb in ``NameIndex._accept``
     name_end: int = -1  # end of the name's own words (before "2" of "frightened 2")
     veto: bool = False  # never a mention, whatever a scorer says (a class's trait without "trait")
+    asked: bool = False  # the words before it ask for a spell: "cast Sleep", "scroll of detect magic"
 
     def mention(self, text: str, confidence: float = 1.0) -> Mention:
         c = self.chosen
@@ -632,13 +638,14 @@ class NameIndex:
         adjectives (what notes say; search queries keep to names)."""
         return [m.mention(text) for m in self.matches(text, note_forms=note_forms) if m.heuristic]
 
-    def matches(self, text: str, *, note_forms: bool = True, skip: bool = True) -> list[Match]:
+    def matches(self, text: str, *, note_forms: bool = True, skip: bool = True, spell_cues: bool = False) -> list[Match]:
         """Every leftmost-longest name match in ``text``, accepted by the rules of thumb or not
         (``Match.heuristic``), for a context scorer to decide. ``skip=False`` when the text is
-        already masked by ``kg.prose``. Linear in ``text``."""
-        return list(self._iter_matches(text, note_forms, skip))
+        already masked by ``kg.prose``. ``spell_cues``: the words before a name may ask for a spell
+        ("cast Sleep", ``_spell_asked``; the setting ``hover.spell_cues``). Linear in ``text``."""
+        return list(self._iter_matches(text, note_forms, skip, spell_cues))
 
-    def _iter_matches(self, text: str, note_forms: bool, skip: bool) -> Iterator[Match]:
+    def _iter_matches(self, text: str, note_forms: bool, skip: bool, spell_cues: bool = False) -> Iterator[Match]:
         tokens = _tokens(text, skip)
         joins = [
             _JOIN.fullmatch(text, tokens[k].end, tokens[k + 1].start) is not None
@@ -650,7 +657,7 @@ class NameIndex:
             if cands is None:
                 i += 1
                 continue
-            match, j_end = self._choose(text, tokens, joins, i, j_best, cands)
+            match, j_end = self._choose(text, tokens, joins, i, j_best, cands, spell_cues)
             yield match
             # a rejected name is skipped whole: never fall back to a part of it
             i = (j_end if match.heuristic else j_best) + 1
@@ -692,7 +699,7 @@ class NameIndex:
         kept = [c for c in cands if c.form not in NOTE_FORMS]
         return kept or None
 
-    def _choose(self, text, tokens, joins, i, j, cands) -> tuple[Match, int]:
+    def _choose(self, text, tokens, joins, i, j, cands, spell_cues: bool = False) -> tuple[Match, int]:
         start, end = tokens[i].start, tokens[j].end
         nxt = tokens[j + 1] if j + 1 < len(tokens) and joins[j] else None
         emphasis = _emphasised(text, start, end)
@@ -702,6 +709,10 @@ class NameIndex:
             want = CONTEXT_TYPES[nxt.norm]
         elif emphasis == "*":
             want = _ITALIC_TYPE
+        asked = spell_cues and want is None and any(c.type == "spell" for c in cands) \
+            and _spell_asked(text, tokens, joins, i)
+        if asked:
+            want = "spell"
         # a value after the name: "frightened 2", "deadly d10", "reach 10 ft", "versatile P"
         value, j_end = None, j
         if nxt is not None and text[end:nxt.start].strip() == "":
@@ -756,7 +767,7 @@ class NameIndex:
         veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
         veto = veto and chosen.form != "workspace"
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
-        return Match(start, stop, cands, chosen, value, ok, end, veto), j_end
+        return Match(start, stop, cands, chosen, value, ok, end, veto, asked and chosen.type == "spell"), j_end
 
     def _accept(self, text, tokens, joins, i, j, chosen: _Candidate, value, emphasis, want) -> bool:
         """The rules of thumb: whether a match reads as a rule reference without a learned scorer."""
@@ -790,6 +801,24 @@ class NameIndex:
                 return False
         del end
         return True
+
+
+def _spell_asked(text: str, tokens: list[_Token], joins: list[bool], i: int) -> bool:
+    """Whether the words just before token ``i`` ask for a spell: a form of "cast" ("cast Sleep",
+    "casts guidance") or a spell-holding item and "of" ("scrolls of detect magic", "wand of charm"),
+    each joined to it by spaces only (not across a sentence or a line)."""
+    def before(k: int) -> _Token | None:
+        if k < 1 or not joins[k - 1] or text[tokens[k - 1].end:tokens[k].start] != " ":
+            return None
+        return tokens[k - 1]
+
+    prev = before(i)
+    if prev is None:
+        return False
+    if prev.norm in _SPELL_VERBS:
+        return True
+    holder = before(i - 1) if prev.norm == "of" else None
+    return holder is not None and holder.norm in _SPELL_HOLDERS
 
 
 def _number_follows(tokens: list[_Token], joins: list[bool], j: int) -> bool:

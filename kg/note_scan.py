@@ -68,6 +68,7 @@ class Scored:
     # its whole-note features (``mention_scorer.NOTE_FEATURES``: the share of number tokens among its
     # section's words and the note's), read by ``note_logits``
     note_features: tuple[float, ...] = ()
+    asked: bool = False  # the words before it ask for its type (``Match.asked``: "cast Sleep")
 
     @property
     def start(self) -> int:
@@ -214,7 +215,7 @@ class NoteScanner:
         note_share = total[1] / total[0] if total[0] else 0.0
         for a, decided in parts:
             out.extend(Scored(sc.mention, sc.heuristic, sc.section, a, sc.etype,
-                              (share.get(sc.section, note_share), note_share)) for sc in decided)
+                              (share.get(sc.section, note_share), note_share), sc.asked) for sc in decided)
         if open_ignore is not None:
             ignore_from.append((open_ignore, len(text)))
         return out, ignore_from, ignore_lines
@@ -240,7 +241,7 @@ class NoteScanner:
         out: list[Mention] = []
         for sc, conf in zip(scored, confs, strict=True):
             m = sc.mention
-            if conf >= self.threshold or self._rescued(sc.heuristic, m, conf):
+            if conf >= self.threshold or self._rescued(sc.heuristic, m, conf, sc.asked):
                 out.append(sc.shown(conf, self._memo))
         return out
 
@@ -287,7 +288,7 @@ class NoteScanner:
         line (no name runs across either), so a 160k-character line costs 10 times a 16k one
         instead of more (one long token list grows past the CPU caches)."""
         if len(text) <= 2 * WINDOW:
-            return self.names.matches(text, note_forms=True, skip=False)
+            return self.names.matches(text, note_forms=True, skip=False, spell_cues=self.settings.spell_cues)
         out: list[Match] = []
         a = 0
         while a < len(text):
@@ -298,7 +299,7 @@ class NoteScanner:
                 if cut <= a:  # no sentence end in the window: a longer one, up to the next
                     nxt = min((p for p in (text.find(". ", b), text.find("\n", b)) if p >= 0), default=len(text) - 1)
                     b = nxt + 1
-            for m in self.names.matches(text[a:b], note_forms=True, skip=False):
+            for m in self.names.matches(text[a:b], note_forms=True, skip=False, spell_cues=self.settings.spell_cues):
                 m.start += a
                 m.end += a
                 m.name_end += a
@@ -325,19 +326,22 @@ class NoteScanner:
                 conf = 1.0 if match.heuristic else 0.0
             else:
                 conf = self._score(prose, match, region, section)
-            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section, 0, match.chosen.type))
+            out.append(Scored(match.mention(source, round(conf, 4)), match.heuristic, section, 0, match.chosen.type,
+                              asked=match.asked))
         return out
 
-    def _rescued(self, heuristic: bool, match: Mention, conf: float) -> bool:
+    def _rescued(self, heuristic: bool, match: Mention, conf: float, asked: bool = False) -> bool:
         """Below the threshold, a match the rules of thumb accept is still shown when it carries a
         value ("reach 10 ft", "slowed 1"), is a pre-Remaster name (kg/legacy.py lists rule names
         only; its hint and quick fix stay), or the scorer is at least loosely for it (on the tuning
-        notes this adds 18 rules and 7 noise hovers); "strict" shows only what the scorer is sure of."""
+        notes this adds 18 rules and 7 noise hovers); with ``hover.spell_cues``, also a spell the words
+        before it ask for ("cast Sleep"); "strict" shows only what the scorer is sure of."""
         if match.form == "workspace":
             return True  # the workspace's own alias (hover.aliases) shows at any strictness
         if not heuristic or self.settings.strictness == "strict":
             return False
-        return match.value is not None or match.form == "legacy" or conf >= self.floor
+        return match.value is not None or match.form == "legacy" or (asked and self.settings.spell_cues) \
+            or conf >= self.floor
 
     def _score(self, prose: ChunkProse, match: Match, region: Region, headings: tuple[str, ...]) -> float:
         from gmprep.kg.mention_scorer import Candidate, SpanContext

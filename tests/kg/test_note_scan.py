@@ -237,3 +237,28 @@ def test_the_context_model_corrects_only_candidates_near_the_threshold(names):
             assert near, key
             changed += 1
     assert changed >= 1
+
+
+def test_words_before_a_name_may_ask_for_a_spell(names):
+    # hover.spell_cues (off by default): "cast X" and "scroll(s)/wand(s) of X" choose the spell among the entries
+    # so named and show it below the threshold; not across a sentence, not with "strict"
+    scrolls = "They also found 4 scrolls of detect magic in the desk.\n"
+    chosen = {scrolls[m.start:m.name_end]: m.chosen.node_id for m in names.matches(scrolls, spell_cues=True)}
+    assert chosen["detect magic"] == "pf2e:spell:detect-magic"
+    plain = {scrolls[m.start:m.name_end]: m.chosen.node_id for m in names.matches(scrolls)}
+    assert plain["detect magic"] != "pf2e:spell:detect-magic"  # without the cue the action comes first
+    assert not any(m.asked for m in names.matches("We cast. Sleep came over the camp.\n", spell_cues=True))
+    from gmprep.kg.note_scan import load_scorer
+
+    note = "Lizzy would circle around to cast Sleep, and Leo would hide nearby.\n"
+
+    def shown(**hover):
+        return [(m.text, m.node_id) for m in NoteScanner(names, HoverSettings(**hover), load_scorer()).scan(note).mentions]
+
+    scanner = NoteScanner(names, HoverSettings(spell_cues=True), load_scorer())
+    sleep = next(sc for sc in scanner.candidates(note) if sc.mention.text == "Sleep")
+    assert sleep.asked and sleep.mention.node_id == "pf2e:spell:sleep"
+    assert ("Sleep", "pf2e:spell:sleep") in shown(spell_cues=True)
+    assert set(shown()) <= set(shown(spell_cues=True))
+    assert ("Sleep", "pf2e:spell:sleep") not in shown(spell_cues=True, strictness="strict") or \
+        sleep.mention.confidence >= scanner.scorer.threshold_for("strict")
