@@ -77,6 +77,8 @@ class ContextScorer:
         self.path = Path(path)
         compact = (self.path / WEIGHTS).is_file()
         self.tok = AutoTokenizer.from_pretrained(str(reranker_dir() if compact else self.path))
+        # the tokenizer sets its truncation/padding in shared state on a call (kg/reranker.py, Reranker's lock)
+        self._tok_lock = threading.Lock()
         model = _load_compact(self.path) if compact else _load_full(self.path)
         self.model = _quantize_mixed(model.eval())
 
@@ -87,8 +89,9 @@ class ContextScorer:
         with self.torch.inference_mode(), threads.torch_threads(self.threads):
             for i in range(0, len(pairs), batch):
                 chunk = pairs[i:i + batch]
-                enc = self.tok([a for a, _ in chunk], [b for _, b in chunk], truncation="only_first",
-                               max_length=MAX_TOKENS, padding=True, return_tensors="pt")
+                with self._tok_lock:
+                    enc = self.tok([a for a, _ in chunk], [b for _, b in chunk], truncation="only_first",
+                                   max_length=MAX_TOKENS, padding=True, return_tensors="pt")
                 out.extend(self.model(**enc).logits[:, 0].float().tolist())
         return out
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
@@ -92,6 +93,10 @@ class Reranker:
         self.path = path
         self.meta = meta
         self.device = device
+        # a fast tokenizer keeps its truncation/padding settings in shared state that every call sets (pairs cut
+        # "only_second", a lone text not at all): two threads at once (a chat's concurrent searches) garble each
+        # other's encodings ("Second sequence not provided"), so every use of it goes through this lock
+        self._tokenizer_lock = threading.Lock()
 
     @classmethod
     def load(
@@ -153,16 +158,17 @@ class Reranker:
 
         # Cut only the passage, so the whole question is read; a question too long for the window
         # (a pasted paragraph) is cut too rather than failing.
-        room = self.max_length - len(self.tokenizer.tokenize(query)) - 3
+        room = self.max_length - self.count_tokens(query) - 3
         strategy = "only_second" if room >= MIN_PASSAGE_TOKENS else "longest_first"
 
         def encode(chunk: Sequence[str]):
-            # tokenised here, on the calling thread: a fast tokenizer's padding/truncation state is not
-            # safe to change from two threads at once
-            enc = self.tokenizer(
-                [query] * len(chunk), list(chunk), truncation=strategy, max_length=self.max_length,
-                padding=True, return_tensors="pt",
-            )
+            # tokenised here, on the calling thread, under the lock: the tokenizer's padding/truncation
+            # state is not safe to change from two threads at once
+            with self._tokenizer_lock:
+                enc = self.tokenizer(
+                    [query] * len(chunk), list(chunk), truncation=strategy, max_length=self.max_length,
+                    padding=True, return_tensors="pt",
+                )
             return enc.to(self.device) if self.device != "cpu" else enc
 
         def run(enc) -> list[float]:
@@ -182,7 +188,8 @@ class Reranker:
 
     def count_tokens(self, text: str) -> int:
         """How many of the window's tokens ``text`` takes."""
-        return len(self.tokenizer.tokenize(text))
+        with self._tokenizer_lock:
+            return len(self.tokenizer.tokenize(text))
 
     def score_nodes(self, query: str, nodes: Sequence[Node], query_tokens: int = 0, passage_query: str = "") -> list[float]:
         """Scores of graph nodes, each read through ``rerank_passage`` (its paragraphs picked by the whole

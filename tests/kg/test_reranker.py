@@ -56,6 +56,42 @@ def test_a_question_longer_than_the_window_is_scored_not_refused(nodes):
     assert len(short.score("What does Trip do?", passages)) == 2
 
 
+def test_one_reranker_scores_and_counts_tokens_from_many_threads_at_once():
+    """A chat's searches run in worker threads that share the loaded reranker: pairs are cut "only_second"
+    and padded while a condensed question's tokens are counted whole, and the tokenizer keeps those settings in
+    shared state (before the lock: "Second sequence not provided", or unpadded batches that cannot be made
+    tensors)."""
+    import threading
+
+    question = ("When my character is grabbed by the ogre and tries to cast a spell with the manipulate trait, "
+                "what flat check do they need, and does the spell still cost its actions if they fail? ") * 3
+    # of different lengths, so that a batch needs padding
+    passages = ["Grabbed (condition)\nYou're held in place by another creature, giving you the off-guard and "
+                "immobilized conditions.", "Cast a Spell (action)\nYou cast a spell."]
+    fresh = Reranker.load()
+    errors: list[str] = []
+    scores: list[list[float]] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(80):
+                if k % 2:
+                    assert fresh.count_tokens(f"{question} {i}") > 0
+                else:
+                    scores.append(fresh.score(question, passages, query_tokens=28))
+        except Exception as exc:  # the race's errors are ValueError, RuntimeError or a tokenizers exception
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert errors == []
+    want = fresh.score(question, passages, query_tokens=28)
+    assert len(scores) == 4 * 80 and all(s == pytest.approx(want, abs=1e-4) for s in scores)
+
+
 def test_missing_or_corrupt_model_is_a_clear_error(tmp_path):
     with pytest.raises(GmprepError, match="no reranker model"):
         Reranker.load(tmp_path)
