@@ -120,6 +120,8 @@ _SKIP = re.compile(
 )
 # Forms only note scanning reads (search queries keep to names, aliases, plurals and legacy names).
 NOTE_FORMS = frozenset({"inflected", "adjective", "compound", "plural-note", "acronym", "valued", "ability"})
+# forms read in queries only: the Remaster journal's long tail of renames, and rules-prose section titles
+QUERY_FORMS = frozenset({"journal", "section"})
 # Forms that mean an entry only with their sign in the text: never looked up alone.
 _SIGNED_FORMS = frozenset({"acronym", "valued"})
 # Particles after a verb that keep the action's meaning ("stood up" -> Stand); English grammar.
@@ -150,6 +152,11 @@ _LEVEL_PAGE = re.compile(r"^level \d+$", re.I)
 _ABILITY = re.compile(r"(?m)^\*\*([A-Z][A-Za-z' -]{2,40}?)\*\*(?![ \t]*[+\d(])")
 # Lowercase words inside a longer proper name (English grammar, not a list of names).
 _CONNECTORS = frozenset({"of", "the", "and", "de", "du", "von", "van", "la", "le", "del"})
+# a title's function words (closed classes: articles, prepositions, pronouns, conjunctions, auxiliaries): a section
+# title needs two words besides these to be a name ("Treasure by Level"; not "In This Book")
+_TITLE_SMALL = frozenset("""a an and as at by for from in into of on or per the to with without nor but if not no
+i i'm me my we our you your he him his she her it its they them their this that these those what how when who why
+is are be was were do does did can will""".split())
 _STOP_BEFORE = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "its", "this", "that"}
 # Words after a skill's name that say the skill is meant ("Stealth DC", "stealth checks", "Crafting
 # skill"): the rules' own vocabulary for a statistic, not a list of names.
@@ -341,6 +348,7 @@ class NameIndex:
         idx._add_families(entries)
         idx._add_note_forms(entries)
         idx._add_statistics([n for n in nodes_list if n.kind == "entry" and n.is_prose])
+        idx._add_section_titles([n for n in nodes_list if n.kind == "entry" and n.is_prose])
         idx._add_acronyms(entries, prose_words)
         idx._add_abilities(entries)
         for cands in idx._keys.values():
@@ -532,6 +540,23 @@ class NameIndex:
                 if (f,) not in self._keys:
                     self._add(f, node.node_id, variant=3, form="valued")
 
+    def _add_section_titles(self, prose: list[Node]) -> None:
+        """Rules-prose sections titled by a name of two content words or more ("Treasure by Level", "Multiple
+        Exposures", "Falling on a Creature") that no entry is named and no other section is titled: a question
+        that writes the title asks for that section. Read in queries only (form "section", ``_usable``): in a
+        note such a title is a heading's words, and the one-word ones ("Walls", "Wind") are English."""
+        titles: dict[tuple[str, ...], list[Node]] = {}
+        for node in prose:
+            key = name_key(node.name)
+            if sum(1 for w in key if w not in _TITLE_SMALL) >= 2 and key not in self._keys:
+                titles.setdefault(key, []).append(node)
+        for nodes in titles.values():
+            if len(nodes) != 1:
+                continue  # "Adjusting Treasure" in two chapters: the title alone does not say which
+            node = nodes[0]
+            self._by_id[node.node_id] = (node.name, node.type)
+            self._add(node.name, node.node_id, variant=2, form="section")
+
     def _add_acronyms(self, nodes: list[Node], prose_words: list[tuple[str, list[str]]]) -> None:
         """Initials of a name of two words or more ("RK", "LoH"; "AoO" of the legacy Attack of
         Opportunity) of what is used at the table (actions, spells, feats, rules, conditions), when
@@ -632,20 +657,23 @@ class NameIndex:
         return len(self._keys)
 
     # ---- scanning -------------------------------------------------------------------------
-    def find_mentions(self, text: str, *, note_forms: bool = False) -> list[Mention]:
+    def find_mentions(self, text: str, *, note_forms: bool = False, titles: bool = False) -> list[Mention]:
         """Every entry name in ``text`` the rules of thumb accept: leftmost-longest,
         non-overlapping, case-insensitive. ``note_forms`` also reads verb forms, ancestry
-        adjectives (what notes say; search queries keep to names)."""
-        return [m.mention(text) for m in self.matches(text, note_forms=note_forms) if m.heuristic]
+        adjectives (what notes say; search queries keep to names). ``titles``: rules sections' titles too (form
+        "section": what a question asks by, not what an entry's text links to)."""
+        return [m.mention(text) for m in self.matches(text, note_forms=note_forms, titles=titles) if m.heuristic]
 
-    def matches(self, text: str, *, note_forms: bool = True, skip: bool = True, spell_cues: bool = False) -> list[Match]:
+    def matches(self, text: str, *, note_forms: bool = True, skip: bool = True, spell_cues: bool = False,
+                titles: bool = False) -> list[Match]:
         """Every leftmost-longest name match in ``text``, accepted by the rules of thumb or not
         (``Match.heuristic``), for a context scorer to decide. ``skip=False`` when the text is
         already masked by ``kg.prose``. ``spell_cues``: the words before a name may ask for a spell
         ("cast Sleep", ``_spell_asked``; the setting ``hover.spell_cues``). Linear in ``text``."""
-        return list(self._iter_matches(text, note_forms, skip, spell_cues))
+        return list(self._iter_matches(text, note_forms, skip, spell_cues, titles))
 
-    def _iter_matches(self, text: str, note_forms: bool, skip: bool, spell_cues: bool = False) -> Iterator[Match]:
+    def _iter_matches(self, text: str, note_forms: bool, skip: bool, spell_cues: bool = False,
+                      titles: bool = False) -> Iterator[Match]:
         tokens = _tokens(text, skip)
         joins = [
             _JOIN.fullmatch(text, tokens[k].end, tokens[k + 1].start) is not None
@@ -653,7 +681,7 @@ class NameIndex:
         ]
         i, n = 0, len(tokens)
         while i < n:
-            j_best, cands = self._longest(tokens, joins, i, note_forms)
+            j_best, cands = self._longest(tokens, joins, i, note_forms, titles)
             if cands is None:
                 i += 1
                 continue
@@ -662,7 +690,7 @@ class NameIndex:
             # a rejected name is skipped whole: never fall back to a part of it
             i = (j_end if match.heuristic else j_best) + 1
 
-    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True):
+    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True, titles: bool = False):
         key: tuple[str, ...] = ()
         best_j, best = i, None
         j = i
@@ -672,14 +700,14 @@ class NameIndex:
             norm = tokens[j].norm
             if norm.endswith("'s") and key + (norm,) not in self._prefixes:
                 # possessive on the last word: "the ogre's club"
-                cands = self._usable(self._keys.get(key + (norm[:-2],)), note_forms)
+                cands = self._usable(self._keys.get(key + (norm[:-2],)), note_forms, titles)
                 if cands:
                     best_j, best = j, cands
                 break
             key = key + (norm,)
             if key not in self._prefixes:
                 break
-            cands = self._usable(self._keys.get(key), note_forms)
+            cands = self._usable(self._keys.get(key), note_forms, titles)
             if cands and any(c.form == "valued" for c in cands) and not _number_follows(tokens, joins, j):
                 cands = [c for c in cands if c.form != "valued"] or None
             if cands and j == i and not tokens[j].caps and any(c.form == "acronym" for c in cands):
@@ -691,9 +719,11 @@ class NameIndex:
         return best_j, best
 
     @staticmethod
-    def _usable(cands: list[_Candidate] | None, note_forms: bool) -> list[_Candidate] | None:
+    def _usable(cands: list[_Candidate] | None, note_forms: bool, titles: bool = False) -> list[_Candidate] | None:
+        if cands and not titles:  # section titles only where a question is read (``titles``)
+            cands = [c for c in cands if c.form != "section"] or None
         if cands and note_forms:  # a note: the journal's renames are read in queries only
-            return [c for c in cands if c.form != "journal"] or None
+            return [c for c in cands if c.form not in QUERY_FORMS] or None
         if not cands or note_forms:
             return cands
         kept = [c for c in cands if c.form not in NOTE_FORMS]

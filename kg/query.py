@@ -90,7 +90,7 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
 
     ``names`` is a ``kg.names.NameIndex``, ``verbs`` from ``verb_index``, ``node_types`` maps entry id
     to entry type (to recognise class/ancestry mentions that name a character)."""
-    mentions = names.find_mentions(query)
+    mentions = names.find_mentions(query, titles=True)
     rewritten, shift = query, 0
     edits: list[tuple[int, int]] = []  # (end in query, shift after it) of each legacy rewrite
     for m in mentions:

@@ -89,6 +89,21 @@ def test_the_journals_renames_are_read_in_queries_not_in_notes(index):
                for m in index.matches("She cast Magic Missile twice.", note_forms=True) if m.heuristic)
 
 
+def test_a_rules_sections_title_is_read_in_queries_not_in_notes(index):
+    # GM Core's "Treasure by Level" section: a question that writes its title asks for it ("the treasure by level
+    # chart"); a note's heading words stay unread, and so do titles of one word or of function words
+    query = index.find_mentions("How was I supposed to read the treasure by level chart?", titles=True)
+    assert [m.node_id for m in query] == ["pf2e:rule:gm-core--treasure-by-level"]
+    assert [m.node_id for m in index.find_mentions("Multiple exposures to the same poison?", titles=True)] == \
+        ["pf2e:rule:player-core--multiple-exposures"]
+    # an entry's text that writes the words links to no section (search's link reading, the guard's name reading)
+    assert index.find_mentions("How was I supposed to read the treasure by level chart?") == []
+    note = [m for m in index.matches("The party found treasure by level 3.", note_forms=True) if m.heuristic]
+    assert all(m.chosen.node_id != "pf2e:rule:gm-core--treasure-by-level" for m in note)
+    assert not [m for m in index.find_mentions("Everything in this book is optional.", titles=True)
+                if m.node_id.startswith("pf2e:rule:")]
+
+
 def test_build_is_fast(entries):
     t = time.perf_counter()
     NameIndex.build(entries)
