@@ -187,9 +187,10 @@ class Reranker:
         return out
 
     def count_tokens(self, text: str) -> int:
-        """How many of the window's tokens ``text`` takes."""
+        """How many of the window's tokens ``text`` takes (``verbose=False``: a text longer than the window is
+        counted, not warned about: transformers' "Token indices sequence length" line would reach the CLI's stderr)."""
         with self._tokenizer_lock:
-            return len(self.tokenizer.tokenize(text))
+            return len(self.tokenizer.tokenize(text, verbose=False))
 
     def score_nodes(self, query: str, nodes: Sequence[Node], query_tokens: int = 0, passage_query: str = "") -> list[float]:
         """Scores of graph nodes, each read through ``rerank_passage`` (its paragraphs picked by the whole

@@ -92,6 +92,14 @@ def test_one_reranker_scores_and_counts_tokens_from_many_threads_at_once():
     assert len(scores) == 4 * 80 and all(s == pytest.approx(want, abs=1e-4) for s in scores)
 
 
+def test_counting_a_long_question_prints_no_tokenizer_warning(capfd):
+    # a long post is condensed by counting its sentences' tokens; transformers warned on stderr that the text is
+    # longer than the window ("Token indices sequence length ..."), a line the CLI's user saw under the results
+    fresh = Reranker.load()
+    assert fresh.count_tokens("whether the fighter can trip the ogre " * 40) > fresh.max_length
+    assert "Token indices" not in capfd.readouterr().err
+
+
 def test_missing_or_corrupt_model_is_a_clear_error(tmp_path):
     with pytest.raises(GmprepError, match="no reranker model"):
         Reranker.load(tmp_path)
