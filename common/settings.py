@@ -362,7 +362,8 @@ class AnswerabilitySettings(BaseModel):
     # (Deific Weapon, 2 entries). -1: off.
     held_missing_uses: int = Field(0, ge=-1, le=50)
     # A Pathfinder book gmprep does not hold named by its title ("Extinction Curse", "Book of the Dead") is treated
-    # like another book's entry (``otherbooks.publication_terms``). False: titles are not read.
+    # like another book's entry (``otherbooks.publication_terms``); so is a Pathfinder 1st Edition book ("Pathfinder
+    # Unchained", "Reign of Winter"), unless the question says it is about Pathfinder 2e. False: titles are not read.
     book_titles: bool = True
 
 

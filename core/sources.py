@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from gmprep.common.text import full_stem
-from gmprep.core.agents.otherbooks import names_asked
+from gmprep.core.agents.otherbooks import names_asked, names_pathfinder_2e
 from gmprep.core.agents.relevance import RelevanceJudge
 from gmprep.kg.legacy import LEGACY_NAMES
 from gmprep.kg.models import Hit, SearchFilters
@@ -202,13 +202,6 @@ def load_derived_terms() -> list[OtherSystemTerm]:
             for r in data["terms"]]
 
 
-# The question says it is about Pathfinder 2e ("Is there a coup de grace in 2e?", "First time running PF2e ... There
-# are no surprise rounds, right?"): another system's term is then the asker's word for what they look for in these
-# books, not a question about that system
-_PF2E_NAMED = re.compile(r"(?<![\w-])(?:PF2e?|P2e|2e|PF2E|Pathfinder 2e?|Pathfinder (?:2nd|Second) Edition|"
-                         r"(?:2nd|second) edition|Remaster(?:ed)?)(?![\w-])", re.IGNORECASE)
-
-
 def _term_pattern(text: str, loose: bool, plural: bool = False) -> str:
     """The regex source for ``text`` as written, or (``loose``) with its words joined by a hyphen or by spaces alike
     ("5 foot step", "5-foot step", "full round action"). ``plural``: the last word singular or plural too ("bonus
@@ -301,7 +294,7 @@ class OtherSystemsSource(KnowledgeSource):
         """Active terms and missing classes used as classes in ``text`` (longest first)."""
         self.terms()
         self.missing_classes()
-        pf2e_named = _PF2E_NAMED.search(text) is not None
+        pf2e_named = names_pathfinder_2e(text)
         # a pre-Remaster name is asked as one in a question about Pathfinder 2e too ("In PF2e, how does mummy rot work?")
         found = [t for t, rx in self._terms or [] if not (t.derived and not t.legacy and pf2e_named) and rx.search(text)]
         found += [

@@ -715,6 +715,10 @@ def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = ""
     if book and kind == "game":  # another game's rule (``AnswerabilityJudge.other_game``)
         return (f"“{term}” is {book} terminology: the rule asked is that game's, and its text is not in the Pathfinder "
                 f"2e books gmprep holds ({held}), so the passages it found would only be tangents.")
+    if book and kind == "book" and book.endswith(f" ({otherbooks.PF1})"):  # the other edition's book, by title
+        return (f"This question is about {book.removesuffix(f' ({otherbooks.PF1})')}, a {otherbooks.PF1} book: its "
+                f"rules are not in the Pathfinder 2e books gmprep holds ({held}), so the passages it found would "
+                "only be tangents.")
     if book and kind == "book":  # another book named by its title
         return (f"This question is about {book}, which is not among the books gmprep holds ({held}), so the "
                 f"passages it found would only be tangents. Add your {book} PDF with `gmprep books add` to get its "

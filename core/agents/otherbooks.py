@@ -310,29 +310,61 @@ def other_book_terms(question: str, use: BookUse, held: Sequence[str],
     return out
 
 
+# The question says it is about Pathfinder 2e ("Is there a coup de grace in 2e?", "First time running PF2e ... There
+# are no surprise rounds, right?"): another system's term is then the asker's word for what they look for in these
+# books, not a question about that system
+_PF2E_NAMED = re.compile(r"(?<![\w-])(?:PF2e?|P2e|2e|PF2E|Pathfinder 2e?|Pathfinder (?:2nd|Second) Edition|"
+                         r"(?:2nd|second) edition|Remaster(?:ed)?)(?![\w-])", re.IGNORECASE)
+
+
+def names_pathfinder_2e(text: str) -> bool:
+    """Whether ``text`` says it is about Pathfinder 2e ("in PF2e", "converted to 2e", "the Remaster")."""
+    return _PF2E_NAMED.search(text) is not None
+
+
 # ----- other books by title -------------------------------------------------------------------------------------------
 # core/agents/data/other-publications.tsv: the publications the saved source pages are about (title, product line,
 # and the Adventure Path a volume belongs to) and the adventure groups AoN names (ingest/aon_sources.py). A question
 # that names one ("the circus in Extinction Curse", "the undead archetypes from Book of the Dead") may ask about its
 # rules; ``AnswerabilityJudge.assess`` decides as for another book's entry (``asked_besides``).
 OTHER_PUBLICATIONS = Path(__file__).with_name("data") / "other-publications.tsv"
+# core/agents/data/pf1-publications.tsv: the Pathfinder 1st Edition publications (scripts/transcribe_pf1_sources.py,
+# less the titles a 2e book also has): "Pathfinder Unchained", "a Reign of Winter campaign" ask about that edition
+PF1_PUBLICATIONS = Path(__file__).with_name("data") / "pf1-publications.tsv"
+PF1 = "Pathfinder 1st Edition"
 # "Pathfinder #151: The Show Must Go On", "Pathfinder Adventure Path #219: ...", "PFS Scenario #7-03: ...": askers
 # write the volume's own title
 _VOLUME = re.compile(r"^(?:Pathfinder(?: Adventure Path)?|PFS Scenario) #[\d-]+:?\s+")
 
 
 @lru_cache(maxsize=2)
-def _publications(path: Path = OTHER_PUBLICATIONS) -> tuple[tuple[str, str], ...]:
-    """(title, group) for every publication and adventure group; empty when the file is missing."""
-    try:
-        with path.open(encoding="utf-8") as f:
-            return tuple((r["title"], r["group"]) for r in csv.DictReader(f, delimiter="\t"))
-    except OSError:
-        return ()
+def _publications(path: Path = OTHER_PUBLICATIONS, pf1: Path = PF1_PUBLICATIONS) -> tuple[tuple[str, str], ...]:
+    """(title, group) for every publication and adventure group; empty when the files are missing. A Pathfinder
+    1st Edition title or group says so ("Reign of Winter (Pathfinder 1st Edition)"), so that the texts name the
+    edition."""
+    out: list[tuple[str, str]] = []
+    for file, edition in ((path, ""), (pf1, PF1)):
+        try:
+            with file.open(encoding="utf-8") as f:
+                rows = [(r["title"], r["group"]) for r in csv.DictReader(f, delimiter="\t")]
+        except OSError:
+            continue
+        out += [(_edition(t, edition), _edition(g, edition)) for t, g in rows]
+    return tuple(out)
+
+
+def _edition(title: str, edition: str) -> str:
+    return f"{title} ({edition})" if title and edition else title
+
+
+def _unedition(title: str) -> str:
+    """The title as written: without the edition ``_publications`` adds."""
+    return title.removesuffix(f" ({PF1})")
 
 
 def _title_forms(title: str) -> set[str]:
     """How a question writes a publication's title: as titled, without the volume number, without "(Hardcover)"."""
+    title = _unedition(title)
     short = re.sub(r"\s*\(.*?\)", "", _VOLUME.sub("", title)).strip()
     return {t for t in (title, short) if t}
 
@@ -348,10 +380,15 @@ def publication_terms(question: str, use: BookUse, held: Sequence[str]) -> list[
     held_groups = {g for t, g in pubs if g and t in held_set}
     out: list[OtherBookTerm] = []
     spans: list[tuple[int, int]] = []
-    forms = sorted({(f, t, g) for t, g in pubs for f in _title_forms(t)} | {(g, g, g) for _, g in pubs if g},
+    forms = sorted({(f, t, g) for t, g in pubs for f in _title_forms(t)} | {(_unedition(g), g, g) for _, g in pubs if g},
                    key=lambda x: -len(x[0]))
+    # a question that says it is about Pathfinder 2e ("running Reign of Winter converted to 2e") plays the other
+    # edition's book in this one's rules
+    pf2e = names_pathfinder_2e(question)
     for form, title, group in forms:
         if title in held_set or title in SUPERSEDED or (group and group in held_groups):
+            continue
+        if pf2e and (group or title).endswith(f" ({PF1})"):
             continue
         for m in re.finditer(r"(?<![\w'])" + re.escape(form) + r"(?![\w'])", question):
             if any(a < m.end() and m.start() < b for a, b in spans):

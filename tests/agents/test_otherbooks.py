@@ -296,6 +296,30 @@ async def test_another_book_named_by_title_is_not_in_corpus_naming_it(searcher, 
     assert _verdict(ans).get("foreign_book") != "Extinction Curse"
 
 
+def test_pathfinder_1e_books_named_by_title(use):
+    held = held_books(use.db)
+    # a book by its title, an Adventure Path by its player's guide's name; both say their edition
+    [t] = publication_terms("In Pathfinder Unchained, does the unchained rogue keep sneak attack?", use, held)
+    assert (t.shown, t.book, t.category) == ("Pathfinder Unchained", "Pathfinder Unchained (Pathfinder 1st Edition)",
+                                             "book")
+    [t] = publication_terms("About to start a Reign of Winter campaign: how does cold weather work?", use, held)
+    assert t.book == "Reign of Winter (Pathfinder 1st Edition)"
+    # a question that says it is about Pathfinder 2e plays the book in these rules; a 2e title stays the 2e book's
+    assert publication_terms("Running Reign of Winter converted to 2e: how does cold weather work?", use, held) == []
+    [t] = publication_terms("We are playing Kingmaker: how do kingdom turns work?", use, held)
+    assert t.book == "Kingmaker"
+
+
+async def test_a_pathfinder_1e_book_named_is_not_in_corpus_naming_the_edition(searcher, extractive):
+    q = ("About to start a Reign of Winter campaign. We're confused on how cold weather works: cold and exposure deal "
+         "nonlethal damage. Does that stop magical healing?")
+    ans = await answer_question(q, history=[], searcher=searcher, settings=extractive)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and ans.declined, verdict
+    assert ans.text.startswith("This question is about Reign of Winter, a Pathfinder 1st Edition book: its rules are "
+                               "not in the Pathfinder 2e books gmprep holds ("), ans.text
+
+
 async def test_a_held_books_entry_the_store_lacks_is_not_in_corpus_naming_the_book(searcher, extractive):
     q = ("Empiricism investigator question: can I use Expeditious Inspection more than once a minute, and does it "
          "let me Recall Knowledge?")
