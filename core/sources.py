@@ -209,6 +209,11 @@ _PF2E_NAMED = re.compile(r"(?<![\w-])(?:PF2e?|P2e|2e|PF2E|Pathfinder 2e?|Pathfin
                          r"(?:2nd|second) edition|Remaster(?:ed)?)(?![\w-])", re.IGNORECASE)
 
 
+def pf2e_named(text: str) -> bool:
+    """The text says it is about Pathfinder 2e ("in 2e", "PF2e", "the Remaster")."""
+    return _PF2E_NAMED.search(text) is not None
+
+
 def _term_pattern(text: str, loose: bool, plural: bool = False) -> str:
     """The regex source for ``text`` as written, or (``loose``) with its words joined by a hyphen or by spaces alike
     ("5 foot step", "5-foot step", "full round action"). ``plural``: the last word singular or plural too ("bonus
