@@ -37,29 +37,13 @@ from derive_other_systems_terms import git_files, git_head, git_show, strings  #
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "core" / "agents" / "data" / "other-edition-ngrams.json.gz"
 sys.path.insert(0, str(ROOT))
-from core.agents.edition import ngrams, tokens  # noqa: E402  (the runtime's own reading of text)
+from core.agents.edition import STOP, ngrams, tokens  # noqa: E402  (the runtime's own reading of text)
 
 _PF1_LINK = re.compile(r"‹(?:SOURCE[^›]*|[^›/]*/([^›]*))›")
 _TOOLS_TAG = re.compile(r"\{@\w+ ([^}|]*)(?:\|[^}]*)?\}")
 _PF1_MARKUP = re.compile(r"\{[^{}]*\}|@HL|@[A-Z]{1,3}\b")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _SF1_SOURCE = re.compile(r"^\*\*Source\*\*.*$", re.MULTILINE)
-
-
-# English function words (pronouns, determiners, auxiliaries, prepositions, conjunctions): how a text is written,
-# not which game's rules it states (Pathfinder 1e writes "he or she", Pathfinder 2e "they"); never weighed, alone or
-# as both words of a bigram.
-STOP = frozenset("""
-a an the this that these those some any each every either neither no none all both few many much more most other
-another such own same i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his
-himself she her hers herself it its itself they them their theirs themselves one ones what which who whom whose
-whatever whichever whoever be am is are was were been being have has had having do does did doing done will would
-shall should can could may might must ought not nor and or but if then else so than too very just only also as of
-at by for from in into onto on off out over under up down to with without about above below between through during
-before after again further once here there when where why how while because until unless although though whether
-yet s t d ll m re ve don't doesn't didn't can't won't isn't aren't wasn't weren't i'm i've i'd you're he's she's
-it's we're they're that's there's what's let's
-""".split())
 
 
 def kept(gram: tuple[str, ...]) -> bool:

@@ -575,7 +575,8 @@ class AnswerabilityJudge:
                 probs["edition"] = reading.probability
                 if reading.probability >= self.settings.edition_threshold:
                     outcome, section = "not_in_corpus", None
-                    foreign, foreign_book, foreign_kind = ", ".join(edition.shown(reading)), edition.game(reading), \
+                    foreign, foreign_book, foreign_kind = ", ".join(edition.shown(reading, text=question)), \
+                        edition.game(reading), \
                         "edition"
                     foreign_uses = None
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
@@ -605,8 +606,8 @@ class AnswerabilityJudge:
         reading = self.edition_reading(question)
         if reading is None or reading.probability < self.settings.edition_threshold:
             return None
-        return Assessment(outcome="not_in_corpus", rule=", ".join(edition.shown(reading)),
-                          foreign=", ".join(edition.shown(reading)), foreign_book=edition.game(reading),
+        named = ", ".join(edition.shown(reading, text=question))
+        return Assessment(outcome="not_in_corpus", rule=named, foreign=named, foreign_book=edition.game(reading),
                           foreign_kind="edition", held_books=held_books(self.use.db),
                           probabilities={"edition": round(reading.probability, 4)})
 

@@ -18,6 +18,21 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "other-edition-ngrams.json.gz"
 
+# English function words (pronouns, determiners, auxiliaries, prepositions, conjunctions): how a text is written,
+# not which game's rules it states (Pathfinder 1e writes "he or she", Pathfinder 2e "they"); never weighed, alone or
+# as both words of a bigram.
+STOP = frozenset("""
+a an the this that these those some any each every either neither no none all both few many much more most other
+another such own same i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his
+himself she her hers herself it its itself they them their theirs themselves one ones what which who whom whose
+whatever whichever whoever be am is are was were been being have has had having do does did doing done will would
+shall should can could may might must ought not nor and or but if then else so than too very just only also as of
+at by for from in into onto on off out over under up down to with without about above below between through during
+before after again further once here there when where why how while because until unless although though whether
+yet s t d ll m re ve don't doesn't didn't can't won't isn't aren't wasn't weren't i'm i've i'd you're he's she's
+it's we're they're that's there's what's let's
+""".split())
+
 _BREAK = re.compile(r"[.!?;:()\[\]\"“”\n]+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*|\d+(?:[.,]\d+)?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?$")
@@ -101,12 +116,23 @@ def game(reading: Reading) -> str:
     return _GAME_NAMES.get(table["systems"][best], table["systems"][best]) if mass[best] >= 2 / 3 * total else ""
 
 
-def shown(reading: Reading, most: int = 3) -> list[str]:
-    """The question's heaviest other-side n-grams, a bigram's words not repeated as unigrams: what the decline names."""
+def as_written(text: str, gram: str) -> str:
+    """``gram`` as ``text`` writes it ("CR", "Dexterity bonus"), or ``gram``."""
+    m = re.search(r"(?<![\w-])" + r"[\s]+".join(re.escape(w) for w in gram.split(" ")) + r"(?![\w-])", text, re.IGNORECASE)
+    return m.group(0) if m else gram
+
+
+def shown(reading: Reading, most: int = 3, text: str = "") -> list[str]:
+    """The question's heaviest other-side n-grams without a function word or a number, none sharing a word with one
+    named before it: what the decline names ("standard action", "full-round"), as ``text`` writes them."""
     out: list[str] = []
+    seen: set[str] = set()
     for g, w in reading.evidence:
         if w <= 0 or len(out) >= most:
             break
-        if not any(g in o.split(" ") or f" {g} " in f" {o} " or f" {o} " in f" {g} " for o in out):
-            out.append(g)
+        words = g.split(" ")
+        if any(x in STOP or x == "#" for x in words) or seen & set(words):
+            continue
+        out.append(as_written(text, g) if text else g)
+        seen |= set(words)
     return out
