@@ -233,8 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             "sources": sources, "smooth": args.smooth, "min_count": args.min_count, "min_weight": args.min_weight,
             "calibration": {"a": round(a, 5), "b": round(b, 5), "window": 60, "accuracy": round(acc, 4)},
             "systems": systems, "games": dict(sorted(games.items())), "weights": dict(sorted(weights.items()))}
-    with gzip.open(args.out, "wt", encoding="utf-8", compresslevel=9) as fh:
-        json.dump(data, fh, separators=(",", ":"))
+    with open(args.out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as fh:
+        fh.write(json.dumps(data, separators=(",", ":")).encode())  # mtime 0: the same sources give the same bytes
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
