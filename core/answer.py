@@ -126,6 +126,8 @@ class AnswerContext:
             if edition is None:
                 return None
             verdict = edition
+            if not verdict.foreign_book and result.game:  # the guard's game when the reader names none
+                verdict.foreign_book = result.game
         steps.append(TraceStep(name="answerability", input={"source": result.source}, output=verdict.trace_output()))
         return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=question,
                       backend=backend)
