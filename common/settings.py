@@ -328,6 +328,21 @@ class AnswerabilitySettings(BaseModel):
     # question the guard declines (fah3-040) from not_in_books into a false not_in_corpus (6 -> 7 of 320, over the
     # issue's 2%), past the bar set before the run. False: not_in_books for every other game's term.
     other_game_not_in_corpus: bool = False
+    # The other-edition reader (``core/agents/edition.py``; weights fitted on the books' text only by
+    # ``scripts/fit_other_edition_reader.py``: word unigrams and bigrams, log-odds of Pathfinder 1e / D&D 5e SRD /
+    # Starfinder 1e rules text against Pathfinder 2e's, the store's and the pre-Remaster Pf2eTools data's; calibrated
+    # on held-aside windows of both): a question (not one that says it is about Pathfinder 2e) it reads as another
+    # game's with at least this probability is declined not_in_corpus, "this reads as a Pathfinder 1st Edition rules
+    # question", whatever the other readers decided (``AnswerabilityJudge.assess``), and so is the other-systems
+    # guard's decline of such a question (``AnswerContext.other_game_decline``). Chosen on the older tuning sets only
+    # (the smallest threshold with no answerable question newly declined, rounded up), validated once on
+    # not-in-corpus-tune7 and forum-answerable-tune4 (docs/answerability.md, "A learned other-edition reader").
+    # 1.0 or more: off.
+    edition_threshold: float = 0.9
+    # A Remaster rename ("attack of opportunity" -> Reactive Strike) forces the held rule only when the question read
+    # without the renamed name is not another game's by ``edition_threshold``: the renames are Pathfinder 1e's words
+    # too. False: a rename always forces the answer, as before.
+    edition_rename: bool = True
     # Besides other games' vocabularies, the guard reads the pre-Remaster Pathfinder 2e names the Remaster dropped
     # (``core/agents/data/pf2e-legacy-derived.json.gz``, by ``scripts/derive_legacy_pf2e_terms.py`` from Pf2eTools'
     # JSON of the Core Rulebook, Advanced Player's Guide, Gamemastery Guide and Bestiary: "mummy rot", "ghast fever",

@@ -113,13 +113,21 @@ class AnswerContext:
                            backend: str = "extractive") -> Answer | None:
         """The not_in_corpus decline for another game's rule asked by name (the guard's ``game_term``), when
         ``answerability.other_game_not_in_corpus`` is on, or the term is a pre-Remaster Pathfinder 2e name the Remaster
-        dropped (``SourceResult.legacy``, read only with ``answerability.guard_legacy``); else None. One owner for both
-        answer paths."""
-        if not (result.game_term and (self.settings.answerability.other_game_not_in_corpus or result.legacy)):
-            return None
+        dropped (``SourceResult.legacy``, read only with ``answerability.guard_legacy``), or the question as a whole reads
+        as another game's (``answerability.edition_threshold``); else None. One owner for both answer paths."""
         from gmprep.core.agents.answerability import decline_text
 
-        verdict = self.answerability.other_game(result.game_term, result.game, legacy=result.legacy)
+        if result.game_term and (self.settings.answerability.other_game_not_in_corpus or result.legacy):
+            verdict = self.answerability.other_game(result.game_term, result.game, legacy=result.legacy)
+        else:
+            # the question reads as another game's as a whole (``answerability.edition_threshold``): that game's
+            # rule, whose text gmprep does not hold, not only a term of it in a PF2e question
+            edition = self.answerability.edition_decline(question)
+            if edition is None:
+                return None
+            verdict = edition
+            if not verdict.foreign_book and result.game:  # the guard's game when the reader names none
+                verdict.foreign_book = result.game
         steps.append(TraceStep(name="answerability", input={"source": result.source}, output=verdict.trace_output()))
         return Answer(text=decline_text(verdict, []), outcome="not_in_corpus", steps=steps, question=question,
                       backend=backend)

@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.settings import AnswerabilitySettings
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
-from gmprep.core.agents import otherbooks
+from gmprep.core.agents import edition, otherbooks
 from gmprep.core.agents.campaign import CampaignRules
 from gmprep.core.agents.coverage import PROSE_TYPES, OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import (
@@ -566,6 +566,19 @@ class AnswerabilityJudge:
             terms = foreign_terms(question, self.use) if otherbooks.WORD_RULE else []
             if terms:
                 outcome, foreign = "not_in_corpus", terms[0]
+        if outcome != "not_in_corpus" and not excluded and (not forcing or self.settings.edition_rename):
+            # the question reads as another game's rules (Pathfinder 1e's "standard action", "Dexterity bonus to AC"),
+            # a renamed name aside: a rule of a game whose text gmprep does not hold, however the held books' words
+            # matched it ("flanking", "rage"). A rename forces the held rule only when nothing else reads so
+            reading = self.edition_reading(question, tuple(old for old, _ in forcing))
+            if reading is not None:
+                probs["edition"] = reading.probability
+                if reading.probability >= self.settings.edition_threshold:
+                    outcome, section = "not_in_corpus", None
+                    foreign, foreign_book, foreign_kind = ", ".join(edition.shown(reading, text=question)), \
+                        edition.game(reading), \
+                        "edition"
+                    foreign_uses = None
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
                           foreign=foreign, foreign_book=foreign_book, foreign_kind=foreign_kind,
@@ -576,6 +589,25 @@ class AnswerabilityJudge:
                           selected_books=self.books, section=section,
                           campaign=campaign.named if campaign else "", campaign_book=campaign.book if campaign else "",
                           features={k: round(v, 4) for k, v in x.items()})
+
+    def edition_reading(self, question: str, without: tuple[str, ...] = ()) -> edition.Reading | None:
+        """The other-edition reader on ``question`` (``without`` those names), or None when it is off, has no table,
+        or the question says it is about Pathfinder 2e (another game's word is then the asker's for a PF2e rule)."""
+        if self.settings.edition_threshold >= 1.0 or not edition.available():
+            return None
+        if otherbooks.names_pathfinder_2e(question):
+            return None
+        return edition.read(question, without)
+
+    def edition_decline(self, question: str) -> Assessment | None:
+        """not_in_corpus for a question the reader takes for another game's (``edition_threshold``), else None."""
+        reading = self.edition_reading(question)
+        if reading is None or reading.probability < self.settings.edition_threshold:
+            return None
+        named = ", ".join(edition.shown(reading, text=question))
+        return Assessment(outcome="not_in_corpus", rule=named, foreign=named, foreign_book=edition.game(reading),
+                          foreign_kind="edition", held_books=held_books(self.use.db),
+                          probabilities={"edition": round(reading.probability, 4)})
 
     def _asked_besides(self, question: str, other: Sequence[OtherBookTerm], hits: Sequence[Hit],
                        renamed: Sequence[tuple[str, str]]) -> str:
@@ -712,6 +744,12 @@ def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = ""
         return (f"“{term}” is a pre-Remaster Pathfinder 2e name: the Remaster books gmprep holds ({held}) do not have "
                 "it, so the passages it found would only be tangents. Its rules are in the pre-Remaster book that "
                 "printed it; add that book's PDF with `gmprep books add` to get them.")
+    if kind == "edition":  # the other-edition reader (``core/agents/edition.py``)
+        which = f"a {book}" if book else "another game's (Pathfinder 1st Edition, D&D or Starfinder)"
+        words = ", ".join(f"“{w}”" for w in term.split(", ") if w)
+        return (f"This reads as {which} rules question{f' ({words})' if words else ''}: gmprep holds the Pathfinder 2e "
+                f"Remaster books ({held}), not that game's rules text, so the passages it found would only be "
+                "tangents.")
     if book and kind == "game":  # another game's rule (``AnswerabilityJudge.other_game``)
         return (f"“{term}” is {book} terminology: the rule asked is that game's, and its text is not in the Pathfinder "
                 f"2e books gmprep holds ({held}), so the passages it found would only be tangents.")

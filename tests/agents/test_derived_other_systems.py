@@ -102,8 +102,11 @@ def test_the_guard_declines_another_systems_derived_term_unless_the_question_is_
 
 @pytest.mark.slow
 async def test_end_to_end_the_setting_decides(searcher, extractive):
-    ans = await answer_question(PF1, history=[], searcher=searcher, settings=extractive)
+    # the guard's own decline: the other-edition reader (which reads this question as Pathfinder 1e's, ed41) off
+    guard = extractive.model_copy(update={"answerability": AnswerabilitySettings(edition_threshold=1.0)})
+    ans = await answer_question(PF1, history=[], searcher=searcher, settings=guard)
     assert ans.outcome == "not_in_books" and "spell-like ability" in ans.text.lower(), ans.text
-    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(guard_derived=False)})
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(guard_derived=False,
+                                                                                edition_threshold=1.0)})
     ans = await answer_question(PF1, history=[], searcher=searcher, settings=off)
     assert ans.outcome != "not_in_books" or "spell-like" not in ans.text.lower(), ans.text
