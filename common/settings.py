@@ -303,6 +303,13 @@ class AnswerabilitySettings(BaseModel):
     # RP": "Resolve Point" five times; ``otherbooks.repeated_terms``). Measured (docs/answerability.md, "Another game's
     # feats by name, and what "this ability" refers to"). False: the acronym is a word of its own.
     unstated_acronyms: bool = True
+    # The term-repeats reader (``unstated_repeats``) leaves a term alone whose every word is at least this common in
+    # English (wordfreq zipf), however often the question says it: "right" three times ("... the budget right? ...
+    # If I'm reading this right, ...") is the asker's word, as the asked-twice reader (``unstated_asked_repeats``)
+    # already held with ``stated.ASKED_MAX_ZIPF`` (5.5). Measured (docs/answerability.md, "Where the foreign name
+    # sits, and English's commonest words"): no tuning question changes; forum-answerable-tune5's "right" is no
+    # longer a false not_in_corpus. 0: off (any word counts, as before).
+    unstated_common_zipf: float = Field(5.5, ge=0.0, le=8.0)
     # A sentence that asks and refers back, by "it" or a demonstrative before a noun ("Does using this ability provoke
     # ...?", "Wouldn't that move interrupt his attack?"), asks about what the sentence before it names: another game's
     # term named there declines as if the asking sentence named it (``otherbooks.names_asked``, ``refers_back``), for

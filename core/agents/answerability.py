@@ -531,7 +531,8 @@ class AnswerabilityJudge:
                                       self.settings.unstated_asked_repeats, antecedent=self.settings.unstated_antecedent,
                                       hyphenated=self.settings.unstated_sections,
                                       clause=self.settings.unstated_asking_clause,
-                                      acronyms=self.settings.unstated_acronyms)
+                                      acronyms=self.settings.unstated_acronyms,
+                                      common_max_zipf=self.settings.unstated_common_zipf)
             if besides:
                 # the other books' names set aside are not what is asked, however often the question says them
                 # ("greater spry sinews" twice beside Long Jump): only another term outweighs the held rule

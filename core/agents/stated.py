@@ -84,7 +84,8 @@ class UnstatedTerm:
 
 def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str], min_repeats: int,
                    passages: Sequence[str], asked_repeats: int = 0, antecedent: bool = False,
-                   hyphenated: bool = False, clause: bool = False, acronyms: bool = False) -> list[UnstatedTerm]:
+                   hyphenated: bool = False, clause: bool = False, acronyms: bool = False,
+                   common_max_zipf: float = 0.0) -> list[UnstatedTerm]:
     """The terms ``question`` repeats (at least ``min_repeats`` times) that other books name entries with
     (``vocabulary``: stems of their names' words and word pairs), that no held entry states (``stated``) and that none
     of ``passages`` (the retrieved passages' names and texts) uses; most repeated first. With ``asked_repeats`` (> 0),
@@ -95,12 +96,19 @@ def unstated_terms(question: str, stated: StatedTerms, vocabulary: frozenset[str
     term too. With ``clause``, of a sentence that asks after a colon only the part after it asks ("The party members
     outside the cube want to help: can you reach in and pull someone out ...?" asks about pulling, not the members;
     ``asking_clause``). With ``acronyms``, a word in capitals that spells a pair's initials counts as a use of the pair
-    ("Resolve Point ... 2 RP"; ``otherbooks.repeated_terms``)."""
+    ("Resolve Point ... 2 RP"; ``otherbooks.repeated_terms``). With ``common_max_zipf`` (> 0), a term repeated
+    ``min_repeats`` times whose every word is that common in English (wordfreq zipf; "right" is 5.96) is the asker's
+    too, as for ``asked_repeats`` ("don't count to the budget right? ... If I'm reading this right, ..."): no
+    count of repeats makes "right" another book's rule."""
     out = []
     asks: list[str] | None = None
     for key, (shown, repeats) in repeated_terms(question, hyphenated, acronyms).items():
         if key not in vocabulary or stated.states(key):
             continue
+        if repeats >= min_repeats and common_max_zipf > 0:
+            freq = [zipf(w.lower()) for w in shown.split()]
+            if freq and all(z is not None and z >= common_max_zipf for z in freq):
+                continue
         if repeats < min_repeats:
             if not asked_repeats or repeats < asked_repeats:
                 continue

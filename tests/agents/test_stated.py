@@ -233,3 +233,30 @@ async def test_a_term_said_before_the_asking_sentence_that_calls_it_it_is_not_in
     off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_antecedent=False)})
     ans = await answer_question(GOLEM, history=[], searcher=searcher, settings=off)
     assert _verdict(ans).get("foreign") != "golem", _verdict(ans)
+
+
+# English's commonest words, repeated (docs/answerability.md, "Where the foreign name sits, and English's commonest
+# words", helper fn41): "right" three times is the asker's word, not another book's rule the question turns on
+
+RIGHT = ("I'm building an encounter for my 4th-level party out of 1st-level creatures, so they don't count toward the XP "
+         "budget, right? And a creature 5 levels below the party earns no XP, right? Am I reading the encounter "
+         "building rules right?")
+
+
+def test_a_commonest_word_repeated_is_the_askers():
+    db = _db([("Wall", "A **wall** blocks movement.", "rule", [])])
+    stated, vocab = StatedTerms(db), frozenset({_key("right"), _key("implement")})
+    assert [t.shown for t in unstated_terms(RIGHT, stated, vocab, 3, [])] == ["right"]  # off: as before
+    assert unstated_terms(RIGHT, stated, vocab, 3, [], common_max_zipf=5.5) == []
+    # a rarer word said as often still counts
+    assert [t.shown for t in unstated_terms(IMPLEMENT, stated, vocab, 3, [], common_max_zipf=5.5)] == ["implement"]
+
+
+@pytest.mark.slow
+async def test_a_commonest_word_repeated_does_not_decline(searcher, extractive):
+    ans = await answer_question(RIGHT, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "answered", _verdict(ans)
+    off = extractive.model_copy(update={"answerability": AnswerabilitySettings(unstated_common_zipf=0.0)})
+    ans = await answer_question(RIGHT, history=[], searcher=searcher, settings=off)
+    verdict = _verdict(ans)
+    assert ans.outcome == "not_in_corpus" and verdict["foreign"] == "right", verdict
