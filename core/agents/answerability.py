@@ -576,10 +576,8 @@ class AnswerabilityJudge:
                 probs["edition"] = reading.probability
                 if reading.probability >= self.settings.edition_threshold:
                     outcome, section = "not_in_corpus", None
-                    foreign, foreign_book, foreign_kind = ", ".join(edition.shown(reading, text=question)), \
-                        edition.game(reading), \
-                        "edition"
-                    foreign_uses = None
+                    foreign, foreign_book = edition.decline_terms(reading, question)
+                    foreign_kind, foreign_uses = "edition", None
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
                           foreign=foreign, foreign_book=foreign_book, foreign_kind=foreign_kind,
@@ -605,8 +603,8 @@ class AnswerabilityJudge:
         reading = self.edition_reading(question)
         if reading is None or reading.probability < self.settings.edition_threshold:
             return None
-        named = ", ".join(edition.shown(reading, text=question))
-        return Assessment(outcome="not_in_corpus", rule=named, foreign=named, foreign_book=edition.game(reading),
+        named, game = edition.decline_terms(reading, question)
+        return Assessment(outcome="not_in_corpus", rule=named, foreign=named, foreign_book=game,
                           foreign_kind="edition", held_books=held_books(self.use.db),
                           probabilities={"edition": round(reading.probability, 4)})
 

@@ -136,3 +136,9 @@ def shown(reading: Reading, most: int = 3, text: str = "") -> list[str]:
         out.append(as_written(text, g) if text else g)
         seen |= set(words)
     return out
+
+
+def decline_terms(reading: Reading, text: str) -> tuple[str, str]:
+    """What a decline on ``reading`` names: the question's heaviest other-side words as it writes them ("standard
+    action, full-round") and the game they are from ("" when no game is clear)."""
+    return ", ".join(shown(reading, text=text)), game(reading)
