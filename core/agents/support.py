@@ -11,6 +11,9 @@ passages it cites:
 - a number the sentence states that no cited passage states -> unsupported ("frightened 2" against a
   passage that only says "frightened 1"): numbers decide outcomes in these rules, and a wrong number
   is the failure a GM cannot see;
+- in a sentence the model wrote, a number the cited passages state only beside other words -> unsupported ("52 gp
+  per month" where the table's 52 gp is the Year column; a table's number is beside its column's header only,
+  a prose number within four words); a number the question gave is the asker's and anchored anywhere;
 - a claim that names another of the answer's passages by its entry name (two words or more: "Gale Blast"),
   where none of its cited passages names or writes it, -> unsupported ("The Gale Blast spell can knock creatures
   prone [1]" citing Gust of Wind): a small model moves one entry's rule onto its neighbour in the same words, and
@@ -35,7 +38,7 @@ from importlib import resources
 
 from pydantic import BaseModel, Field
 
-from gmprep.common.text import clean_markdown, content_stems, content_words, stem, words
+from gmprep.common.text import clean_markdown, content_stems, content_words, stem, table_cells, words
 
 MIN_CLAIM_WORDS = 3  # fewer content words than this: not a statement about the rules
 WINDOW_CHARS = 400  # a passage is read by the cross-encoder in windows of about this many characters
@@ -210,30 +213,41 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def number_features(sentence: str, passage: str) -> tuple[float, float]:
+def number_features(sentence: str, passage: str, given: frozenset[str] = frozenset()) -> tuple[float, float]:
     """(share of the sentence's numbers that the passage states anywhere, share that the passage states
-    next to one of the same words: "frightened 2" needs a 2 near "frightened"). (1, 1) with no numbers."""
+    next to one of the same words: "frightened 2" needs a 2 near "frightened"). (1, 1) with no numbers.
+    In the passage's prose "next to" is within four words; a number in one of its tables is next to its column's
+    header only ("Year 52 gp" is no month's cost, though the Month column sits beside it).
+    ``given``: numbers the question states, anchored wherever the sentence repeats them (the asker's value)."""
     said = numbers(sentence)
     if not said:
         return 1.0, 1.0
     s_toks = _tokens(sentence)
-    p_toks = _tokens(passage)
+    stated = {t for t in _tokens(passage) if t[0].isdigit()}
+    prose, cells = table_cells(passage)
+    p_toks = _tokens(prose)
     # a two-letter word in capitals is the rules' abbreviation ("-1 to AC", "DC 15"), as telling as a longer word
     acronyms = {a.lower() for a in _ACRONYM.findall(sentence)}
-    p_at: dict[str, list[int]] = {}
-    for i, t in enumerate(p_toks):
-        if t[0].isdigit():
-            p_at.setdefault(t, []).append(i)
+    anchors: dict[str, list[set[str]]] = {}
     p_stems = [stem(t) for t in p_toks]
+    for j, t in enumerate(p_toks):
+        if t[0].isdigit():
+            anchors.setdefault(t, []).append(set(p_stems[max(0, j - 4) : j + 5]))
+    for label, head, cell in cells:
+        column = {stem(t) for t in _tokens(head or label) if not t[0].isdigit()}
+        for value, _ in numbers(cell):
+            anchors.setdefault(value, []).append(column)
     anywhere = anchored = 0
     for value, i in said:
-        spots = p_at.get(value, [])
-        if not spots:
+        if value not in stated:
             continue
         anywhere += 1
+        if value in given:
+            anchored += 1
+            continue
         near = {stem(t) for t in s_toks[max(0, i - 3) : i + 4]
                 if not t[0].isdigit() and (len(t) >= 3 or t in acronyms)}
-        if any(near & set(p_stems[max(0, j - 4) : j + 5]) for j in spots):
+        if any(near & words for words in anchors.get(value, [])):
             anchored += 1
     return anywhere / len(said), anchored / len(said)
 
@@ -374,7 +388,8 @@ class SupportChecker:
         ``given``: the question; a number it states ("frightened 2") is the asker's, not a claim the
         passages must print (they state the rule for any value)."""
         joined = "\n".join(texts)
-        num_any, num_anchored = number_features(sentence, f"{joined}\n{given}" if given else joined)
+        asked = frozenset(v for v, _ in numbers(given)) if given else frozenset()
+        num_any, num_anchored = number_features(sentence, f"{joined}\n{given}" if given else joined, asked)
         feats = {"coverage": coverage(sentence, joined), "numbers_any": num_any, "numbers_anchored": num_anchored}
         if names is None or "local_coverage" in names:
             feats["local_coverage"] = local_coverage(sentence, texts)

@@ -23,7 +23,8 @@ def passages(store_dir) -> dict[str, Passage]:
     with Store.open(store_dir, create=False) as store:
         ids = ["pf2e:condition:frightened", "pf2e:condition:prone", "pf2e:condition:stupefied",
                "pf2e:condition:quickened", "pf2e:spell:gust-of-wind", "pf2e:spell:gale-blast",
-               "pf2e:action:treat-wounds", "pf2e:action:repair"]
+               "pf2e:action:treat-wounds", "pf2e:action:repair", "pf2e:condition:fatigued",
+               "pf2e:rule:gm-screen--cost-of-living"]
         nodes = store.get_many(ids)
         return {i: Passage(source_id=i, name=nodes[i].name, text=passage_text(nodes[i])) for i in ids}
 
@@ -152,3 +153,19 @@ def test_local_coverage_reads_one_place_of_the_passage(passages):
     gathered = "A violent palm wind makes the creature critically unaffected by mist and fires."
     assert coverage(gathered, gust) > 0.85 and local_coverage(gathered, [gust]) < 0.6
     assert local_coverage(gathered, [gust, gathered]) == 1.0  # the best passage counts
+
+
+def test_a_number_beside_other_words_is_unsupported(passages, checker):
+    """A number the passage prints, but in another row or beside other words, is the wrong number: "52 gp per month"
+    is the Comfortable row's Year column (the Month column says 4 gp). Two-letter capitals anchor a number as well
+    as a longer word ("-1 to AC"); a quoted table row (the fallback's quotes) keeps its numbers."""
+    living = [passages["pf2e:rule:gm-screen--cost-of-living"]]
+    wrong = checker.check("Living comfortably costs 52 gp per month [1].", living).sentences[0]
+    assert wrong.supported is False and wrong.reason == "number beside other words"
+    assert checker.check("Living comfortably costs 52 gp per year [1].", living).sentences[0].reason != (
+        "number beside other words")
+    fatigued = [passages["pf2e:condition:fatigued"]]
+    ac = checker.check("The penalty for being fatigued is -1 to AC and saving throws [1].", fatigued).sentences[0]
+    assert ac.supported is True
+    quoted = checker.check("[1] **Cost of Living** (rule)\n> Comfortable 1 gp 4 gp 52 gp", living).sentences
+    assert [s.supported for s in quoted if s.claim] == [True]
