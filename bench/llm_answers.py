@@ -97,6 +97,8 @@ async def run_backend(questions, searcher, settings, progress: bool, warmup: boo
             "tokens_cached": sum(s.tokens_cached for s in ans.steps),
             # what was said and cited, so a run can be read (and judged) afterwards
             "question": q.question, "gold": q.gold, "shown": shown, "used": ans.used, "text": ans.text,
+            # the support check's input (the model's text as generated, its question and passages), to replay it
+            "checked": next((s.output for s in ans.steps if s.name == "support_check"), None),
         }
         rows.append(row)
         if progress:

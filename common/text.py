@@ -183,10 +183,10 @@ def _table_parser():
     return MarkdownIt("commonmark").enable("table")
 
 
-def _table_lines(head: list[str], body: list[list[str]]) -> list[str]:
-    """The rows of one table as lines, ``Head0 cell0: Head1 cell1, Head2 cell2``. A table printed as two
-    side by side (``Level | DC | | Level | DC``: an empty spacer column, or the header repeated) is read as
-    the two it is, left one first; a row with only its first cell (a note across the table) is kept as is."""
+def _table_rows(head: list[str], body: list[list[str]]) -> list[list[tuple[str, str]]]:
+    """The rows of one table, each as its (header, cell) pairs, the row's first cell first. A table printed as two
+    side by side (``Level | DC | | Level | DC``: an empty spacer column, or the header repeated) is read as the two it
+    is, left one first; a row with only its first cell (a note across the table) is kept as that one pair."""
     width = len(head)
     body = [row + [""] * (width - len(row)) for row in body]
     spacer = [k for k in range(width) if not head[k] and not any(row[k] for row in body)]
@@ -204,26 +204,28 @@ def _table_lines(head: list[str], body: list[list[str]]) -> list[str]:
             if not any(cells):
                 continue
             if cells[0] and not any(cells[1:]):
-                out.append(cells[0])
+                out.append([("", cells[0])])
                 continue
-            rest = ", ".join(f"{h} {c}".strip() for h, c in zip(head[lo + 1:hi], cells[1:], strict=False) if c)
-            first = f"{head[lo]} {cells[0]}".strip() if cells[0] else ""
-            out.append(f"{first}: {rest}" if first and rest else first or rest)
+            out.append([(h, c) for h, c in zip(head[lo:hi], cells, strict=False)])
     return out
 
 
-def linear_tables(text: str) -> str:
-    """``text`` with each markdown table written out row by row, every cell beside its column's header
-    (``Standard of Living Comfortable: Week 1 gp, Month 4 gp, Year 52 gp``), the rest unchanged.
+def _row_line(row: list[tuple[str, str]]) -> str:
+    """One row as ``Head0 cell0: Head1 cell1, Head2 cell2`` (a lone note as itself)."""
+    if len(row) == 1 and not row[0][0]:
+        return row[0][1]
+    (h0, c0), rest_cells = row[0], row[1:]
+    rest = ", ".join(f"{h} {c}".strip() for h, c in rest_cells if c)
+    first = f"{h0} {c0}".strip() if c0 else ""
+    return f"{first}: {rest}" if first and rest else first or rest
 
-    Why: flattened to a run of words ("Comfortable 1 gp 4 gp 52 gp") a table loses its columns, and a
-    small model reading it answers with the wrong one (a year's cost asked per month). Tables are found
-    with markdown-it-py's table rule (the parser the notes are read with), so a pipe in prose is left alone."""
+
+def _tables(text: str) -> list[tuple[int, int, list[list[tuple[str, str]]]]]:
+    """Each markdown table of ``text``: its first and past-last line, and its rows (``_table_rows``)."""
     if "|" not in text:
-        return text
+        return []
     tokens = _table_parser().parse(text)
-    lines = text.split("\n")
-    spans: list[tuple[int, int, list[str]]] = []
+    spans: list[tuple[int, int, list[list[tuple[str, str]]]]] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -238,12 +240,40 @@ def linear_tables(text: str) -> str:
             elif tokens[j].type == "inline" and rows:
                 rows[-1].append(tokens[j].content.strip())
             j += 1
-        out = _table_lines(rows[0], rows[1:]) if rows else []
-        spans.append((tok.map[0], tok.map[1], out))
+        spans.append((tok.map[0], tok.map[1], _table_rows(rows[0], rows[1:]) if rows else []))
         i = j + 1
-    for start, end, out in reversed(spans):
-        lines[start:end] = out
+    return spans
+
+
+def linear_tables(text: str) -> str:
+    """``text`` with each markdown table written out row by row, every cell beside its column's header
+    (``Standard of Living Comfortable: Week 1 gp, Month 4 gp, Year 52 gp``), the rest unchanged.
+
+    Why: flattened to a run of words ("Comfortable 1 gp 4 gp 52 gp") a table loses its columns, and a
+    small model reading it answers with the wrong one (a year's cost asked per month). Tables are found
+    with markdown-it-py's table rule (the parser the notes are read with), so a pipe in prose is left alone."""
+    spans = _tables(text)
+    if not spans:
+        return text
+    lines = text.split("\n")
+    for start, end, rows in reversed(spans):
+        lines[start:end] = [_row_line(row) for row in rows]
     return "\n".join(lines)
+
+
+def table_cells(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """``text`` without its markdown tables, and every cell of them as (row's first cell, column header, cell)."""
+    spans = _tables(text)
+    if not spans:
+        return text, []
+    lines = text.split("\n")
+    cells: list[tuple[str, str, str]] = []
+    for start, end, rows in reversed(spans):
+        lines[start:end] = []
+        for row in rows:
+            label = row[0][1]
+            cells.extend((label, h, c) for h, c in row)
+    return "\n".join(lines), cells
 
 
 def clean_markdown(text: str) -> str:

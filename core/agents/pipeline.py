@@ -404,8 +404,11 @@ class AgentPipeline:
         checker = SupportChecker()
         report = checker.check(text, passages, given=question)
         bad = [s for s in report.sentences if s.claim and not s.supported]
+        # what the check read (the model's text as generated, the question, the passages in their numbered order),
+        # so a saved trace can be checked again by another version of the check (bench/replay_support.py)
         trace.append(TraceStep(name="support_check", output={
-            "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad]},
+            "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad],
+            "checked": text, "question": question, "passages": [h.source_id for h in hits]},
             ms=(time.perf_counter() - t0) * 1000))
         if not bad:
             return text, cited_ids(text, shown), False

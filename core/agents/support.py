@@ -11,6 +11,13 @@ passages it cites:
 - a number the sentence states that no cited passage states -> unsupported ("frightened 2" against a
   passage that only says "frightened 1"): numbers decide outcomes in these rules, and a wrong number
   is the failure a GM cannot see;
+- in a sentence the model wrote, a number the cited passages state only beside other words -> unsupported ("52 gp
+  per month" where the table's 52 gp is the Year column; a table's number is beside its column's header only,
+  a prose number within four words); a number the question gave is the asker's and anchored anywhere;
+- a claim that names another of the answer's passages by its entry name (two words or more: "Gale Blast"),
+  where none of its cited passages names or writes it, -> unsupported ("The Gale Blast spell can knock creatures
+  prone [1]" citing Gust of Wind): a small model moves one entry's rule onto its neighbour in the same words, and
+  word overlap cannot see it (``named_elsewhere``);
 - otherwise a logistic score over agreement features decides (``support.json`` beside this file
   holds the weights, fitted on hand judgements; see docs/faithfulness.md): the share of the
   sentence's content stems the passage holds, the share of its numbers that sit next to the same
@@ -31,10 +38,11 @@ from importlib import resources
 
 from pydantic import BaseModel, Field
 
-from gmprep.common.text import clean_markdown, content_stems, content_words, stem, words
+from gmprep.common.text import clean_markdown, content_stems, content_words, stem, table_cells, words
 
 MIN_CLAIM_WORDS = 3  # fewer content words than this: not a statement about the rules
 WINDOW_CHARS = 400  # a passage is read by the cross-encoder in windows of about this many characters
+LOCAL_SENTENCES = 2  # local_coverage reads this many consecutive sentences of a passage at a time
 
 # [1], [1, 2], [pf2e:condition:frightened], [notes:x.md#y]; a markdown link [text](url) is not a marker
 _MARKER = re.compile(r"\[([^\[\]]{1,120})\](?!\()")
@@ -42,6 +50,7 @@ _ID = re.compile(r"^[a-z0-9]+:\S+$")
 # a sentence ends at . ! ? (with any markers after it) before whitespace and a capital, a digit, a
 # bullet or markdown emphasis; "p. 83" and "e.g. a" do not end one (lowercase / digit after "p.")
 _END = re.compile(r"(?<![A-Z.][a-z])(?<!\b[a-zA-Z])[.!?](?:\s*\[[^\[\]]{1,120}\](?!\())*(?=\s+[A-Z*\"'(\[]|\s*$)")
+_ACRONYM = re.compile(r"\b[A-Z]{2}\b")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _NUMBER = re.compile(r"(?<![\w.])[+\u2212\u2013-]?(\d+(?:\.\d+)?)(?:st|nd|rd|th)?\b")
 # number words a sentence may use where the rules text writes a digit ("one extra action" / "1 additional")
@@ -68,7 +77,7 @@ class SentenceSupport(BaseModel):
     claim: bool
     supported: bool | None  # None: not a claim
     score: float | None = None  # the calibrated probability of support (None when a rule decided)
-    reason: str = ""  # "no citation", "number not in passage", "score", "not a claim"
+    reason: str = ""  # "no citation", "number not in passage", "names another passage's entry", "score", "not a claim"
     features: dict[str, float] = Field(default_factory=dict)
 
 
@@ -204,27 +213,41 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def number_features(sentence: str, passage: str) -> tuple[float, float]:
+def number_features(sentence: str, passage: str, given: frozenset[str] = frozenset()) -> tuple[float, float]:
     """(share of the sentence's numbers that the passage states anywhere, share that the passage states
-    next to one of the same words: "frightened 2" needs a 2 near "frightened"). (1, 1) with no numbers."""
+    next to one of the same words: "frightened 2" needs a 2 near "frightened"). (1, 1) with no numbers.
+    In the passage's prose "next to" is within four words; a number in one of its tables is next to its column's
+    header only ("Year 52 gp" is no month's cost, though the Month column sits beside it).
+    ``given``: numbers the question states, anchored wherever the sentence repeats them (the asker's value)."""
     said = numbers(sentence)
     if not said:
         return 1.0, 1.0
     s_toks = _tokens(sentence)
-    p_toks = _tokens(passage)
-    p_at: dict[str, list[int]] = {}
-    for i, t in enumerate(p_toks):
-        if t[0].isdigit():
-            p_at.setdefault(t, []).append(i)
+    stated = {t for t in _tokens(passage) if t[0].isdigit()}
+    prose, cells = table_cells(passage)
+    p_toks = _tokens(prose)
+    # a two-letter word in capitals is the rules' abbreviation ("-1 to AC", "DC 15"), as telling as a longer word
+    acronyms = {a.lower() for a in _ACRONYM.findall(sentence)}
+    anchors: dict[str, list[set[str]]] = {}
     p_stems = [stem(t) for t in p_toks]
+    for j, t in enumerate(p_toks):
+        if t[0].isdigit():
+            anchors.setdefault(t, []).append(set(p_stems[max(0, j - 4) : j + 5]))
+    for label, head, cell in cells:
+        column = {stem(t) for t in _tokens(head or label) if not t[0].isdigit()}
+        for value, _ in numbers(cell):
+            anchors.setdefault(value, []).append(column)
     anywhere = anchored = 0
     for value, i in said:
-        spots = p_at.get(value, [])
-        if not spots:
+        if value not in stated:
             continue
         anywhere += 1
-        near = {stem(t) for t in s_toks[max(0, i - 3) : i + 4] if not t[0].isdigit() and len(t) >= 3}
-        if any(near & set(p_stems[max(0, j - 4) : j + 5]) for j in spots):
+        if value in given:
+            anchored += 1
+            continue
+        near = {stem(t) for t in s_toks[max(0, i - 3) : i + 4]
+                if not t[0].isdigit() and (len(t) >= 3 or t in acronyms)}
+        if any(near & words for words in anchors.get(value, [])):
             anchored += 1
     return anywhere / len(said), anchored / len(said)
 
@@ -235,6 +258,57 @@ def coverage(sentence: str, passage: str) -> float:
     if not s:
         return 1.0
     return len(s & content_stems(passage)) / len(s)
+
+
+# a one-word entry name ("Strike", "Prone") is also an ordinary rules word a claim uses of any entry; two words or
+# more name the entry itself
+NAME_MIN_WORDS = 2
+_PAREN = re.compile(r"\s*\([^()]*\)")
+_NON_WORD = re.compile(r"[^a-z0-9']+")
+
+
+def _spaced(text: str) -> str:
+    """``text`` lowercased to its words, space-separated and space-padded, for whole-phrase lookups."""
+    return f" {_NON_WORD.sub(' ', clean_markdown(_strip_markers(text)).lower()).strip()} "
+
+
+def named_elsewhere(sentence: str, cited: Sequence[str], passages: Sequence[Passage]) -> list[str]:
+    """The names of the answer's other passages (``NAME_MIN_WORDS`` words or more, a parenthesis aside) that
+    ``sentence`` writes while none of the passages it cites (``cited``: source ids) names or writes them: the
+    claim speaks of another entry than the one it cites."""
+    said = _spaced(sentence)
+    held = _spaced("\n".join(f"{p.name}\n{p.text}" for p in passages if p.source_id in cited))
+    out = []
+    for p in passages:
+        if p.source_id in cited:
+            continue
+        name = _PAREN.sub("", p.name).strip()
+        key = _spaced(name)
+        if len(key.split()) >= NAME_MIN_WORDS and key in said and key not in held and name not in out:
+            out.append(name)
+    return out
+
+
+def local_coverage(sentence: str, passages: Sequence[str], span: int = LOCAL_SENTENCES) -> float:
+    """The best ``coverage`` of ``sentence`` by ``span`` consecutive sentences of one passage: a claim is stated in
+    one place; one whose words are gathered from across an entry (the save from one line, the condition from
+    another, the subject from the name) is a claim the entry does not make."""
+    s = {x for x in content_stems(_strip_markers(sentence)) if not x[0].isdigit()}
+    if not s:
+        return 1.0
+    best = 0.0
+    for passage in passages:
+        parts = _sentences_of(passage)
+        for i in range(max(1, len(parts) - span + 1)):
+            best = max(best, len(s & content_stems(" ".join(parts[i:i + span]))) / len(s))
+    return best
+
+
+def _sentences_of(text: str) -> list[str]:
+    out: list[str] = []
+    for para in clean_markdown(text).split("\n"):
+        out.extend(x.strip() for x in re.split(r"(?<=[.!?;])\s+", para.strip()) if x.strip())
+    return out
 
 
 def windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
@@ -282,6 +356,8 @@ class SupportChecker:
     """Scores sentences against their cited passages. ``reranker``: a ``kg.reranker.Reranker`` (or
     anything with ``score(query, passages)``), loaded on first use when the model needs it."""
 
+    anchored_numbers = True  # the rule "a number beside other words is unsupported" (off only to measure without it)
+
     def __init__(self, model: SupportModel | None = None, reranker=None, embedder=None, device: str | None = None):
         self.model = model or shipped_model()
         self._reranker = reranker
@@ -312,8 +388,11 @@ class SupportChecker:
         ``given``: the question; a number it states ("frightened 2") is the asker's, not a claim the
         passages must print (they state the rule for any value)."""
         joined = "\n".join(texts)
-        num_any, num_anchored = number_features(sentence, f"{joined}\n{given}" if given else joined)
+        asked = frozenset(v for v, _ in numbers(given)) if given else frozenset()
+        num_any, num_anchored = number_features(sentence, f"{joined}\n{given}" if given else joined, asked)
         feats = {"coverage": coverage(sentence, joined), "numbers_any": num_any, "numbers_anchored": num_anchored}
+        if names is None or "local_coverage" in names:
+            feats["local_coverage"] = local_coverage(sentence, texts)
         plain = clean_markdown(_strip_markers(sentence))
         wins = [w for t in texts for w in windows(t)] or [""]
         if names is None or "cross_encoder" in names:
@@ -353,10 +432,21 @@ class SupportChecker:
                 out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, claim=True, supported=False,
                                            reason="no citation"))
                 continue
+            elsewhere = named_elsewhere(sent.text, cited, passages)
+            if elsewhere:
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
+                                           supported=False, reason="names another passage's entry"))
+                continue
             feats = self.features(sent.text, [by_id[c].text for c in cited], self.model.features, given)
             if feats["numbers_any"] < 1.0:
                 out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
                                            supported=False, reason="number not in passage", features=feats))
+                continue
+            if sent.kind == "text" and feats["numbers_anchored"] < 1.0 and self.anchored_numbers:
+                # a number the passage states, but beside other words: another row, degree or entry's number
+                # ("52 gp per month" from the Year column); the quoted passages' own table rows are exempt
+                out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
+                                           supported=False, reason="number beside other words", features=feats))
                 continue
             p = self.model.probability(feats)
             out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,

@@ -283,8 +283,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--faithfulness", action="store_true",
                    help="support check of every answered question's sentences against the passages they cite, "
                         "citation precision, and the extractive answer on the same questions as the baseline")
-    p.add_argument("--answers-in", help="score these saved answers (an --out file) instead of generating")
-    p.add_argument("--judgements", help="hand judgements JSONL: report the support check's agreement with them")
+    p.add_argument("--answers-in", nargs="+", metavar="JSONL",
+                   help="score these saved answers (--out files; ids unique across them) instead of generating")
+    p.add_argument("--judgements", nargs="+", metavar="JSONL",
+                   help="hand judgements JSONL (one or more): report the support check's agreement with them")
     p.add_argument("--fit-support", metavar="JSON",
                    help="fit the support check's weights on the judgements' calibration part and write them here")
     p.add_argument("--rewrite-vs-concat", action="store_true",
@@ -351,7 +353,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.questions and not args.answers_in:
         raise GmprepError("give --questions (to generate answers) or --answers-in (to score saved ones)")
     questions = load_questions(Path(args.questions), args.kinds, args.limit, args.sample) if args.questions else []
-    saved = _load_results(Path(args.answers_in)) if args.answers_in else None
+    saved = [r for path in args.answers_in for r in _load_results(Path(path))] if args.answers_in else None
     if saved is not None and questions:
         ids = {r.id for r in saved}
         questions = [q for q in questions if q.id in ids]
@@ -402,9 +404,9 @@ def run(args: argparse.Namespace) -> int:
     if baseline:
         totals["baseline"] = summarize(baseline, "extractive")
     if args.judgements:
-        from gmprep.evals.faithfulness import agreement, load_judgements
+        from gmprep.evals.faithfulness import agreement
 
-        totals["agreement"] = agreement([r.model_dump() for r in results], load_judgements(Path(args.judgements)))
+        totals["agreement"] = agreement([r.model_dump() for r in results], _judgements(args.judgements))
     if args.out and (args.faithfulness or saved is None):
         Path(args.out).write_text("".join(r.model_dump_json() + "\n" for r in results), encoding="utf-8")
     if args.run_out:
@@ -428,15 +430,25 @@ FEATURE_SETS = (
     ("coverage", "numbers_anchored", "cross_encoder"),
     ("coverage", "numbers_anchored", "cosine"),
     ("coverage", "numbers_anchored", "cross_encoder", "cosine"),
+    ("local_coverage",),
+    ("coverage", "local_coverage"),
+    ("local_coverage", "cross_encoder"),
+    ("coverage", "local_coverage", "cross_encoder"),
 )
 
 
+def _judgements(paths: list[str]) -> list:
+    from gmprep.evals.faithfulness import load_judgements
+
+    return [j for path in paths for j in load_judgements(Path(path))]
+
+
 def _fit(results: list[QuestionResult], args: argparse.Namespace, checker) -> None:
-    from gmprep.evals.faithfulness import fit, load_judgements, write_model
+    from gmprep.evals.faithfulness import fit, write_model
 
     if not args.judgements:
         raise GmprepError("--fit-support needs --judgements")
-    model, candidates = fit([r.model_dump() for r in results], load_judgements(Path(args.judgements)), checker,
+    model, candidates = fit([r.model_dump() for r in results], _judgements(args.judgements), checker,
                             FEATURE_SETS)
     write_model(model, Path(args.fit_support))
     for c in candidates:

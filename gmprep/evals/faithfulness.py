@@ -185,12 +185,14 @@ def fit(rows: Sequence[dict], judgements: Sequence[Judgement], checker: SupportC
         sents = split_sentences(row["text"])
         if j.index >= len(sents) or sents[j.index].text != j.sentence:
             continue
-        from gmprep.core.agents.support import resolve
+        from gmprep.core.agents.support import named_elsewhere, resolve
 
         passages = passages_of(row)
         cited = resolve(sents[j.index].markers, passages)
         if not cited:
             continue
+        if named_elsewhere(j.sentence, cited, passages):
+            continue  # decided by rule, as the number rule below
         texts = [p.text for p in passages if p.source_id in cited]
         feats = checker.features(j.sentence, texts, names=None)
         if feats["numbers_any"] < 1.0:

@@ -14,6 +14,7 @@ from gmprep.core.agents.support import (
     resolve,
     split_sentences,
 )
+from gmprep.kg.render import passage_text
 from gmprep.kg.store import Store
 
 
@@ -21,9 +22,11 @@ from gmprep.kg.store import Store
 def passages(store_dir) -> dict[str, Passage]:
     with Store.open(store_dir, create=False) as store:
         ids = ["pf2e:condition:frightened", "pf2e:condition:prone", "pf2e:condition:stupefied",
-               "pf2e:condition:quickened"]
+               "pf2e:condition:quickened", "pf2e:spell:gust-of-wind", "pf2e:spell:gale-blast",
+               "pf2e:action:treat-wounds", "pf2e:action:repair", "pf2e:condition:fatigued",
+               "pf2e:rule:gm-screen--cost-of-living"]
         nodes = store.get_many(ids)
-        return {i: Passage(source_id=i, name=nodes[i].name, text=nodes[i].text) for i in ids}
+        return {i: Passage(source_id=i, name=nodes[i].name, text=passage_text(nodes[i])) for i in ids}
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +122,50 @@ def test_a_number_the_question_gave_is_not_one_the_passage_must_print(passages, 
     invented = checker.check("At frightened 2 the penalty is 7 [1].", frightened,
                              given="My fighter is frightened 2. What does that do?").sentences[0]
     assert invented.supported is False and invented.reason == "number not in passage"
+
+
+def test_a_claim_about_another_passages_entry_is_unsupported(passages, checker):
+    """The 1.5B model states one entry's rule of its neighbour in the same words ("The Gale Blast spell can knock
+    creatures prone", citing Gust of Wind): word overlap with the cited passage is high, but the claim names another
+    of the answer's entries that the cited passage never writes. Answered again by the passage that states it."""
+    given = [passages["pf2e:spell:gust-of-wind"], passages["pf2e:condition:prone"], passages["pf2e:spell:gale-blast"]]
+    moved = checker.check("The Gale Blast spell can knock creatures prone [1].", given).sentences[0]
+    assert moved.supported is False and moved.reason == "names another passage's entry"
+    own = checker.check("The Gust of Wind spell can knock creatures prone [1].", given).sentences[0]
+    assert own.supported is True  # its own name, and Prone written in the passage, are no other entry
+    # the same claim citing the entry it names is judged by the score, as before
+    assert checker.check("Gale Blast pushes creatures 5 feet away on a failure [3].", given).sentences[0].reason == "score"
+    repair = [passages["pf2e:action:repair"], passages["pf2e:action:treat-wounds"]]
+    wounds = checker.check("You can use the Treat Wounds action to repair a damaged item with a repair kit [1].", repair)
+    assert wounds.sentences[0].supported is False
+    assert checker.recite("The Gust of Wind spell can knock creatures prone [3].", given) == (
+        "The Gust of Wind spell can knock creatures prone [1].")
+
+
+def test_local_coverage_reads_one_place_of_the_passage(passages):
+    """``local_coverage``: the share of a claim's words that two consecutive sentences of one passage hold. A claim
+    restating one sentence is covered there as in the whole passage; one gathered from a passage's far ends is not."""
+    from gmprep.core.agents.support import coverage, local_coverage
+
+    gust = passages["pf2e:spell:gust-of-wind"].text
+    one = "The wind extinguishes small non-magical fires and disperses fog and mist."
+    assert local_coverage(one, [gust]) == coverage(one, gust) == 1.0
+    gathered = "A violent palm wind makes the creature critically unaffected by mist and fires."
+    assert coverage(gathered, gust) > 0.85 and local_coverage(gathered, [gust]) < 0.6
+    assert local_coverage(gathered, [gust, gathered]) == 1.0  # the best passage counts
+
+
+def test_a_number_beside_other_words_is_unsupported(passages, checker):
+    """A number the passage prints, but in another row or beside other words, is the wrong number: "52 gp per month"
+    is the Comfortable row's Year column (the Month column says 4 gp). Two-letter capitals anchor a number as well
+    as a longer word ("-1 to AC"); a quoted table row (the fallback's quotes) keeps its numbers."""
+    living = [passages["pf2e:rule:gm-screen--cost-of-living"]]
+    wrong = checker.check("Living comfortably costs 52 gp per month [1].", living).sentences[0]
+    assert wrong.supported is False and wrong.reason == "number beside other words"
+    assert checker.check("Living comfortably costs 52 gp per year [1].", living).sentences[0].reason != (
+        "number beside other words")
+    fatigued = [passages["pf2e:condition:fatigued"]]
+    ac = checker.check("The penalty for being fatigued is -1 to AC and saving throws [1].", fatigued).sentences[0]
+    assert ac.supported is True
+    quoted = checker.check("[1] **Cost of Living** (rule)\n> Comfortable 1 gp 4 gp 52 gp", living).sentences
+    assert [s.supported for s in quoted if s.claim] == [True]

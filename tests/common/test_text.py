@@ -109,3 +109,16 @@ def test_stemming_from_many_threads_at_once_gives_the_serial_stems():
     with ThreadPoolExecutor(max_workers=8) as pool:
         for _ in range(3):
             assert list(pool.map(snowball_stem, words, chunksize=1)) == expected
+
+
+def test_table_cells_give_each_number_its_column():
+    """``table_cells``: the text without its tables, and each cell with its row's first cell and its column's header,
+    read by the same parser as ``linear_tables`` (the support check anchors a table's number to its column)."""
+    from gmprep.common.text import table_cells
+
+    text = ("Costs per period:\n\n| Standard of Living | Week | Month | Year |\n|---|---|---|---|\n"
+            "| Comfortable | 1 gp | 4 gp | 52 gp |\n\nSubsist for free.")
+    prose, cells = table_cells(text)
+    assert "52" not in prose and "Subsist for free." in prose and "Costs per period:" in prose
+    assert ("Comfortable", "Year", "52 gp") in cells and ("Comfortable", "Month", "4 gp") in cells
+    assert table_cells("no | table here") == ("no | table here", [])

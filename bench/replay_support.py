@@ -1,0 +1,136 @@
+"""Replay the support check on saved model answers: what the answer would have been with this version of the check.
+
+The model's text is deterministic only with the model in memory, and generating it takes minutes per question on a
+CPU; the check runs after generation. ``bench/llm_answers.py --out`` saves, per answer, what the check read (the text as
+generated, the question, the passages in their numbered order). This script rebuilds those passages from a store and
+runs the answer path's own check (``AgentPipeline._keep_supported``) on them, so check versions can be compared on the
+same generations: outcomes, the gold among the sources the text cites, claims kept and struck, and, with hand
+judgements (``bench/data/faithfulness/judgements-*.jsonl`` matched by question id and sentence), how many of the kept
+claims a reader judged supported.
+
+    python bench/replay_support.py --store STORE RUN.json [RUN.json ...] [--judgements J.jsonl ...] [--no-name-rule]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _plain(sentence: str) -> str:
+    """A sentence without its citation markers and spacing: the same claim whichever passage it cited."""
+    from gmprep.core.agents.support import _strip_markers
+
+    return " ".join(_strip_markers(sentence).split()).rstrip(".")
+
+
+def hits_for(store, ids: list[str]):
+    from gmprep.kg.models import Hit
+    from gmprep.kg.render import plain_stat_line
+
+    out = []
+    for sid in ids:
+        node = store.get(sid)
+        if node is None:
+            raise SystemExit(f"replay_support: {sid} is not in this store")
+        out.append(Hit(source_id=node.source_id, node_id=node.node_id, name=node.name, type=node.type,
+                       book=node.book, page=node.page, traits=list(node.traits or []), score=0.0, text=node.text,
+                       stats=plain_stat_line(node)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", nargs="+", type=Path, help="bench/llm_answers.py --out files (rows with 'checked')")
+    p.add_argument("--store", required=True, type=Path)
+    p.add_argument("--judgements", nargs="*", default=[], type=Path,
+                   help="hand judgements; a judgement's id may carry a '/suffix' (answers-dev2's 'dev-013/2')")
+    p.add_argument("--questions", nargs="*", default=[], type=Path,
+                   help="the runs' question files, for each question's gold mode (any / all; default any)")
+    p.add_argument("--no-name-rule", action="store_true", help="the check without its other-entry name rule")
+    p.add_argument("--no-number-rule", action="store_true",
+                   help="the check without its rule on a number beside other words")
+    p.add_argument("--rows", type=Path, help="write each replayed answer here (JSONL)")
+    args = p.parse_args(argv)
+
+    import gmprep.core.agents.support as support
+    from gmprep.core.agents.pipeline import NOT_FOUND, AgentPipeline
+    from gmprep.core.progress import AnswerProgress
+    from gmprep.evals.answers import recall_hit
+    from gmprep.kg.store import Store
+
+    if args.no_name_rule:
+        support.named_elsewhere = lambda sentence, cited, passages: []  # type: ignore[assignment]
+    if args.no_number_rule:
+        support.SupportChecker.anchored_numbers = False  # type: ignore[misc]
+    modes = {}
+    for path in args.questions:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                q = json.loads(line)
+                modes[q["id"]] = q.get("gold_mode", "any")
+    judged: dict[tuple[str, str], str] = {}
+    for path in args.judgements:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                j = json.loads(line)
+                judged[(j["id"].split("/")[0], _plain(j["sentence"]))] = j["label"]
+    store = Store.open(args.store, create=False)
+    totals = {"answers": 0, "answerable": 0, "text_cites_gold": 0, "outcomes": {}, "claims": 0, "struck": 0,
+              "kept_judged": 0, "kept_supported": 0, "struck_judged_supported": 0, "struck_judged": 0}
+    out_rows = []
+    for run in args.runs:
+        rows = json.loads(run.read_text(encoding="utf-8"))["rows"]
+        for row in rows.get("llamacpp", []):
+            checked = row.get("checked")
+            if not checked:
+                if row["outcome"] in ("not_in_books", "not_in_corpus"):
+                    continue
+                raise SystemExit(f"replay_support: {run}: {row['id']} has no saved check input (an older run)")
+            hits = hits_for(store, checked["passages"])
+            shown_ids = row["shown"]
+            from gmprep.kg.models import Citation
+
+            shown = [Citation.from_hit(h) for h in hits_for(store, shown_ids)]
+            text, used, quoted = AgentPipeline._keep_supported(checked["checked"], checked["question"], hits, shown,
+                                                               [], AnswerProgress())
+            outcome = "answered" if used and not quoted else "partial"
+            totals["answers"] += 1
+            totals["outcomes"][outcome] = totals["outcomes"].get(outcome, 0) + 1
+            if row["answerable"]:
+                totals["answerable"] += 1
+                totals["text_cites_gold"] += recall_hit(used, row["gold"], modes.get(row["id"], "any"))
+            # the model's sentences the reader is shown as the answer: the text before the notes on citing again and
+            # striking, and before any quoted passages; the struck ones are listed as "~~...~~" lines
+            body = "" if text.startswith(NOT_FOUND) else text.split("\n\n_")[0].split("\n\nFrom the books")[0]
+            for sent in support.split_sentences(body):
+                if sent.kind != "text" or not support.is_claim(sent.text, bool(sent.markers)):
+                    continue
+                totals["claims"] += 1
+                label = judged.get((row["id"], _plain(sent.text)))
+                if label:
+                    totals["kept_judged"] += 1
+                    totals["kept_supported"] += label == "supported"
+            for line in text.splitlines():
+                if line.startswith("- ~~") and line.endswith("~~"):
+                    totals["struck"] += 1
+                    label = judged.get((row["id"], _plain(line[4:-2])))
+                    if label:
+                        totals["struck_judged"] += 1
+                        totals["struck_judged_supported"] += label == "supported"
+            out_rows.append({"id": row["id"], "outcome": outcome, "used": used, "text": text})
+    totals["text_cites_gold_rate"] = round(totals["text_cites_gold"] / max(1, totals["answerable"]), 4)
+    if args.rows:
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in out_rows), encoding="utf-8")
+    print(json.dumps(totals, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
