@@ -341,11 +341,11 @@ class AnswerabilitySettings(BaseModel):
     # on held-aside windows of both): a question (not one that says it is about Pathfinder 2e) it reads as another
     # game's with at least this probability is declined not_in_corpus, "this reads as a Pathfinder 1st Edition rules
     # question", whatever the other readers decided (``AnswerabilityJudge.assess``), and so is the other-systems
-    # guard's decline of such a question (``AnswerContext.other_game_decline``). Chosen on the older tuning sets only
-    # (the smallest threshold with no answerable question newly declined, rounded up), validated once on
-    # not-in-corpus-tune7 and forum-answerable-tune4 (docs/answerability.md, "A learned other-edition reader").
-    # 1.0 or more: off.
-    edition_threshold: float = 0.9
+    # guard's decline of such a question (``AnswerContext.other_game_decline``). Chosen by the smallest threshold with
+    # no tuning answerable question newly declined, rounded up: 0.9 on the older tuning sets (stop 38), 0.85 with every
+    # tuning set of stop 39 (the highest answerable reads 0.831; docs/answerability.md, "The other-edition threshold on
+    # all the tuning data"). 1.0 or more: off.
+    edition_threshold: float = 0.85
     # A Remaster rename ("attack of opportunity" -> Reactive Strike) forces the held rule only when the question read
     # without the renamed name is not another game's by ``edition_threshold``: the renames are Pathfinder 1e's words
     # too. False: a rename always forces the answer, as before.
