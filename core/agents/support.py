@@ -260,9 +260,16 @@ def coverage(sentence: str, passage: str) -> float:
     return len(s & content_stems(passage)) / len(s)
 
 
-# a one-word entry name ("Strike", "Prone") is also an ordinary rules word a claim uses of any entry; two words or
-# more name the entry itself
+# a one-word entry name ("Knock", "Goblin") is also an ordinary word ("knock creatures prone", "the goblin"); it names
+# the entry when written with its capital inside the sentence ("is Fireball", "try to Escape"); two words or more always
 NAME_MIN_WORDS = 2
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def _written_as_name(name: str, sentence: str) -> bool:
+    """``sentence`` writes the one-word ``name`` capitalised past its first word (not just at the sentence's start)."""
+    found = _WORD.findall(clean_markdown(_strip_markers(sentence)))
+    return name[:1].isupper() and name in found[1:]
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _NON_WORD = re.compile(r"[^a-z0-9']+")
 
@@ -284,7 +291,9 @@ def named_elsewhere(sentence: str, cited: Sequence[str], passages: Sequence[Pass
             continue
         name = _PAREN.sub("", p.name).strip()
         key = _spaced(name)
-        if len(key.split()) >= NAME_MIN_WORDS and key in said and key not in held and name not in out:
+        if key not in said or key in held or name in out:
+            continue
+        if len(key.split()) >= NAME_MIN_WORDS or _written_as_name(name, sentence):
             out.append(name)
     return out
 

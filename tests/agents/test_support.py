@@ -169,3 +169,17 @@ def test_a_number_beside_other_words_is_unsupported(passages, checker):
     assert ac.supported is True
     quoted = checker.check("[1] **Cost of Living** (rule)\n> Comfortable 1 gp 4 gp 52 gp", living).sentences
     assert [s.supported for s in quoted if s.claim] == [True]
+
+
+def test_a_one_word_name_counts_when_written_as_a_name(passages, checker):
+    """A one-word entry name is an ordinary word too: "knock creatures prone" does not name the Knock spell, "the
+    goblin" no Goblin entry; written with its capital inside the sentence ("try to Escape") it names the entry."""
+    from gmprep.core.agents.support import named_elsewhere
+
+    gust, prone = passages["pf2e:spell:gust-of-wind"], passages["pf2e:condition:prone"]
+    knock = Passage(source_id="pf2e:spell:knock", name="Knock", text="You make the target easier to open.")
+    given = [gust, prone, knock]
+    assert named_elsewhere("The Gust of Wind spell can knock creatures prone [1].", [gust.source_id], given) == []
+    assert named_elsewhere("Gust of Wind works like Knock on doors [1].", [gust.source_id], given) == ["Knock"]
+    assert named_elsewhere("Knock spells open doors [1].", [gust.source_id], given) == []  # first word: any capital
+    assert checker.check("The Gust of Wind spell can knock creatures prone [1].", given).sentences[0].supported
