@@ -58,17 +58,28 @@ def main(argv: list[str] | None = None) -> int:
                    help="the check without its rule on a number beside other words")
     p.add_argument("--rows", type=Path, help="write each replayed answer here (JSONL)")
     args = p.parse_args(argv)
+    import gmprep.core.agents.support as support
 
+    # the switches are set for this replay only (the test suite calls main in-process)
+    rule, anchored = support.named_elsewhere, support.SupportChecker.anchored_numbers
+    if args.no_name_rule:
+        support.named_elsewhere = lambda sentence, cited, passages: []  # type: ignore[assignment]
+    if args.no_number_rule:
+        support.SupportChecker.anchored_numbers = False
+    try:
+        return _replay(args)
+    finally:
+        support.named_elsewhere = rule  # type: ignore[assignment]
+        support.SupportChecker.anchored_numbers = anchored
+
+
+def _replay(args: argparse.Namespace) -> int:
     import gmprep.core.agents.support as support
     from gmprep.core.agents.pipeline import NOT_FOUND, AgentPipeline
     from gmprep.core.progress import AnswerProgress
     from gmprep.evals.answers import recall_hit
     from gmprep.kg.store import Store
 
-    if args.no_name_rule:
-        support.named_elsewhere = lambda sentence, cited, passages: []  # type: ignore[assignment]
-    if args.no_number_rule:
-        support.SupportChecker.anchored_numbers = False  # type: ignore[misc]
     modes = {}
     for path in args.questions:
         for line in path.read_text(encoding="utf-8").splitlines():

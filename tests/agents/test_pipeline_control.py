@@ -73,6 +73,9 @@ async def test_a_claim_its_passage_does_not_state_is_struck_from_the_answer(ctx,
                                 on_delta=events.append)
     check = next(s for s in ans.steps if s.name == "support_check")
     assert [u["reason"] for u in check.output["unsupported"]] == ["number not in passage"]
+    # what the check read is kept, so bench/replay_support.py can check the same generation again
+    assert "17 rounds" in check.output["checked"] and check.output["question"].startswith("What does the frightened")
+    assert check.output["passages"][:2] == [c.source_id for c in ans.citations[:2]]
     assert ans.outcome == "answered" and ans.used == [c.source_id for c in ans.citations[:2]]
     body, note = ans.text.split("_Left out", 1)
     assert "17 rounds" not in body and "From the books" not in ans.text
