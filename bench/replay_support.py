@@ -31,17 +31,15 @@ def _plain(sentence: str) -> str:
 
 
 def hits_for(store, ids: list[str]):
-    from gmprep.kg.models import Hit
-    from gmprep.kg.render import plain_stat_line
+    """The passages ``ids`` as the answer path's hits (``kg.search.to_hit``: text and stat line)."""
+    from gmprep.kg.search import to_hit
 
     out = []
     for sid in ids:
         node = store.get(sid)
         if node is None:
             raise SystemExit(f"replay_support: {sid} is not in this store")
-        out.append(Hit(source_id=node.source_id, node_id=node.node_id, name=node.name, type=node.type,
-                       book=node.book, page=node.page, traits=list(node.traits or []), score=0.0, text=node.text,
-                       stats=plain_stat_line(node)))
+        out.append(to_hit(node, 0.0, "replay"))
     return out
 
 

@@ -313,21 +313,18 @@ def local_coverage(sentence: str, passages: Sequence[str], span: int = LOCAL_SEN
     return best
 
 
-def _sentences_of(text: str) -> list[str]:
+def _sentences_of(text: str, stops: str = ".!?;") -> list[str]:
+    """The passage's sentences (split after any of ``stops`` and at line breaks), markdown read as plain text."""
     out: list[str] = []
+    split = re.compile(rf"(?<=[{re.escape(stops)}])\s+")
     for para in clean_markdown(text).split("\n"):
-        out.extend(x.strip() for x in re.split(r"(?<=[.!?;])\s+", para.strip()) if x.strip())
+        out.extend(x.strip() for x in split.split(para.strip()) if x.strip())
     return out
 
 
 def windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
     """The passage in consecutive windows of whole paragraphs/sentences of about ``size`` characters."""
-    parts: list[str] = []
-    for para in clean_markdown(text).split("\n"):
-        para = para.strip()
-        if not para:
-            continue
-        parts.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", para) if s.strip())
+    parts = _sentences_of(text, ".!?")
     out: list[str] = []
     cur = ""
     for part in parts:
