@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gmprep.common.settings import AnswerabilitySettings
 from gmprep.core.answer import AnswerContext, ChatTurn, answer_question
 from gmprep.core.llm.extractive import followup_query
 from gmprep.core.sources import OtherSystemsSource, OtherSystemTerm, load_other_system_terms
@@ -35,10 +36,17 @@ async def test_quotes_the_passage_that_answers(searcher, extractive):
 
 
 async def test_declines_other_systems_rules(searcher, extractive):
-    ans = await answer_question("How many Hit Dice does a dwarf fighter recover on a long rest?", history=[],
-                                searcher=searcher, settings=extractive)
+    question = "How many Hit Dice does a dwarf fighter recover on a long rest?"
+    # the other-systems guard alone (the other-edition reader off): not in the books, naming the game
+    guard = extractive.model_copy(update={"answerability": AnswerabilitySettings(edition_threshold=1.0)})
+    ans = await answer_question(question, history=[], searcher=searcher, settings=guard)
     assert ans.outcome == "not_in_books" and not ans.citations
     assert "Dungeons & Dragons" in ans.text
+    # as shipped the whole question reads as another game's too (0.87 >= edition_threshold): that game's rules text is
+    # not held, and the decline still names the game the guard found
+    ans = await answer_question(question, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "not_in_corpus" and not ans.citations
+    assert "Dungeons & Dragons 5th Edition rules question" in ans.text
 
 
 async def test_declines_off_topic_questions(searcher, extractive):
