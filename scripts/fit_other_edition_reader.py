@@ -155,6 +155,40 @@ def logistic(xs: list[float], ys: list[int]) -> tuple[float, float]:
     return a, b
 
 
+def fit_logistic(other: list[str], pf2: list[str], min_count: int, c: float, keep: float) -> dict[str, float]:
+    """Per n-gram weights of an L2 logistic regression (classes balanced) on the training windows' distinct n-grams
+    (those seen in at least ``min_count`` windows): a discriminative fit, where log-odds count correlated n-grams
+    ("standard action", "a standard", "standard") once each. Measured against the log-odds on the tuning questions,
+    not shipped (docs/answerability.md, "A discriminative other-edition reader")."""
+    import numpy as np
+    from scipy import sparse
+    from sklearn.linear_model import LogisticRegression
+
+    grams: list[list[str]] = []
+    ys: list[int] = []
+    seen: Counter = Counter()
+    for label, docs in ((1, other), (0, pf2)):
+        for d in docs:
+            if held_aside(d):
+                continue
+            t = tokens(d)
+            for i in range(0, max(len(t) - 30, 1), 60):
+                g = [" ".join(x) for x in ngrams(t[i:i + 60]) if kept(x)]
+                grams.append(g)
+                ys.append(label)
+                seen.update(g)
+    vocab = {g: i for i, g in enumerate(k for k, v in seen.items() if v >= min_count)}
+    rows, cols = [], []
+    for r, g in enumerate(grams):
+        ids = [vocab[x] for x in g if x in vocab]
+        rows += [r] * len(ids)
+        cols += ids
+    x = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(grams), len(vocab)))
+    model = LogisticRegression(C=c, class_weight="balanced", solver="liblinear", max_iter=200).fit(x, np.array(ys))
+    names = {i: g for g, i in vocab.items()}
+    return {names[i]: round(float(w), 3) for i, w in enumerate(model.coef_[0]) if abs(w) >= keep}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pf1", required=True)
@@ -166,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-count", type=int, default=10)
     ap.add_argument("--min-weight", type=float, default=0.7)
     ap.add_argument("--clip", type=float, default=4.0)
+    ap.add_argument("--logistic", type=float, metavar="C",
+                    help="measured, not shipped: weights from an L2 logistic regression (inverse strength C) over the "
+                         "distinct n-grams of 60-token windows of the documents not held aside, instead of log-odds")
+    ap.add_argument("--keep", type=float, default=0.05, help="with --logistic: keep weights of at least this size")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
 
@@ -201,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         w = math.log((y1 / n_other + args.smooth) / (y0 / n_pf2 + args.smooth))
         if abs(w) >= args.min_weight:
             weights[" ".join(g)] = round(max(min(w, args.clip), -args.clip), 2)
+    if args.logistic:
+        weights = fit_logistic(other, pf2, args.min_count, args.logistic, args.keep)
     print(f"{len(weights)} n-grams kept", file=sys.stderr)
     # which game an n-gram that weighs for the other side is from: the system whose text uses it at the highest rate,
     # when that rate is at least twice the next one's ("spell-like ability": Pathfinder 1e; "starship": Starfinder 1e)
