@@ -1,0 +1,156 @@
+"""The answering model as the support check's reader: how well does the local LLM's yes/no tell the hand-judged
+supported claims from the unsupported ones, and what would it add to the shipped check? (Measured, not in the
+answer path: docs/faithfulness.md, "The answering model as the reader of support".)
+
+For every judged claim that cites a passage (``bench/data/faithfulness/judgements-*.jsonl``), the model reads the cited
+passages (name and text from the store, each cut to ``--chars``) and the claim without its markers, and answers one
+token; the score is log P("yes") - log P("no") from its top log-probabilities. ``score`` writes one line per claim
+(resumable); ``report`` gives the AUC per judgement file and the agreement of the shipped check alone and of the
+check with the model's "no" added (a claim the check keeps is struck when the score is below a threshold), per
+split, from ``gmprep eval answers --faithfulness --answers-in A --judgements J --out CHECK`` rows.
+
+    python bench/llm_support_judge.py score --store STORE --judgements J.jsonl [J2.jsonl] --out S.jsonl
+    python bench/llm_support_judge.py report S.jsonl --check NAME=CHECK.jsonl:J.jsonl [NAME=...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SYSTEM = "You check a claim against rules passages. Answer only yes or no."
+ASK = "Do the passages state this claim, with the same subject and the same numbers? Answer yes or no."
+_MARKER = re.compile(r"\s*\[\d+\]")
+
+
+def prompt(passages: list[tuple[str, str]], claim: str) -> list[dict]:
+    body = "\n\n".join(f"Passage {i + 1}: {name}\n{text}" for i, (name, text) in enumerate(passages))
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"{body}\n\nClaim: {_MARKER.sub('', claim).strip()}\n\n{ASK}"}]
+
+
+def score(args: argparse.Namespace) -> int:
+    import xllamacpp
+
+    from gmprep.kg.store import Store
+
+    store = Store.open(args.store, create=False)
+    done: set[tuple[str, str, int]] = set()
+    if args.out.exists():
+        done = {(d["file"], d["id"], d["index"]) for d in map(json.loads, args.out.open())}
+    p = xllamacpp.CommonParams()
+    p.model.path = str(args.model_path)
+    p.n_ctx = 4096
+    p.cpuparams.n_threads = p.cpuparams_batch.n_threads = args.threads
+    p.cache_prompt = True  # claims of one answer share their passage: its tokens are read once
+    p.verbosity = -1
+    server = xllamacpp.Server(p)
+    with args.out.open("a", encoding="utf-8") as out:
+        for path in args.judgements:
+            for line in path.open(encoding="utf-8"):
+                j = json.loads(line)
+                key = (path.name, j["id"], j["index"])
+                if j["label"] not in ("supported", "unsupported") or not j["cited"] or key in done:
+                    continue
+                nodes = [store.get(c) for c in j["cited"][:3]]
+                passages = [(n.name, n.text[:args.chars]) if n else (c, "(not in this store)")
+                            for n, c in zip(nodes, j["cited"][:3], strict=True)]
+                t0 = time.perf_counter()
+                res = server.handle_chat_completions({"messages": prompt(passages, j["sentence"]), "max_tokens": 1,
+                                                      "temperature": 0, "logprobs": True, "top_logprobs": 10})
+                top = res["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+                lp: dict[str, float] = {}
+                for t in top:
+                    k = t["token"].strip().lower()
+                    lp[k] = max(lp.get(k, -99.0), t["logprob"])
+                out.write(json.dumps({"file": path.name, "id": j["id"], "index": j["index"], "label": j["label"],
+                                      "split": j.get("split"), "score": round(lp.get("yes", -20.0) - lp.get("no", -20.0), 4),
+                                      "ms": round((time.perf_counter() - t0) * 1000),
+                                      "prompt_tokens": res.get("usage", {}).get("prompt_tokens")}) + "\n")
+                out.flush()
+    return 0
+
+
+def _auc(rows: list[dict]) -> float | None:
+    pos = [r["score"] for r in rows if r["label"] == "supported"]
+    neg = [r["score"] for r in rows if r["label"] == "unsupported"]
+    if not pos or not neg:
+        return None
+    return sum((a > b) + 0.5 * (a == b) for a in pos for b in neg) / (len(pos) * len(neg))
+
+
+def report(args: argparse.Namespace) -> int:
+    import statistics
+
+    rows = [json.loads(line) for line in args.scores.open(encoding="utf-8")]
+    for name in sorted({r["file"] for r in rows}):
+        part = [r for r in rows if r["file"] == name]
+        auc = _auc(part)
+        print(f"{name}: {len(part)} claims, AUC {auc:.3f}" if auc is not None else f"{name}: {len(part)} claims")
+    print(f"ms per claim: median {statistics.median(r['ms'] for r in rows):.0f}")
+    by_key = {(r["file"], r["id"], r["index"]): r["score"] for r in rows}
+    for spec in args.check:
+        name, _, files = spec.partition("=")
+        check_path, _, judged = files.partition(":")
+        verdicts = {}
+        for line in Path(check_path).open(encoding="utf-8"):
+            r = json.loads(line)
+            for v in (r.get("support") or {}).get("verdicts", []):
+                verdicts[(r["id"], v["index"])] = v
+        judgements = [json.loads(line) for line in Path(judged).open(encoding="utf-8")]
+        jname = Path(judged).name
+        for thr in [None, *args.thresholds]:
+            cells = []
+            for split in ("calibrate", "test"):
+                ok = n = 0
+                for j in judgements:
+                    v = verdicts.get((j["id"], j["index"]))
+                    if j.get("split") != split or v is None or v["text"] != j["sentence"]:
+                        continue
+                    label = "not_claim" if not v["claim"] else ("supported" if v["supported"] else "unsupported")
+                    s = by_key.get((jname, j["id"], j["index"]))
+                    if thr is not None and label == "supported" and s is not None and s < thr:
+                        label = "unsupported"
+                    n += 1
+                    ok += label == j["label"]
+                cells.append(f"{split} {ok / n:.3f} ({n})" if n else f"{split} -")
+            print(f"{name} {'check alone' if thr is None else f'check + model below {thr:g}'}: {'; '.join(cells)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("score")
+    s.add_argument("--store", required=True, type=Path)
+    s.add_argument("--judgements", nargs="+", required=True, type=Path)
+    s.add_argument("--out", required=True, type=Path)
+    s.add_argument("--model-path", type=Path, help="GGUF (default: the installed default model)")
+    s.add_argument("--threads", type=int, default=2)
+    s.add_argument("--chars", type=int, default=1400, help="each cited passage's text is cut to this many characters")
+    r = sub.add_parser("report")
+    r.add_argument("scores", type=Path)
+    r.add_argument("--check", nargs="*", default=[], help="NAME=CHECK_ROWS.jsonl:JUDGEMENTS.jsonl")
+    r.add_argument("--thresholds", nargs="*", type=float, default=[0.0, 0.5, 1.0])
+    args = p.parse_args(argv)
+    if args.cmd == "score":
+        if args.model_path is None:
+            from gmprep.core.llm.models import installed_model
+
+            args.model_path = installed_model()
+            if args.model_path is None:
+                raise SystemExit("llm_support_judge: no model installed (gmprep model install), or give --model-path")
+        return score(args)
+    return report(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
