@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import time
@@ -97,6 +98,7 @@ def report(args: argparse.Namespace) -> int:
         print(f"{name}: {len(part)} claims, AUC {auc:.3f}" if auc is not None else f"{name}: {len(part)} claims")
     print(f"ms per claim: median {statistics.median(r['ms'] for r in rows):.0f}")
     by_key = {(r["file"], r["id"], r["index"]): r["score"] for r in rows}
+    sets = []
     for spec in args.check:
         name, _, files = spec.partition("=")
         check_path, _, judged = files.partition(":")
@@ -106,8 +108,14 @@ def report(args: argparse.Namespace) -> int:
             for v in (r.get("support") or {}).get("verdicts", []):
                 verdicts[(r["id"], v["index"])] = v
         judgements = [json.loads(line) for line in Path(judged).open(encoding="utf-8")]
-        jname = Path(judged).name
-        for thr in [None, *args.thresholds]:
+        sets.append((name, verdicts, judgements, Path(judged).name))
+    combined = _fit_combined(sets, by_key) if sets else None
+    if combined is not None:
+        w, b = combined
+        print(f"combined logistic on the calibration halves' written claims: {w[0]:.3f} * logit(check) "
+              f"+ {w[1]:.3f} * model score + {b:.3f}")
+    for name, verdicts, judgements, jname in sets:
+        for thr in [None, *args.thresholds, "combined"]:
             cells = []
             for split in ("calibrate", "test"):
                 ok = n = 0
@@ -117,13 +125,51 @@ def report(args: argparse.Namespace) -> int:
                         continue
                     label = "not_claim" if not v["claim"] else ("supported" if v["supported"] else "unsupported")
                     s = by_key.get((jname, j["id"], j["index"]))
-                    if thr is not None and label == "supported" and s is not None and s < thr:
+                    written = v.get("kind", "text") == "text"  # quoted passage lines are the passages' own words
+                    if thr == "combined" and combined is not None and _scored(v) and written and s is not None:
+                        label = "supported" if _combined(combined, v["score"], s) >= 0.5 else "unsupported"
+                    elif isinstance(thr, float) and label == "supported" and written and s is not None and s < thr:
                         label = "unsupported"
                     n += 1
                     ok += label == j["label"]
                 cells.append(f"{split} {ok / n:.3f} ({n})" if n else f"{split} -")
-            print(f"{name} {'check alone' if thr is None else f'check + model below {thr:g}'}: {'; '.join(cells)}")
+            how = "check alone" if thr is None else (
+                "check and model, combined" if thr == "combined" else f"check + model below {thr:g}")
+            print(f"{name} {how}: {'; '.join(cells)}")
     return 0
+
+
+def _scored(v: dict) -> bool:
+    """A claim the check decided by its logistic score (not by a rule)."""
+    return bool(v["claim"]) and v.get("reason") == "score" and v.get("score") is not None
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _combined(fit: tuple[list[float], float], check: float, model: float) -> float:
+    (a, c), b = fit
+    return 1 / (1 + math.exp(-(a * _logit(check) + c * model + b)))
+
+
+def _fit_combined(sets: list, by_key: dict) -> tuple[list[float], float] | None:
+    """A two-feature logistic (the check's own score as a logit, the model's score) fitted on the calibration halves'
+    model-written claims that the check decided by score, every judgement file together."""
+    from gmprep.evals.faithfulness import _fit_logistic
+
+    x, y = [], []
+    for _, verdicts, judgements, jname in sets:
+        for j in judgements:
+            v = verdicts.get((j["id"], j["index"]))
+            s = by_key.get((jname, j["id"], j["index"]))
+            if j.get("split") != "calibrate" or v is None or v["text"] != j["sentence"] or s is None:
+                continue
+            if _scored(v) and v.get("kind", "text") == "text" and j["label"] in ("supported", "unsupported"):
+                x.append([_logit(v["score"]), s])
+                y.append(int(j["label"] == "supported"))
+    return _fit_logistic(x, y) if len(set(y)) == 2 else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("report")
     r.add_argument("scores", type=Path)
     r.add_argument("--check", nargs="*", default=[], help="NAME=CHECK_ROWS.jsonl:JUDGEMENTS.jsonl")
-    r.add_argument("--thresholds", nargs="*", type=float, default=[0.0, 0.5, 1.0])
+    r.add_argument("--thresholds", nargs="*", type=float, default=[0.0, 0.5, 1.0],
+                   help="strike a model-written claim the check keeps when the model's score is below each of these")
     args = p.parse_args(argv)
     if args.cmd == "score":
         if args.model_path is None:
