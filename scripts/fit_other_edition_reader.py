@@ -204,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="measured, not shipped: weights from an L2 logistic regression (inverse strength C) over the "
                          "distinct n-grams of 60-token windows of the documents not held aside, instead of log-odds")
     ap.add_argument("--keep", type=float, default=0.05, help="with --logistic: keep weights of at least this size")
+    ap.add_argument("--pf2-questions", action="store_true",
+                    help="measured, not shipped: the question index's written GM questions (kg/data/questions.jsonl.gz, "
+                         "five to a document) join the Pathfinder 2e side, so that casual question prose weighs as PF2e's")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
 
@@ -225,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
                         "side": "other" if side is other else "pf2e"})
         print(f"{name}: {len(docs)} documents", file=sys.stderr)
     held = store_docs(args.store)
+    if args.pf2_questions:
+        with gzip.open(ROOT / "kg" / "data" / "questions.jsonl.gz", "rt", encoding="utf-8") as fh:
+            written = [q for row in map(json.loads, fh) for q in row["questions"]]
+        held += ["\n".join(written[i:i + 5]) for i in range(0, len(written), 5)]
     pf2 += held
     sources.append({"system": "Pathfinder 2e Remaster (the bundled store's entries)", "documents": len(held),
                     "side": "pf2e", "licence": "ORC / OGL (the held books)"})
