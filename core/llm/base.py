@@ -156,6 +156,11 @@ class LLMBackend(ABC):
     def load(self) -> None:  # noqa: B027 - optional hook: most backends load in __init__ or hold nothing
         """Load the weights now (blocking; called in a worker thread while the question is searched)."""
 
+    def yes_no(self, messages: list[ChatMessage]) -> float | None:
+        """How much the model answers "yes" rather than "no" to ``messages``: log P(yes) - log P(no) of its first
+        token (blocking). None when the backend cannot read its next-token probabilities (the default)."""
+        return None
+
     async def complete(
         self,
         messages: list[ChatMessage],

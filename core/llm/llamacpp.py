@@ -107,6 +107,28 @@ class LlamaCppBackend(LLMBackend):
         """Load the GGUF (first use per process) so the first generation does not wait for it."""
         _ = self.server
 
+    def yes_no(self, messages: list[ChatMessage]) -> float | None:
+        """log P(yes) - log P(no) of the first token of the reply (one token, greedy; the top 10 log-probabilities;
+        an answer word missing from them counts as -20)."""
+        request = {"messages": [m.model_dump() for m in messages], "max_tokens": 1, "temperature": 0.0,
+                   "cache_prompt": True, "logprobs": True, "top_logprobs": 10}
+        try:
+            result = self.server.handle_chat_completions(request)
+        except ValueError as exc:
+            raise LLMError(f"llama.cpp rejected the request: {exc}") from exc
+        if not isinstance(result, dict) or "error" in result:
+            err = result.get("error") if isinstance(result, dict) else result
+            raise LLMError(f"llama.cpp error: {err.get('message', err) if isinstance(err, dict) else err}")
+        try:
+            top = result["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        except (KeyError, IndexError, TypeError):
+            return None
+        best: dict[str, float] = {}
+        for t in top:
+            word = str(t.get("token", "")).strip().lower()
+            best[word] = max(best.get(word, -99.0), float(t.get("logprob", -99.0)))
+        return best.get("yes", -20.0) - best.get("no", -20.0)
+
     def _generate(
         self,
         messages: list[ChatMessage],

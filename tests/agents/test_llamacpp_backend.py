@@ -80,3 +80,18 @@ async def test_stream_iterator(llm):
     msgs = [SYSTEM, ChatMessage(role="user", content="Say hello.")]
     pieces = [p async for p in llm.stream(msgs, max_tokens=8)]
     assert pieces and all(isinstance(p, str) for p in pieces)
+
+
+def test_yes_no_reads_the_first_tokens_probabilities(llm):
+    """The support check's reader call (``llm.support_reader``): log P(yes) - log P(no) of the reply's first token,
+    a finite number from the model's top log-probabilities (SmolLM2 is too small to judge: mechanics only)."""
+    from gmprep.core.agents.support import reader_prompt
+
+    messages = [ChatMessage.model_validate(m) for m in reader_prompt(
+        "Frightened gives a status penalty to checks [1].",
+        [("Frightened", "You take a status penalty equal to this value to all your checks and DCs.")])]
+    first = llm.yes_no(messages)
+    assert isinstance(first, float) and -40.0 <= first <= 40.0
+    # the second call reads the passage from the prefix cache (numbers may move a little: another batch shape)
+    again = llm.yes_no(messages)
+    assert isinstance(again, float) and abs(again - first) < 2.0
