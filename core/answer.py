@@ -142,7 +142,7 @@ _CONTEXTS: dict[tuple[int, str], AnswerContext] = {}
 
 def context_for(searcher: Searcher, settings: Settings) -> AnswerContext:
     """One context per (searcher, settings): the glossary scan and judge are reused across questions."""
-    key = (id(searcher), settings.model_dump_json(include={"books", "device", "answerability"}))
+    key = (id(searcher), settings.model_dump_json(include={"books", "device", "answerability", "llm"}))
     ctx = _CONTEXTS.get(key)
     if ctx is None or ctx.searcher is not searcher:
         ctx = AnswerContext(searcher, settings)

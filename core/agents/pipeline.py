@@ -36,9 +36,9 @@ from gmprep.core.agents.needs import split_needs
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import HistorySelection, Rewrite
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
-from gmprep.core.agents.support import Passage, SupportChecker
+from gmprep.core.agents.support import Passage, Reader, SupportChecker
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
-from gmprep.core.llm.base import LLMBackend
+from gmprep.core.llm.base import ChatMessage, LLMBackend, LLMError
 from gmprep.core.llm.extractive import followup_query
 from gmprep.core.progress import AnswerProgress, OnSources, cited_ids
 from gmprep.core.sources import SourceResult
@@ -134,6 +134,17 @@ async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
     """Set ``target`` once ``source`` is set."""
     await source.wait()
     target.set()
+
+
+class _LoopDeltas:
+    """``AnswerProgress.delta`` for code running in a worker thread: each piece is handed to the event loop, in order."""
+
+    def __init__(self, on: AnswerProgress, loop: asyncio.AbstractEventLoop):
+        self._on = on
+        self._loop = loop
+
+    def delta(self, text: str) -> None:
+        self._loop.call_soon_threadsafe(self._on.delta, text)
 
 
 class AgentPipeline:
@@ -386,14 +397,36 @@ class AgentPipeline:
             outcome = "partial"
             used = [h.source_id for h in hits[:FALLBACK_QUOTES]]
         else:
-            text, used, quoted = self._keep_supported(text, question, hits, shown, trace, on)
+            reader = self._support_reader()
+            if reader is None:
+                text, used, quoted = self._keep_supported(text, question, hits, shown, trace, on)
+            else:
+                # the model's readings are seconds of blocking calls: off the event loop, and the notes the check
+                # streams are handed back to it in order
+                deltas = _LoopDeltas(on, asyncio.get_running_loop())
+                text, used, quoted = await asyncio.to_thread(
+                    self._keep_supported, text, question, hits, shown, trace, deltas, reader)
             outcome = "answered" if used and not quoted else "partial"  # an answer citing no passage is not grounded enough
         trace.append(TraceStep(name="check_citations", output={"used": used, "outcome": outcome}))
         return Answer(text=text, outcome=outcome, citations=shown, used=used, steps=trace, question=question)
 
+    def _support_reader(self) -> Reader | None:
+        """The answering model as the support check's reader (``llm.support_reader``), or None when it is off."""
+        if not self.ctx.settings.llm.support_reader:
+            return None
+        llm = self.llm
+
+        def read(messages: list[dict[str, str]]) -> float | None:
+            try:
+                return llm.yes_no([ChatMessage.model_validate(m) for m in messages])
+            except LLMError:
+                return None  # the check's own verdict stands
+
+        return read
+
     @staticmethod
     def _keep_supported(text: str, question: str, hits: list[Hit], shown: list[Citation], trace: list[TraceStep],
-                        on: AnswerProgress) -> tuple[str, list[str], bool]:
+                        on: AnswerProgress | _LoopDeltas, reader: Reader | None = None) -> tuple[str, list[str], bool]:
         """The support check (core/agents/support.py, the same one ``eval answers --faithfulness`` uses) on
         the finished answer: a claim its cited passages do not state (no citation, a number they do not
         give, too few of its words) is left out of the saved answer, and the reader is told which, since it
@@ -401,14 +434,15 @@ class AgentPipeline:
         quoting answer's passages (``FALLBACK_QUOTES``) are quoted below: the third value says so."""
         t0 = time.perf_counter()
         passages = [Passage(source_id=h.source_id, name=h.name, text=h.passage()) for h in hits]
-        checker = SupportChecker()
+        checker = SupportChecker(reader=reader)
         report = checker.check(text, passages, given=question)
         bad = [s for s in report.sentences if s.claim and not s.supported]
         # what the check read (the model's text as generated, the question, the passages in their numbered order),
         # so a saved trace can be checked again by another version of the check (bench/replay_support.py)
         trace.append(TraceStep(name="support_check", output={
             "claims": len(report.claims), "unsupported": [{"text": s.text, "reason": s.reason} for s in bad],
-            "checked": text, "question": question, "passages": [h.source_id for h in hits]},
+            "checked": text, "question": question, "passages": [h.source_id for h in hits],
+            "model_readings": sum(1 for s in report.sentences if "model_reading" in (s.features or {}))},
             ms=(time.perf_counter() - t0) * 1000))
         if not bad:
             return text, cited_ids(text, shown), False

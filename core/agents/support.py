@@ -24,6 +24,11 @@ passages it cites:
   words in the passage, and the project's cross-encoder (kg reranker) read on (sentence, passage
   window). Which features are used is chosen by measurement (``gmprep eval answers --faithfulness``).
 
+- with a reader (``SupportChecker(reader=...)``: the answering model's yes/no on the claim and its cited passages,
+  ``llm.support_reader``), a claim the model wrote that the score keeps is struck when a second logistic over the
+  score and the model's reading (``support_reader.json``, fitted on the hand judgements' calibration halves) says
+  unsupported: the model sees a rule moved to the wrong subject or contradicted where word overlap cannot.
+
 The eval scores generated answers with it; the runtime can mark unsupported sentences with it.
 """
 
@@ -32,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import resources
 
@@ -358,14 +363,56 @@ def shipped_model() -> SupportModel:
     return SupportModel.model_validate(json.loads(ref.read_text(encoding="utf-8")))
 
 
+class ReaderWeights(BaseModel):
+    """The second logistic (``support_reader.json``): the check's score as a logit and the model's reading."""
+
+    check: float
+    model: float
+    bias: float
+    threshold: float = 0.5
+    manifest: dict = Field(default_factory=dict)
+
+    def probability(self, score: float, reading: float) -> float:
+        p = min(max(score, 1e-4), 1 - 1e-4)
+        z = self.check * math.log(p / (1 - p)) + self.model * reading + self.bias
+        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+@lru_cache(maxsize=1)
+def reader_weights() -> ReaderWeights:
+    """The reader's weights, fitted by ``bench/llm_support_judge.py report`` (docs/faithfulness.md)."""
+    ref = resources.files("gmprep.core.agents") / "support_reader.json"
+    return ReaderWeights.model_validate(json.loads(ref.read_text(encoding="utf-8")))
+
+
+# What the model is asked about one claim (the bench measured this wording; bench/llm_support_judge.py uses it too)
+READER_SYSTEM = "You check a claim against rules passages. Answer only yes or no."
+READER_ASK = "Do the passages state this claim, with the same subject and the same numbers? Answer yes or no."
+READER_CHARS = 1400  # each cited passage's text is cut to this many characters (the measured prompt)
+
+
+def reader_prompt(sentence: str, passages: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """The chat messages asking whether ``passages`` ((name, text), at most three) state ``sentence``."""
+    body = "\n\n".join(f"Passage {i + 1}: {name}\n{text[:READER_CHARS]}" for i, (name, text) in enumerate(passages[:3]))
+    claim = " ".join(clean_markdown(_strip_markers(sentence)).split())
+    return [{"role": "system", "content": READER_SYSTEM},
+            {"role": "user", "content": f"{body}\n\nClaim: {claim}\n\n{READER_ASK}"}]
+
+
+Reader = Callable[[list[dict[str, str]]], "float | None"]
+
+
 class SupportChecker:
     """Scores sentences against their cited passages. ``reranker``: a ``kg.reranker.Reranker`` (or
     anything with ``score(query, passages)``), loaded on first use when the model needs it."""
 
     anchored_numbers = True  # the rule "a number beside other words is unsupported" (off only to measure without it)
 
-    def __init__(self, model: SupportModel | None = None, reranker=None, embedder=None, device: str | None = None):
+    def __init__(self, model: SupportModel | None = None, reranker=None, embedder=None, device: str | None = None,
+                 reader: Reader | None = None):
         self.model = model or shipped_model()
+        # the answering model's yes/no on a prompt (``reader_prompt``): log P(yes) - log P(no), or None
+        self.reader = reader
         self._reranker = reranker
         self._embedder = embedder
         self._device = device
@@ -455,7 +502,16 @@ class SupportChecker:
                                            supported=False, reason="number beside other words", features=feats))
                 continue
             p = self.model.probability(feats)
+            supported, reason = p >= self.model.threshold, "score"
+            if supported and self.reader is not None and sent.kind == "text":
+                # what the model wrote, read again by the model: kept only if the second logistic agrees. Quoted
+                # passage lines are the passages' own words and never read
+                reading = self.reader(reader_prompt(sent.text, [(by_id[c].name, by_id[c].text) for c in cited]))
+                if reading is not None:
+                    feats["model_reading"] = round(reading, 4)
+                    weights = reader_weights()
+                    if weights.probability(p, reading) < weights.threshold:
+                        supported, reason = False, "the model reads it as unsupported"
             out.append(SentenceSupport(index=i, text=sent.text, kind=sent.kind, cited=cited, claim=True,
-                                       supported=p >= self.model.threshold, score=round(p, 4), reason="score",
-                                       features=feats))
+                                       supported=supported, score=round(p, 4), reason=reason, features=feats))
         return SupportReport(sentences=out)

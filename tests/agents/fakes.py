@@ -46,8 +46,12 @@ class ScriptedFakeLLM(LLMBackend):
         word_delay_s: float = 0.0,
         call_delay_s: dict[str, float] | None = None,
         parallel: int = 4,
+        readings: list[float | None] | None = None,
     ):
         super().__init__()
+        # scripted answers to the support check's yes/no reads (``yes_no``); None: a backend that cannot read them
+        self.readings = None if readings is None else list(readings)
+        self.read_calls: list[list[ChatMessage]] = []
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.default = default or {}
         self.word_delay_s = word_delay_s
@@ -59,6 +63,13 @@ class ScriptedFakeLLM(LLMBackend):
         self.max_in_flight: dict[str, int] = {}
         self._lock = threading.Lock()
         self._systems = {read_pattern(n).system.strip(): n for n in STEP_NAMES}
+
+    def yes_no(self, messages: list[ChatMessage]) -> float | None:
+        if self.readings is None:
+            return None
+        with self._lock:
+            self.read_calls.append(messages)
+            return self.readings.pop(0) if self.readings else None
 
     def step_of(self, messages: list[ChatMessage]) -> str:
         """The step a call comes from (by its system prompt)."""

@@ -83,6 +83,33 @@ async def test_a_claim_its_passage_does_not_state_is_struck_from_the_answer(ctx,
     assert "".join(events).endswith(note)  # the note reaches a streaming reader too
 
 
+async def test_the_models_reading_strikes_a_kept_claim_when_the_setting_is_on(ctx, settings):
+    """``llm.support_reader``: after the answer, each claim the check keeps is read by the model (here a scripted
+    reading, not a model) off the event loop; a clear "no" strikes it and the note streams in order. Off (the
+    default), the model is never asked."""
+    def two_grounded(messages) -> str:
+        first, second = passage_numbers(messages)[:2]
+        return f"{passage_sentence(messages, first)} [{first}]. {passage_sentence(messages, second)} [{second}]."
+
+    on = settings.merged({"llm": {"support_reader": True}})
+    reading_ctx = AnswerContext(ctx.searcher, on, judge=ctx.judge)
+    events: list[str] = []
+    # the struck claim is then offered to the other passages (``recite``): those the score keeps are read as well
+    llm = ScriptedFakeLLM(script={"cited_answer": [two_grounded]}, readings=[8.0] + [-8.0] * 6)
+    ans = await answer_question("What does the frightened condition do?", history=[], searcher=ctx.searcher,
+                                settings=on, context=reading_ctx, llm=llm, on_delta=events.append)
+    check = next(s for s in ans.steps if s.name == "support_check")
+    assert check.output["model_readings"] == 2 and len(llm.read_calls) >= 2 and check.output["recited"] == []
+    assert [u["reason"] for u in check.output["unsupported"]] == ["the model reads it as unsupported"]
+    assert llm.read_calls[0][1].content.startswith("Passage 1: ")
+    note = "_Left out" + ans.text.split("_Left out", 1)[1]
+    assert "".join(events).endswith(note)  # the note (and the passages, half being struck) reached the stream, in order
+    off = ScriptedFakeLLM(script={"cited_answer": [two_grounded]}, readings=[-8.0, -8.0])
+    plain = await answer_question("What does the frightened condition do?", history=[], searcher=ctx.searcher,
+                                  settings=settings, context=ctx, llm=off)
+    assert off.read_calls == [] and "_Left out" not in plain.text
+
+
 async def test_an_answer_mostly_struck_is_followed_by_the_passages(ctx, settings):
     """When the check strikes at least half of the claims, what is left is too thin to answer by: the
     passages the quoting answer shows are quoted below it, and the answer is partial."""

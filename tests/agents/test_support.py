@@ -183,3 +183,48 @@ def test_a_one_word_name_counts_when_written_as_a_name(passages, checker):
     assert named_elsewhere("Gust of Wind works like Knock on doors [1].", [gust.source_id], given) == ["Knock"]
     assert named_elsewhere("Knock spells open doors [1].", [gust.source_id], given) == []  # first word: any capital
     assert checker.check("The Gust of Wind spell can knock creatures prone [1].", given).sentences[0].supported
+
+
+class FakeReading:
+    """A fake model reading (NOT a model): a fixed log P(yes) - log P(no) per claim, recording what it was asked."""
+
+    def __init__(self, *values: float | None):
+        self.values = list(values)
+        self.asked: list[list[dict[str, str]]] = []
+
+    def __call__(self, messages: list[dict[str, str]]) -> float | None:
+        self.asked.append(messages)
+        return self.values.pop(0) if self.values else None
+
+
+def test_the_models_reading_strikes_a_claim_the_score_keeps(passages):
+    """``llm.support_reader``: a claim the model wrote and the score keeps is read by the model; a clear "no" strikes
+    it (the second logistic of support_reader.json), a "yes" or no reading keeps it. The prompt names the cited
+    passage and states the claim without its markers."""
+    frightened = passages["pf2e:condition:frightened"]
+    sentence = ("While frightened you take a status penalty equal to the condition's value to all your checks "
+                "and DCs [1].")
+    plain = SupportChecker(device="cpu").check(sentence, [frightened]).sentences[0]
+    assert plain.supported is True and plain.reason == "score"
+    for reading, kept in ((-8.0, False), (8.0, True), (None, True)):
+        fake = FakeReading(reading)
+        s = SupportChecker(device="cpu", reader=fake).check(sentence, [frightened]).sentences[0]
+        assert s.supported is kept and s.score == plain.score
+        assert s.reason == ("score" if kept else "the model reads it as unsupported")
+        (asked,) = fake.asked
+        assert asked[1]["content"].startswith("Passage 1: Frightened\n")
+        assert "Claim: While frightened you take a status penalty" in asked[1]["content"]
+        assert "[1]" not in asked[1]["content"].split("Claim:")[1]
+        assert ("model_reading" in s.features) is (reading is not None)
+
+
+def test_the_model_never_reads_quotes_or_claims_a_rule_decided(passages):
+    frightened = passages["pf2e:condition:frightened"]
+    fake = FakeReading(-8.0, -8.0, -8.0)
+    checker = SupportChecker(device="cpu", reader=fake)
+    ruled = checker.check("At the end of each of your turns, your frightened value decreases by 2 [1].", [frightened])
+    assert ruled.sentences[0].reason == "number not in passage"
+    quoted = checker.check("From the books (the closest passages, quoted):\n\n[1] **Frightened** (condition)\n> "
+                           "You take a status penalty equal to this value to all your checks and DCs.", [frightened])
+    assert all(s.supported is not False for s in quoted.sentences if s.claim)
+    assert fake.asked == []  # neither was read: the rule decided one, the other is the passage's own words
