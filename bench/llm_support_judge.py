@@ -3,7 +3,7 @@ supported claims from the unsupported ones, and what would it add to the shipped
 answer path: docs/faithfulness.md, "The answering model as the reader of support".)
 
 For every judged claim that cites a passage (``bench/data/faithfulness/judgements-*.jsonl``), the model reads the cited
-passages (name and text from the store, each cut to ``--chars``) and the claim without its markers, and answers one
+passages (name and text from the store, each cut to ``support.READER_CHARS``) and the claim without its markers, and answers one
 token; the score is log P("yes") - log P("no") from its top log-probabilities. ``score`` writes one line per claim
 (resumable); ``report`` gives the AUC per judgement file and the agreement of the shipped check alone and of the
 check with the model's "no" added (a claim the check keeps is struck when the score is below a threshold), per
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 import time
 from pathlib import Path
@@ -27,33 +26,25 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-SYSTEM = "You check a claim against rules passages. Answer only yes or no."
-ASK = "Do the passages state this claim, with the same subject and the same numbers? Answer yes or no."
-_MARKER = re.compile(r"\s*\[\d+\]")
-
-
 def prompt(passages: list[tuple[str, str]], claim: str) -> list[dict]:
-    body = "\n\n".join(f"Passage {i + 1}: {name}\n{text}" for i, (name, text) in enumerate(passages))
-    return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"{body}\n\nClaim: {_MARKER.sub('', claim).strip()}\n\n{ASK}"}]
+    """The answer path's own question to the model (``core.agents.support.reader_prompt``)."""
+    from gmprep.core.agents.support import reader_prompt
+
+    return reader_prompt(claim, passages)
 
 
 def score(args: argparse.Namespace) -> int:
-    import xllamacpp
-
+    from gmprep.core.llm.base import ChatMessage
+    from gmprep.core.llm.llamacpp import LlamaCppBackend
     from gmprep.kg.store import Store
 
     store = Store.open(args.store, create=False)
     done: set[tuple[str, str, int]] = set()
     if args.out.exists():
         done = {(d["file"], d["id"], d["index"]) for d in map(json.loads, args.out.open())}
-    p = xllamacpp.CommonParams()
-    p.model.path = str(args.model_path)
-    p.n_ctx = 4096
-    p.cpuparams.n_threads = p.cpuparams_batch.n_threads = args.threads
-    p.cache_prompt = True  # claims of one answer share their passage: its tokens are read once
-    p.verbosity = -1
-    server = xllamacpp.Server(p)
+    # the answer path's backend and call (``LLMBackend.yes_no``); claims of one answer that cite the same passage
+    # reuse its tokens from the prefix cache
+    llm = LlamaCppBackend(args.model_path, n_ctx=4096, n_threads=args.threads)
     with args.out.open("a", encoding="utf-8") as out:
         for path in args.judgements:
             for line in path.open(encoding="utf-8"):
@@ -62,20 +53,13 @@ def score(args: argparse.Namespace) -> int:
                 if j["label"] not in ("supported", "unsupported") or not j["cited"] or key in done:
                     continue
                 nodes = [store.get(c) for c in j["cited"][:3]]
-                passages = [(n.name, n.text[:args.chars]) if n else (c, "(not in this store)")
+                passages = [(n.name, n.text) if n else (c, "(not in this store)")
                             for n, c in zip(nodes, j["cited"][:3], strict=True)]
                 t0 = time.perf_counter()
-                res = server.handle_chat_completions({"messages": prompt(passages, j["sentence"]), "max_tokens": 1,
-                                                      "temperature": 0, "logprobs": True, "top_logprobs": 10})
-                top = res["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
-                lp: dict[str, float] = {}
-                for t in top:
-                    k = t["token"].strip().lower()
-                    lp[k] = max(lp.get(k, -99.0), t["logprob"])
+                reading = llm.yes_no([ChatMessage.model_validate(m) for m in prompt(passages, j["sentence"])])
                 out.write(json.dumps({"file": path.name, "id": j["id"], "index": j["index"], "label": j["label"],
-                                      "split": j.get("split"), "score": round(lp.get("yes", -20.0) - lp.get("no", -20.0), 4),
-                                      "ms": round((time.perf_counter() - t0) * 1000),
-                                      "prompt_tokens": res.get("usage", {}).get("prompt_tokens")}) + "\n")
+                                      "split": j.get("split"), "score": None if reading is None else round(reading, 4),
+                                      "ms": round((time.perf_counter() - t0) * 1000)}) + "\n")
                 out.flush()
     return 0
 
@@ -91,7 +75,7 @@ def _auc(rows: list[dict]) -> float | None:
 def report(args: argparse.Namespace) -> int:
     import statistics
 
-    rows = [json.loads(line) for line in args.scores.open(encoding="utf-8")]
+    rows = [r for r in map(json.loads, args.scores.open(encoding="utf-8")) if r["score"] is not None]
     for name in sorted({r["file"] for r in rows}):
         part = [r for r in rows if r["file"] == name]
         auc = _auc(part)
@@ -110,6 +94,16 @@ def report(args: argparse.Namespace) -> int:
         judgements = [json.loads(line) for line in Path(judged).open(encoding="utf-8")]
         sets.append((name, verdicts, judgements, Path(judged).name))
     combined = _fit_combined(sets, by_key) if sets else None
+    if combined is not None and args.write_weights:
+        from gmprep.core.agents.support import ReaderWeights
+
+        (a, c), bias = combined
+        weights = ReaderWeights(check=round(a, 4), model=round(c, 4), bias=round(bias, 4), manifest={
+            "fitted_by": "bench/llm_support_judge.py report --write-weights (docs/faithfulness.md)",
+            "scores": args.scores.name, "judgements": [jname for _, _, _, jname in sets],
+            "pairs": "the calibration halves' model-written claims the check decided by its score",
+            "features": "check: logit of the support score; model: log P(yes) - log P(no)"})
+        args.write_weights.write_text(weights.model_dump_json(indent=1) + "\n", encoding="utf-8")
     if combined is not None:
         w, b = combined
         print(f"combined logistic on the calibration halves' written claims: {w[0]:.3f} * logit(check) "
@@ -181,10 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--out", required=True, type=Path)
     s.add_argument("--model-path", type=Path, help="GGUF (default: the installed default model)")
     s.add_argument("--threads", type=int, default=2)
-    s.add_argument("--chars", type=int, default=1400, help="each cited passage's text is cut to this many characters")
     r = sub.add_parser("report")
     r.add_argument("scores", type=Path)
     r.add_argument("--check", nargs="*", default=[], help="NAME=CHECK_ROWS.jsonl:JUDGEMENTS.jsonl")
+    r.add_argument("--write-weights", type=Path, help="write the combined fit here (core/agents/support_reader.json)")
     r.add_argument("--thresholds", nargs="*", type=float, default=[0.0, 0.5, 1.0],
                    help="strike a model-written claim the check keeps when the model's score is below each of these")
     args = p.parse_args(argv)

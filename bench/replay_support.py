@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-number-rule", action="store_true",
                    help="the check without its rule on a number beside other words")
     p.add_argument("--rows", type=Path, help="write each replayed answer here (JSONL)")
+    p.add_argument("--reader", action="store_true",
+                   help="the check with the answering model's reading of each kept claim (llm.support_reader): "
+                        "the installed default GGUF through llama.cpp, or --model-path")
+    p.add_argument("--model-path", type=Path, help="with --reader: the GGUF to read with")
+    p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)
     import gmprep.core.agents.support as support
 
@@ -90,6 +95,20 @@ def _replay(args: argparse.Namespace) -> int:
             if line.strip():
                 j = json.loads(line)
                 judged[(j["id"].split("/")[0], _plain(j["sentence"]))] = j["label"]
+    reader = None
+    if args.reader:
+        from gmprep.core.llm.base import ChatMessage
+        from gmprep.core.llm.llamacpp import LlamaCppBackend
+        from gmprep.core.llm.models import installed_model
+
+        path = args.model_path or installed_model()
+        if path is None:
+            raise SystemExit("replay_support: --reader needs the model (gmprep model install) or --model-path")
+        llm = LlamaCppBackend(path, n_threads=args.threads)
+
+        def reader(messages: list[dict[str, str]]) -> float | None:
+            return llm.yes_no([ChatMessage.model_validate(m) for m in messages])
+
     store = Store.open(args.store, create=False)
     totals = {"answers": 0, "answerable": 0, "text_cites_gold": 0, "outcomes": {}, "claims": 0, "struck": 0,
               "kept_judged": 0, "kept_supported": 0, "struck_judged_supported": 0, "struck_judged": 0}
@@ -107,8 +126,10 @@ def _replay(args: argparse.Namespace) -> int:
             from gmprep.kg.models import Citation
 
             shown = [Citation.from_hit(h) for h in hits_for(store, shown_ids)]
+            trace: list = []
             text, used, quoted = AgentPipeline._keep_supported(checked["checked"], checked["question"], hits, shown,
-                                                               [], AnswerProgress())
+                                                               trace, AnswerProgress(), reader)
+            totals["model_readings"] = totals.get("model_readings", 0) + trace[0].output.get("model_readings", 0)
             outcome = "answered" if used and not quoted else "partial"
             totals["answers"] += 1
             totals["outcomes"][outcome] = totals["outcomes"].get(outcome, 0) + 1
