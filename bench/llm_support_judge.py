@@ -93,21 +93,21 @@ def report(args: argparse.Namespace) -> int:
                 verdicts[(r["id"], v["index"])] = v
         judgements = [json.loads(line) for line in Path(judged).open(encoding="utf-8")]
         sets.append((name, verdicts, judgements, Path(judged).name))
-    combined = _fit_combined(sets, by_key) if sets else None
-    if combined is not None and args.write_weights:
-        from gmprep.core.agents.support import ReaderWeights
+    from gmprep.core.agents.support import ReaderWeights
 
-        (a, c), bias = combined
-        weights = ReaderWeights(check=round(a, 4), model=round(c, 4), bias=round(bias, 4), manifest={
-            "fitted_by": "bench/llm_support_judge.py report --write-weights (docs/faithfulness.md)",
-            "scores": args.scores.name, "judgements": [jname for _, _, _, jname in sets],
-            "pairs": "the calibration halves' model-written claims the check decided by its score",
-            "features": "check: logit of the support score; model: log P(yes) - log P(no)"})
-        args.write_weights.write_text(weights.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    fit = _fit_combined(sets, by_key) if sets else None
+    # the fit as the answer path reads it (``support.ReaderWeights``: the check's score as a logit, the model's reading)
+    combined = None if fit is None else ReaderWeights(check=round(fit[0][0], 4), model=round(fit[0][1], 4),
+                                                      bias=round(fit[1], 4), manifest={
+        "fitted_by": "bench/llm_support_judge.py report --write-weights (docs/faithfulness.md)",
+        "scores": args.scores.name, "judgements": [jname for _, _, _, jname in sets],
+        "pairs": "the calibration halves' model-written claims the check decided by its score",
+        "features": "check: logit of the support score; model: log P(yes) - log P(no)"})
     if combined is not None:
-        w, b = combined
-        print(f"combined logistic on the calibration halves' written claims: {w[0]:.3f} * logit(check) "
-              f"+ {w[1]:.3f} * model score + {b:.3f}")
+        print(f"combined logistic on the calibration halves' written claims: {combined.check:.3f} * logit(check) "
+              f"+ {combined.model:.3f} * model score + {combined.bias:.3f}")
+        if args.write_weights:
+            args.write_weights.write_text(combined.model_dump_json(indent=1) + "\n", encoding="utf-8")
     for name, verdicts, judgements, jname in sets:
         for thr in [None, *args.thresholds, "combined"]:
             cells = []
@@ -121,7 +121,7 @@ def report(args: argparse.Namespace) -> int:
                     s = by_key.get((jname, j["id"], j["index"]))
                     written = v.get("kind", "text") == "text"  # quoted passage lines are the passages' own words
                     if thr == "combined" and combined is not None and _scored(v) and written and s is not None:
-                        label = "supported" if _combined(combined, v["score"], s) >= 0.5 else "unsupported"
+                        label = "supported" if combined.probability(v["score"], s) >= combined.threshold else "unsupported"
                     elif isinstance(thr, float) and label == "supported" and written and s is not None and s < thr:
                         label = "unsupported"
                     n += 1
@@ -141,11 +141,6 @@ def _scored(v: dict) -> bool:
 def _logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
-
-
-def _combined(fit: tuple[list[float], float], check: float, model: float) -> float:
-    (a, c), b = fit
-    return 1 / (1 + math.exp(-(a * _logit(check) + c * model + b)))
 
 
 def _fit_combined(sets: list, by_key: dict) -> tuple[list[float], float] | None:
