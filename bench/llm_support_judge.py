@@ -26,11 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-def prompt(passages: list[tuple[str, str]], claim: str) -> list[dict]:
+def prompt(passages: list[tuple[str, str]], claim: str, chars: int | None = None) -> list[dict]:
     """The answer path's own question to the model (``core.agents.support.reader_prompt``)."""
     from gmprep.core.agents.support import reader_prompt
 
-    return reader_prompt(claim, passages)
+    return reader_prompt(claim, passages, chars)
 
 
 def score(args: argparse.Namespace) -> int:
@@ -56,7 +56,7 @@ def score(args: argparse.Namespace) -> int:
                 passages = [(n.name, n.text) if n else (c, "(not in this store)")
                             for n, c in zip(nodes, j["cited"][:3], strict=True)]
                 t0 = time.perf_counter()
-                reading = llm.yes_no([ChatMessage.model_validate(m) for m in prompt(passages, j["sentence"])])
+                reading = llm.yes_no([ChatMessage.model_validate(m) for m in prompt(passages, j["sentence"], args.chars)])
                 out.write(json.dumps({"file": path.name, "id": j["id"], "index": j["index"], "label": j["label"],
                                       "split": j.get("split"), "score": None if reading is None else round(reading, 4),
                                       "ms": round((time.perf_counter() - t0) * 1000)}) + "\n")
@@ -170,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--out", required=True, type=Path)
     s.add_argument("--model-path", type=Path, help="GGUF (default: the installed default model)")
     s.add_argument("--threads", type=int, default=2)
+    s.add_argument("--chars", type=int, default=None,
+                   help="cut each passage to this many characters around the claim (support.reader_excerpt) "
+                   "instead of its first READER_CHARS (the shipped prompt)")
     r = sub.add_parser("report")
     r.add_argument("scores", type=Path)
     r.add_argument("--check", nargs="*", default=[], help="NAME=CHECK_ROWS.jsonl:JUDGEMENTS.jsonl")

@@ -391,9 +391,37 @@ READER_ASK = "Do the passages state this claim, with the same subject and the sa
 READER_CHARS = 1400  # each cited passage's text is cut to this many characters (the measured prompt)
 
 
-def reader_prompt(sentence: str, passages: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
-    """The chat messages asking whether ``passages`` ((name, text), at most three) state ``sentence``."""
-    body = "\n\n".join(f"Passage {i + 1}: {name}\n{text[:READER_CHARS]}" for i, (name, text) in enumerate(passages[:3]))
+def reader_excerpt(sentence: str, text: str, chars: int) -> str:
+    """At most ``chars`` characters of ``text`` for the reader: the whole text when it fits, else whole sentences
+    around the one that shares most of the claim's content words (the place a claim is stated, ``local_coverage``),
+    taken alternately after and before it. Linear in the passage."""
+    if len(text) <= chars:
+        return text
+    claim = {x for x in content_stems(_strip_markers(sentence)) if not x[0].isdigit()}
+    parts = _sentences_of(text)
+    if not parts:
+        return text[:chars]
+    best = max(range(len(parts)), key=lambda i: (len(claim & content_stems(parts[i])), -i))
+    lo, hi, size = best, best + 1, len(parts[best])
+    while True:
+        grown = False
+        for side in ("after", "before"):
+            k = hi if side == "after" else lo - 1
+            if 0 <= k < len(parts) and size + 1 + len(parts[k]) <= chars:
+                size += 1 + len(parts[k])
+                lo, hi = (lo, hi + 1) if side == "after" else (lo - 1, hi)
+                grown = True
+        if not grown:
+            break
+    return " ".join(parts[lo:hi])[:chars]
+
+
+def reader_prompt(sentence: str, passages: Sequence[tuple[str, str]], chars: int | None = None) -> list[dict[str, str]]:
+    """The chat messages asking whether ``passages`` ((name, text), at most three) state ``sentence``. ``chars``:
+    each passage cut to that many characters around the claim (``reader_excerpt``) instead of its first
+    ``READER_CHARS``."""
+    cut = (lambda t: t[:READER_CHARS]) if chars is None else (lambda t: reader_excerpt(sentence, t, chars))
+    body = "\n\n".join(f"Passage {i + 1}: {name}\n{cut(text)}" for i, (name, text) in enumerate(passages[:3]))
     claim = " ".join(clean_markdown(_strip_markers(sentence)).split())
     return [{"role": "system", "content": READER_SYSTEM},
             {"role": "user", "content": f"{body}\n\nClaim: {claim}\n\n{READER_ASK}"}]

@@ -228,3 +228,22 @@ def test_the_model_never_reads_quotes_or_claims_a_rule_decided(passages):
                            "You take a status penalty equal to this value to all your checks and DCs.", [frightened])
     assert all(s.supported is not False for s in quoted.sentences if s.claim)
     assert fake.asked == []  # neither was read: the rule decided one, the other is the passage's own words
+
+
+def test_reader_excerpt_keeps_the_place_the_claim_is_stated():
+    """The reader's cut of a long passage (``reader_excerpt``) holds the sentence that shares the claim's words, in
+    whole sentences, within the budget; a passage that fits is left whole."""
+    from gmprep.core.agents.support import reader_excerpt, reader_prompt
+
+    filler = " ".join(f"Line {i} speaks of the weather in town." for i in range(60))
+    tail = " ".join(f"Line {i} speaks of the harbour at night." for i in range(60, 120))
+    text = f"{filler} A creature that fails its Fortitude save is stunned 1. {tail}"
+    cut = reader_excerpt("On a failed Fortitude save the creature is stunned 1 [1].", text, 300)
+    assert "fails its Fortitude save is stunned 1." in cut
+    assert len(cut) <= 300 and cut.endswith(".") and "Line 59" in cut and "Line 60" in cut
+    short = "You take a status penalty equal to this value to all your checks and DCs."
+    assert reader_excerpt("Frightened gives a penalty [1].", short, 300) == short
+    # the prompt as shipped cuts at READER_CHARS from the start; with ``chars`` it reads around the claim
+    head = reader_prompt("The creature is stunned 1 [1].", [("Stun", text)])[1]["content"]
+    around = reader_prompt("The creature is stunned 1 [1].", [("Stun", text)], chars=300)[1]["content"]
+    assert "stunned 1." not in head.split("Claim:")[0] and "stunned 1." in around.split("Claim:")[0]
