@@ -3,7 +3,7 @@ supported claims from the unsupported ones, and what would it add to the shipped
 answer path: docs/faithfulness.md, "The answering model as the reader of support".)
 
 For every judged claim that cites a passage (``bench/data/faithfulness/judgements-*.jsonl``), the model reads the cited
-passages (name and text from the store, each cut to ``support.READER_CHARS``) and the claim without its markers, and answers one
+passages (name and text from the store, each cut to ``support.READER_CHARS`` around the claim, or ``--head``) and the claim without its markers, and answers one
 token; the score is log P("yes") - log P("no") from its top log-probabilities. ``score`` writes one line per claim
 (resumable); ``report`` gives the AUC per judgement file and the agreement of the shipped check alone and of the
 check with the model's "no" added (a claim the check keeps is struck when the score is below a threshold), per
@@ -26,11 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-def prompt(passages: list[tuple[str, str]], claim: str, chars: int | None = None) -> list[dict]:
+def prompt(passages: list[tuple[str, str]], claim: str, chars: int | None = None, head: bool = False) -> list[dict]:
     """The answer path's own question to the model (``core.agents.support.reader_prompt``)."""
-    from gmprep.core.agents.support import reader_prompt
+    from gmprep.core.agents.support import READER_CHARS, reader_prompt
 
-    return reader_prompt(claim, passages, chars)
+    return reader_prompt(claim, passages, chars or READER_CHARS, head=head)
 
 
 def score(args: argparse.Namespace) -> int:
@@ -56,7 +56,7 @@ def score(args: argparse.Namespace) -> int:
                 passages = [(n.name, n.text) if n else (c, "(not in this store)")
                             for n, c in zip(nodes, j["cited"][:3], strict=True)]
                 t0 = time.perf_counter()
-                reading = llm.yes_no([ChatMessage.model_validate(m) for m in prompt(passages, j["sentence"], args.chars)])
+                reading = llm.yes_no([ChatMessage.model_validate(m) for m in prompt(passages, j["sentence"], args.chars, args.head)])
                 out.write(json.dumps({"file": path.name, "id": j["id"], "index": j["index"], "label": j["label"],
                                       "split": j.get("split"), "score": None if reading is None else round(reading, 4),
                                       "ms": round((time.perf_counter() - t0) * 1000)}) + "\n")
@@ -171,8 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--model-path", type=Path, help="GGUF (default: the installed default model)")
     s.add_argument("--threads", type=int, default=2)
     s.add_argument("--chars", type=int, default=None,
-                   help="cut each passage to this many characters around the claim (support.reader_excerpt) "
-                   "instead of its first READER_CHARS (the shipped prompt)")
+                   help="each passage cut to this many characters around the claim (support.reader_excerpt; "
+                   "default support.READER_CHARS, the answer path's prompt)")
+    s.add_argument("--head", action="store_true",
+                   help="cut each passage to its first --chars characters instead (the first prompt: --chars 1400)")
     r = sub.add_parser("report")
     r.add_argument("scores", type=Path)
     r.add_argument("--check", nargs="*", default=[], help="NAME=CHECK_ROWS.jsonl:JUDGEMENTS.jsonl")

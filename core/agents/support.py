@@ -24,7 +24,8 @@ passages it cites:
   words in the passage, and the project's cross-encoder (kg reranker) read on (sentence, passage
   window). Which features are used is chosen by measurement (``gmprep eval answers --faithfulness``).
 
-- with a reader (``SupportChecker(reader=...)``: the answering model's yes/no on the claim and its cited passages,
+- with a reader (``SupportChecker(reader=...)``: the answering model's yes/no on the claim and its cited passages'
+  sentences around it (``reader_excerpt``),
   ``llm.support_reader``), a claim the model wrote that the score keeps is struck when a second logistic over the
   score and the model's reading (``support_reader.json``, fitted on the hand judgements' calibration halves) says
   unsupported: the model sees a rule moved to the wrong subject or contradicted where word overlap cannot.
@@ -388,7 +389,9 @@ def reader_weights() -> ReaderWeights:
 # What the model is asked about one claim (the bench measured this wording; bench/llm_support_judge.py uses it too)
 READER_SYSTEM = "You check a claim against rules passages. Answer only yes or no."
 READER_ASK = "Do the passages state this claim, with the same subject and the same numbers? Answer yes or no."
-READER_CHARS = 1400  # each cited passage's text is cut to this many characters (the measured prompt)
+# each cited passage: the whole sentences around the claim within this many characters (``reader_excerpt``; the first
+# 1,400 characters read as well for a quarter more time: docs/faithfulness.md)
+READER_CHARS = 600
 
 
 def reader_excerpt(sentence: str, text: str, chars: int) -> str:
@@ -416,11 +419,12 @@ def reader_excerpt(sentence: str, text: str, chars: int) -> str:
     return " ".join(parts[lo:hi])[:chars]
 
 
-def reader_prompt(sentence: str, passages: Sequence[tuple[str, str]], chars: int | None = None) -> list[dict[str, str]]:
-    """The chat messages asking whether ``passages`` ((name, text), at most three) state ``sentence``. ``chars``:
-    each passage cut to that many characters around the claim (``reader_excerpt``) instead of its first
-    ``READER_CHARS``."""
-    cut = (lambda t: t[:READER_CHARS]) if chars is None else (lambda t: reader_excerpt(sentence, t, chars))
+def reader_prompt(sentence: str, passages: Sequence[tuple[str, str]], chars: int = READER_CHARS,
+                  head: bool = False) -> list[dict[str, str]]:
+    """The chat messages asking whether ``passages`` ((name, text), at most three) state ``sentence``, each cut to
+    ``chars`` characters around the claim (``reader_excerpt``), or to its first ``chars`` with ``head`` (the
+    first prompt measured)."""
+    cut = (lambda t: t[:chars]) if head else (lambda t: reader_excerpt(sentence, t, chars))
     body = "\n\n".join(f"Passage {i + 1}: {name}\n{cut(text)}" for i, (name, text) in enumerate(passages[:3]))
     claim = " ".join(clean_markdown(_strip_markers(sentence)).split())
     return [{"role": "system", "content": READER_SYSTEM},
@@ -491,12 +495,26 @@ class SupportChecker:
         stop = len(plain) - len(plain.rstrip(".!?"))
         body, end = (plain[:-stop], plain[-stop:]) if stop else (plain, "")
         body = " ".join(body.split())
-        for m in range(1, len(passages) + 1):
-            candidate = f"{body} [{m}]{end}"
-            verdicts = [v for v in self.check(candidate, passages, given).sentences if v.claim]
-            if len(verdicts) == 1 and verdicts[0].supported:
-                return candidate
-        return None
+        # the passage is found by the score alone, and the model (``reader``) reads only that one: a struck claim
+        # costs one more reading, not one per passage (each a new prompt, nothing to reuse from the cache)
+        own = [resolve(x.markers, passages) for x in split_sentences(sentence)[:1]]
+        reader, self.reader = self.reader, None
+        try:
+            found = None
+            for m in range(1, len(passages) + 1):
+                if own and own[0] == [passages[m - 1].source_id]:
+                    continue  # the passage it cited already: the check has struck it there
+                candidate = f"{body} [{m}]{end}"
+                verdicts = [v for v in self.check(candidate, passages, given).sentences if v.claim]
+                if len(verdicts) == 1 and verdicts[0].supported:
+                    found = candidate
+                    break
+        finally:
+            self.reader = reader
+        if found is None or reader is None:
+            return found
+        verdicts = [v for v in self.check(found, passages, given).sentences if v.claim]
+        return found if len(verdicts) == 1 and verdicts[0].supported else None
 
     def check(self, text: str, passages: Sequence[Passage], given: str = "") -> SupportReport:
         """The verdict on every sentence of ``text`` given the numbered ``passages`` (and the question,

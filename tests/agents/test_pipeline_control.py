@@ -94,12 +94,13 @@ async def test_the_models_reading_strikes_a_kept_claim_when_the_setting_is_on(ct
     on = settings.merged({"llm": {"support_reader": True}})
     reading_ctx = AnswerContext(ctx.searcher, on, judge=ctx.judge)
     events: list[str] = []
-    # the struck claim is then offered to the other passages (``recite``): those the score keeps are read as well
+    # the struck claim is then offered to the other passages (``recite``): the first one the score keeps is read
+    # once, and no other
     llm = ScriptedFakeLLM(script={"cited_answer": [two_grounded]}, readings=[8.0] + [-8.0] * 6)
     ans = await answer_question("What does the frightened condition do?", history=[], searcher=ctx.searcher,
                                 settings=on, context=reading_ctx, llm=llm, on_delta=events.append)
     check = next(s for s in ans.steps if s.name == "support_check")
-    assert check.output["model_readings"] == 2 and len(llm.read_calls) >= 2 and check.output["recited"] == []
+    assert check.output["model_readings"] == 2 and len(llm.read_calls) in (2, 3) and check.output["recited"] == []
     assert [u["reason"] for u in check.output["unsupported"]] == ["the model reads it as unsupported"]
     assert llm.read_calls[0][1].content.startswith("Passage 1: ")
     note = "_Left out" + ans.text.split("_Left out", 1)[1]

@@ -243,7 +243,19 @@ def test_reader_excerpt_keeps_the_place_the_claim_is_stated():
     assert len(cut) <= 300 and cut.endswith(".") and "Line 59" in cut and "Line 60" in cut
     short = "You take a status penalty equal to this value to all your checks and DCs."
     assert reader_excerpt("Frightened gives a penalty [1].", short, 300) == short
-    # the prompt as shipped cuts at READER_CHARS from the start; with ``chars`` it reads around the claim
-    head = reader_prompt("The creature is stunned 1 [1].", [("Stun", text)])[1]["content"]
-    around = reader_prompt("The creature is stunned 1 [1].", [("Stun", text)], chars=300)[1]["content"]
+    # the answer path's prompt reads around the claim; ``head`` (the first prompt measured) from the start
+    around = reader_prompt("The creature is stunned 1 [1].", [("Stun", text)])[1]["content"]
+    head = reader_prompt("The creature is stunned 1 [1].", [("Stun", text)], chars=1400, head=True)[1]["content"]
     assert "stunned 1." not in head.split("Claim:")[0] and "stunned 1." in around.split("Claim:")[0]
+
+
+def test_recite_reads_one_other_passage_once(passages):
+    """A claim struck where it was cited is offered to the other passages (``recite``): the score finds the first
+    other passage that would keep it, and the model reads only that one, once ("yes": cited there; "no": struck)."""
+    given = [passages["pf2e:spell:gale-blast"], passages["pf2e:spell:gust-of-wind"], passages["pf2e:condition:prone"]]
+    claim = "The Gust of Wind spell can knock creatures prone [1]."
+    for reading, expected in ((8.0, "The Gust of Wind spell can knock creatures prone [2]."), (-8.0, None)):
+        fake = FakeReading(reading, reading, reading)
+        assert SupportChecker(device="cpu", reader=fake).recite(claim, given) == expected
+        (asked,) = fake.asked
+        assert asked[1]["content"].startswith("Passage 1: Gust of Wind\n")
