@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,6 +98,9 @@ def _replay(args: argparse.Namespace) -> int:
                 j = json.loads(line)
                 judged[(j["id"].split("/")[0], _plain(j["sentence"]))] = j["label"]
     reader = None
+    reads: list[tuple[float]] = []
+    prompt_chars: list[int] = []
+    check_ms: list[float] = []
     if args.reader:
         from gmprep.core.llm.base import ChatMessage
         from gmprep.core.llm.llamacpp import LlamaCppBackend
@@ -107,7 +112,12 @@ def _replay(args: argparse.Namespace) -> int:
         llm = LlamaCppBackend(path, n_threads=args.threads)
 
         def reader(messages: list[dict[str, str]]) -> float | None:
-            return llm.yes_no([ChatMessage.model_validate(m) for m in messages])
+            t0 = time.perf_counter()
+            try:
+                return llm.yes_no([ChatMessage.model_validate(m) for m in messages])
+            finally:  # every reading, the check's and recite's, with its time and prompt size
+                reads.append(((time.perf_counter() - t0) * 1000,))
+                prompt_chars.append(sum(len(m["content"]) for m in messages))
 
     store = Store.open(args.store, create=False)
     totals = {"answers": 0, "answerable": 0, "text_cites_gold": 0, "outcomes": {}, "claims": 0, "struck": 0,
@@ -127,8 +137,10 @@ def _replay(args: argparse.Namespace) -> int:
 
             shown = [Citation.from_hit(h) for h in hits_for(store, shown_ids)]
             trace: list = []
+            t0 = time.perf_counter()
             text, used, quoted = AgentPipeline._keep_supported(checked["checked"], checked["question"], hits, shown,
                                                                trace, AnswerProgress(), reader)
+            check_ms.append((time.perf_counter() - t0) * 1000)
             totals["model_readings"] = totals.get("model_readings", 0) + trace[0].output.get("model_readings", 0)
             outcome = "answered" if used and not quoted else "partial"
             totals["answers"] += 1
@@ -156,6 +168,13 @@ def _replay(args: argparse.Namespace) -> int:
                         totals["struck_judged_supported"] += label == "supported"
             out_rows.append({"id": row["id"], "outcome": outcome, "used": used, "text": text})
     totals["text_cites_gold_rate"] = round(totals["text_cites_gold"] / max(1, totals["answerable"]), 4)
+    # what the check costs an answer (the model's readings included): recite's readings are not in model_readings
+    totals["check_ms"] = {"p50": round(statistics.median(check_ms)), "max": round(max(check_ms))} if check_ms else None
+    if reads:
+        totals["readings_all"] = len(reads)
+        totals["reading_ms"] = {"p50": round(statistics.median(r[0] for r in reads)),
+                                "sum": round(sum(r[0] for r in reads))}
+        totals["reading_prompt_chars_p50"] = round(statistics.median(prompt_chars))
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in out_rows), encoding="utf-8")
     print(json.dumps(totals, indent=1))
