@@ -33,6 +33,21 @@ def prompt(passages: list[tuple[str, str]], claim: str, chars: int | None = None
     return reader_prompt(claim, passages, chars or READER_CHARS, head=head)
 
 
+def shared_prompt(passages: list[tuple[str, str]], cites: list[int], claim: str, chars: int) -> list[dict]:
+    """One answer's cited passages as a prefix every claim of the answer shares (each its first ``chars``
+    characters, in the answer's order), then the claim and the passages it cites: only the claim's tokens are new
+    from one reading to the next (``--shared``; measured, not the answer path's prompt)."""
+    from gmprep.common.text import clean_markdown
+    from gmprep.core.agents.support import READER_SYSTEM, _strip_markers
+
+    body = "\n\n".join(f"Passage {i + 1}: {name}\n{text[:chars]}" for i, (name, text) in enumerate(passages))
+    which = " and ".join(f"Passage {k + 1}" for k in cites)
+    plain = " ".join(clean_markdown(_strip_markers(claim)).split())
+    return [{"role": "system", "content": READER_SYSTEM},
+            {"role": "user", "content": f"{body}\n\nClaim, citing {which}: {plain}\n\nDoes {which} state this "
+                                        "claim, with the same subject and the same numbers? Answer yes or no."}]
+
+
 def score(args: argparse.Namespace) -> int:
     from gmprep.core.llm.base import ChatMessage
     from gmprep.core.llm.llamacpp import LlamaCppBackend
@@ -47,7 +62,15 @@ def score(args: argparse.Namespace) -> int:
     llm = LlamaCppBackend(args.model_path, n_ctx=4096, n_threads=args.threads)
     with args.out.open("a", encoding="utf-8") as out:
         for path in args.judgements:
-            for line in path.open(encoding="utf-8"):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            # --shared: the passages all of an answer's judged claims cite, in first-cited order
+            union: dict[str, list[str]] = {}
+            for line in lines:
+                j = json.loads(line)
+                if j["label"] in ("supported", "unsupported"):
+                    union.setdefault(j["id"], [])
+                    union[j["id"]] += [c for c in j["cited"] if c not in union[j["id"]]]
+            for line in lines:
                 j = json.loads(line)
                 key = (path.name, j["id"], j["index"])
                 if j["label"] not in ("supported", "unsupported") or not j["cited"] or key in done:
@@ -56,7 +79,15 @@ def score(args: argparse.Namespace) -> int:
                 passages = [(n.name, n.text) if n else (c, "(not in this store)")
                             for n, c in zip(nodes, j["cited"][:3], strict=True)]
                 t0 = time.perf_counter()
-                reading = llm.yes_no([ChatMessage.model_validate(m) for m in prompt(passages, j["sentence"], args.chars, args.head)])
+                if args.shared:
+                    ids = union[j["id"]]
+                    nodes_all = [store.get(c) for c in ids]
+                    messages = shared_prompt([(n.name, n.text) if n else (c, "(not in this store)")
+                                              for n, c in zip(nodes_all, ids, strict=True)],
+                                             [ids.index(c) for c in j["cited"]], j["sentence"], args.chars or 1400)
+                else:
+                    messages = prompt(passages, j["sentence"], args.chars, args.head)
+                reading = llm.yes_no([ChatMessage.model_validate(m) for m in messages])
                 out.write(json.dumps({"file": path.name, "id": j["id"], "index": j["index"], "label": j["label"],
                                       "split": j.get("split"), "score": None if reading is None else round(reading, 4),
                                       "ms": round((time.perf_counter() - t0) * 1000)}) + "\n")
@@ -173,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--chars", type=int, default=None,
                    help="each passage cut to this many characters around the claim (support.reader_excerpt; "
                    "default support.READER_CHARS, the answer path's prompt)")
+    s.add_argument("--shared", action="store_true",
+                   help="one prefix of all the passages an answer's judged claims cite (each its first --chars, "
+                   "default 1400), the claim asked after it (shared_prompt; measured, not the answer path's)")
     s.add_argument("--head", action="store_true",
                    help="cut each passage to its first --chars characters instead (the first prompt: --chars 1400)")
     r = sub.add_parser("report")
