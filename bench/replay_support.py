@@ -98,7 +98,7 @@ def _replay(args: argparse.Namespace) -> int:
                 j = json.loads(line)
                 judged[(j["id"].split("/")[0], _plain(j["sentence"]))] = j["label"]
     reader = None
-    reads: list[tuple[float]] = []
+    reads: list[float] = []
     prompt_chars: list[int] = []
     check_ms: list[float] = []
     if args.reader:
@@ -116,7 +116,7 @@ def _replay(args: argparse.Namespace) -> int:
             try:
                 return llm.yes_no([ChatMessage.model_validate(m) for m in messages])
             finally:  # every reading, the check's and recite's, with its time and prompt size
-                reads.append(((time.perf_counter() - t0) * 1000,))
+                reads.append((time.perf_counter() - t0) * 1000)
                 prompt_chars.append(sum(len(m["content"]) for m in messages))
 
     store = Store.open(args.store, create=False)
@@ -172,8 +172,7 @@ def _replay(args: argparse.Namespace) -> int:
     totals["check_ms"] = {"p50": round(statistics.median(check_ms)), "max": round(max(check_ms))} if check_ms else None
     if reads:
         totals["readings_all"] = len(reads)
-        totals["reading_ms"] = {"p50": round(statistics.median(r[0] for r in reads)),
-                                "sum": round(sum(r[0] for r in reads))}
+        totals["reading_ms"] = {"p50": round(statistics.median(reads)), "sum": round(sum(reads))}
         totals["reading_prompt_chars_p50"] = round(statistics.median(prompt_chars))
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in out_rows), encoding="utf-8")

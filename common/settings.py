@@ -139,7 +139,7 @@ class LLMSettings(BaseModel):
     # and the claim is struck when the check's score and the model's reading together say unsupported
     # (``core/agents/support.py``, ``support_reader.json``). Measured on the hand judgements (docs/faithfulness.md,
     # "The answering model as the reader of support" and stop 41's excerpt): today's answers' test half 0.635 -> 0.716
-    # agreement, the older answers' 0.949 -> 0.938; replayed, the kept claims judged supported rise 59% -> 69% (dev) and 50% -> 69%
+    # agreement, the older answers' 0.949 -> 0.938; replayed, the kept claims judged supported rise 59% -> 71% (dev) and 50% -> 69%
     # (situation-dev). Off by default: more answers fall back to quoting, dev's text cites its gold less often
     # (0.943 -> 0.914, under the extractive answer's), and single-need answers' median goes 7.6 -> 18.4 s on 2 CPU
     # cores (issue 13's target: 15 s). Only llama.cpp reads next-token probabilities; other backends answer as before.

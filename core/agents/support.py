@@ -497,28 +497,24 @@ class SupportChecker:
         body = " ".join(body.split())
         # the passage is found by the score alone, and the model (``reader``) reads only that one: a struck claim
         # costs one more reading, not one per passage (each a new prompt, nothing to reuse from the cache)
-        own = [resolve(x.markers, passages) for x in split_sentences(sentence)[:1]]
-        reader, self.reader = self.reader, None
-        try:
-            found = None
-            for m in range(1, len(passages) + 1):
-                if own and own[0] == [passages[m - 1].source_id]:
-                    continue  # the passage it cited already: the check has struck it there
-                candidate = f"{body} [{m}]{end}"
-                verdicts = [v for v in self.check(candidate, passages, given).sentences if v.claim]
-                if len(verdicts) == 1 and verdicts[0].supported:
-                    found = candidate
-                    break
-        finally:
-            self.reader = reader
-        if found is None or reader is None:
-            return found
-        verdicts = [v for v in self.check(found, passages, given).sentences if v.claim]
-        return found if len(verdicts) == 1 and verdicts[0].supported else None
+        sents = split_sentences(sentence)
+        own = resolve(sents[0].markers, passages) if sents else []
+        for m in range(1, len(passages) + 1):
+            if own == [passages[m - 1].source_id]:
+                continue  # the passage it cited already: the check has struck it there
+            candidate = f"{body} [{m}]{end}"
+            if self._kept_alone(candidate, passages, given, read=False):
+                return candidate if self.reader is None or self._kept_alone(candidate, passages, given) else None
+        return None
 
-    def check(self, text: str, passages: Sequence[Passage], given: str = "") -> SupportReport:
+    def _kept_alone(self, sentence: str, passages: Sequence[Passage], given: str, read: bool = True) -> bool:
+        verdicts = [v for v in self.check(sentence, passages, given, read=read).sentences if v.claim]
+        return len(verdicts) == 1 and bool(verdicts[0].supported)
+
+    def check(self, text: str, passages: Sequence[Passage], given: str = "", read: bool = True) -> SupportReport:
         """The verdict on every sentence of ``text`` given the numbered ``passages`` (and the question,
-        ``given``, whose own numbers a sentence may repeat)."""
+        ``given``, whose own numbers a sentence may repeat). ``read=False``: the score's verdict, without the
+        reader."""
         by_id = {p.source_id: p for p in passages}
         out: list[SentenceSupport] = []
         for i, sent in enumerate(split_sentences(text)):
@@ -549,7 +545,7 @@ class SupportChecker:
                 continue
             p = self.model.probability(feats)
             supported, reason = p >= self.model.threshold, "score"
-            if supported and self.reader is not None and sent.kind == "text":
+            if supported and read and self.reader is not None and sent.kind == "text":
                 # what the model wrote, read again by the model: kept only if the second logistic agrees. Quoted
                 # passage lines are the passages' own words and never read
                 reading = self.reader(reader_prompt(sent.text, [(by_id[c].name, by_id[c].text) for c in cited]))
