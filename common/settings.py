@@ -356,6 +356,12 @@ class AnswerabilitySettings(BaseModel):
     # tuning set of stop 39 (the highest answerable reads 0.831; docs/answerability.md, "The other-edition threshold on
     # all the tuning data"). 1.0 or more: off.
     edition_threshold: float = 0.85
+    # A question (not one that says it is about Pathfinder 2e) that quotes another game's rules text, nine words in a
+    # row that Pathfinder 1e's, D&D 5e SRD's or Starfinder 1e's rules print and Pathfinder 2e's text never uses
+    # (``core/agents/quotes.py``), asks that game's rule: declined not_in_corpus like the other-edition reader's.
+    # Tuning: 5 more real gaps, 1 answerable post (which quotes Starfinder's Bulk rule) (docs/answerability.md, "A
+    # quoted rule of another game"). False: off.
+    quote_decline: bool = True
     # A Remaster rename ("attack of opportunity" -> Reactive Strike) forces the held rule only when the question read
     # without the renamed name is not another game's by ``edition_threshold``: the renames are Pathfinder 1e's words
     # too. False: a rename always forces the answer, as before.

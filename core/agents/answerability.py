@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field
 
 from gmprep.common.settings import AnswerabilitySettings
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, stem
-from gmprep.core.agents import edition, otherbooks
+from gmprep.core.agents import edition, otherbooks, quotes
 from gmprep.core.agents.campaign import CampaignRules
 from gmprep.core.agents.coverage import PROSE_TYPES, OutlineCoverage, OutlineSection
 from gmprep.core.agents.otherbooks import (
@@ -578,6 +578,13 @@ class AnswerabilityJudge:
                     outcome, section = "not_in_corpus", None
                     foreign, foreign_book = edition.decline_terms(reading, question)
                     foreign_kind, foreign_uses = "edition", None
+            quoted = self.quoted_game(question) if outcome != "not_in_corpus" else None
+            if quoted is not None:
+                # it quotes another game's rule: that rule is asked, whatever words it shares with the held books (a
+                # rename it quotes, "flat-footed", is that game's word too: the table holds no Pathfinder 2e text)
+                probs["quote"] = float(quoted.count)
+                outcome, section = "not_in_corpus", None
+                foreign, foreign_book, foreign_kind, foreign_uses = quoted.words, quoted.game, "quote", None
         return Assessment(outcome=outcome, probabilities={k: round(v, 4) for k, v in probs.items()},
                           rule=(foreign or (section.title if section else unnamed)) if outcome == "not_in_corpus" else "",
                           foreign=foreign, foreign_book=foreign_book, foreign_kind=foreign_kind,
@@ -598,11 +605,24 @@ class AnswerabilityJudge:
             return None
         return edition.read(question, without)
 
+    def quoted_game(self, question: str) -> quotes.Quote | None:
+        """The other game whose rules text ``question`` quotes (``core/agents/quotes.py``), or None: when none, when
+        ``quote_decline`` is off, or when the question says it is about Pathfinder 2e (a quote is then a comparison)."""
+        if not self.settings.quote_decline or otherbooks.names_pathfinder_2e(question):
+            return None
+        return quotes.find(question)
+
     def edition_decline(self, question: str) -> Assessment | None:
-        """not_in_corpus for a question the reader takes for another game's (``edition_threshold``), else None."""
+        """not_in_corpus for a question the reader takes for another game's (``edition_threshold``) or that quotes
+        another game's rules text (``quote_decline``), else None."""
         reading = self.edition_reading(question)
         if reading is None or reading.probability < self.settings.edition_threshold:
-            return None
+            quoted = self.quoted_game(question)
+            if quoted is None:
+                return None
+            return Assessment(outcome="not_in_corpus", rule=quoted.words, foreign=quoted.words,
+                              foreign_book=quoted.game, foreign_kind="quote", held_books=held_books(self.use.db),
+                              probabilities={"quote": float(quoted.count)})
         named, game = edition.decline_terms(reading, question)
         return Assessment(outcome="not_in_corpus", rule=named, foreign=named, foreign_book=game,
                           foreign_kind="edition", held_books=held_books(self.use.db),
@@ -743,6 +763,9 @@ def foreign_text(term: str, books: Sequence[str], book: str = "", kind: str = ""
         return (f"“{term}” is a pre-Remaster Pathfinder 2e name: the Remaster books gmprep holds ({held}) do not have "
                 "it, so the passages it found would only be tangents. Its rules are in the pre-Remaster book that "
                 "printed it; add that book's PDF with `gmprep books add` to get them.")
+    if kind == "quote":  # a quoted rule of another game (``core/agents/quotes.py``)
+        return (f"This question quotes {book}'s rules text (“{term} …”): gmprep holds the Pathfinder 2e Remaster "
+                f"books ({held}), not that game's rules, so the passages it found would only be tangents.")
     if kind == "edition":  # the other-edition reader (``core/agents/edition.py``)
         which = f"a {book}" if book else "another game's (Pathfinder 1st Edition, D&D or Starfinder)"
         words = ", ".join(f"“{w}”" for w in term.split(", ") if w)
