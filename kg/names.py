@@ -31,6 +31,10 @@ from pydantic import BaseModel, Field
 from gmprep.kg.legacy import HAND_LEGACY_NAMES, LEGACY_NAMES, LEGACY_SPELLINGS
 from gmprep.kg.models import Node
 
+# The node ids of name-only entries of books the store does not hold (``NameIndex.build``'s ``others``): a hover
+# says which book names it, having no text to show
+OTHER_ID_PREFIX = "other:"
+
 # Default preference when one name belongs to several entries (lower wins):
 # "Trip" action over trait, "Reactive Strike" action over feat, "Leshy" ancestry over trait,
 # "Treat Wounds" action over the rules page, "Shield Block" feat over the class feature.
@@ -299,11 +303,15 @@ class NameIndex:
         # a GM writing "Magus" or "Commander" means the class or a rank, never this trait
         self._class_traits: set[str] = set()
         self._vocab: set[str] = set()
+        self._others: set[str] = set()  # name-only entries of books the store does not hold (``build``)
 
     # ---- building -------------------------------------------------------------------------
     @classmethod
-    def build(cls, nodes: Iterable[Node]) -> NameIndex:
-        """Index every entry node's name, aliases and generated variants, plus legacy names."""
+    def build(cls, nodes: Iterable[Node], others: Iterable[Node] = ()) -> NameIndex:
+        """Index every entry node's name, aliases and generated variants, plus legacy names. ``others``: name-only
+        entries of books the store does not hold (``core.agents.otherbooks.catalogue_entries``), indexed by name and
+        plural only, and only where no entry, alias, legacy name or form of ``nodes`` already reads the words (a class
+        trait aside: "Magus" names the class, never the trait that marks its abilities)."""
         idx = cls()
         nodes_list = list(nodes)
         # "Level 2" archetype pages are corpus artefacts, not names anyone writes; the books' rules-prose
@@ -351,10 +359,24 @@ class NameIndex:
         idx._add_section_titles([n for n in nodes_list if n.kind == "entry" and n.is_prose])
         idx._add_acronyms(entries, prose_words)
         idx._add_abilities(entries)
+        idx._add_others(list(others))
         for cands in idx._keys.values():
             cands.sort(key=lambda c: c.rank)
         idx._vocab = set()  # only needed while building
         return idx
+
+    def _add_others(self, others: list[Node]) -> None:
+        """Name-only entries of other books, under words nothing held reads (see ``build``)."""
+        for node in others:
+            key = name_key(node.name)
+            if not key or any(c.node_id not in self._class_traits for c in self._keys.get(key, ())):
+                continue
+            self._others.add(node.node_id)
+            self._by_id[node.node_id] = (node.name, node.type)
+            self._add(node.name, node.node_id, variant=0)
+            if node.type not in ("condition", "trait"):
+                for p in _plural(key[-1]):
+                    self._add(" ".join([*key[:-1], p]), node.node_id, variant=2, form="plural")
 
     def _add(
         self, text: str | tuple[str, ...], node_id: str, *, variant: int, legacy_name: str | None = None,
@@ -365,6 +387,8 @@ class NameIndex:
         key = name_key(text) if isinstance(text, str) else text
         if not key:
             return
+        if node_id in self._others and any(c.node_id not in self._class_traits for c in self._keys.get(key, ())):
+            return  # another book's name never competes with a held entry for the same words
         name, etype = self._by_id[node_id]
         if legacy_name and form == "name":
             form = "legacy"

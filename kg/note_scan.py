@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.settings import HoverSettings
-from gmprep.kg.names import Match, Mention, NameIndex, _at_sentence_start, name_key
+from gmprep.kg.names import OTHER_ID_PREFIX, Match, Mention, NameIndex, _at_sentence_start, name_key
 from gmprep.kg.prose import (
     ChunkProse,
     Region,
@@ -369,6 +369,8 @@ class NoteScanner:
             return 1.0 if match.heuristic else 0.0
 
     def _controls(self, text: str, mentions: list[Mention], ranges, lines) -> list[Mention]:
+        if not self.settings.other_books:  # names of books gmprep does not hold, turned off (``hover.other_books``)
+            mentions = [m for m in mentions if not m.node_id.startswith(OTHER_ID_PREFIX)]
         if not (self._ignore or ranges or lines):
             return mentions
         lines = sorted(lines)

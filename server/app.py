@@ -427,6 +427,9 @@ def create_server(settings: Settings | None = None, build_index: bool = True) ->
             raise requests.failed("no rules entry is named at that position")
         edit = actions.insert_rule_edit(ls.state, doc, mention)
         if edit is None:
+            other = ls.state.other_entry(mention.node_id)
+            if other is not None:  # a name of a book gmprep does not hold: there is no text to insert
+                raise requests.failed(f"{other.name} is from {other.book}, which gmprep does not hold: no rule text")
             raise requests.failed(f"entry {mention.node_id} is not available")
         result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="Insert rule text"))
         return models.AppliedResult(applied=bool(result and result.applied)).wire()
@@ -525,6 +528,9 @@ def _apply_settings(ls: GmprepServer, options: dict) -> None:
         ls.tell_settings_problem(f"{settings_error(exc)} (the change is not used)")
         ls.state.settings = old
         return
+    if ls.state.settings.hover.other_books != old.hover.other_books and ls.state.book is not None:
+        # the names the index holds change: load it again (it clears the scans when ready)
+        threading.Thread(target=ls.state.load_book, name="gmprep-names", daemon=True).start()
     if ls.state.settings.hover != old.hover:  # ignore words or strictness changed: rescan what is open
         ls.state.docs.clear()
         for uri in list(ls.workspace.text_documents):

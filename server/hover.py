@@ -6,7 +6,7 @@ from lsprotocol import types as lsp
 
 from gmprep.server.documents import DocumentMentions
 from gmprep.server.entries import EntryFiles
-from gmprep.server.markdown import hover_markdown
+from gmprep.server.markdown import hover_markdown, other_book_markdown
 from gmprep.server.state import ServerState
 
 MAX_ALTERNATIVES = 3  # "did you mean": the next best entries the same words name
@@ -19,7 +19,13 @@ def hover(state: ServerState, entries: EntryFiles, doc: DocumentMentions, pos: l
         return None
     node = state.node(mention.node_id)
     if node is None:
-        return None
+        other = state.other_entry(mention.node_id)
+        if other is None:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=other_book_markdown(other, state.held_books())),
+            range=doc.range_of(mention),
+        )
     own = entries.path_if_ready(node.node_id)
     related = []
     for other in state.related(node.node_id):

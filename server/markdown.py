@@ -94,6 +94,28 @@ def hover_markdown(
     return "\n\n".join(parts)
 
 
+def other_book_markdown(node: Node, held: list[str]) -> str:
+    """The card of a name-only entry of a book gmprep does not hold (``core.agents.otherbooks.catalogue_entries``):
+    which book prints it and of what kind, and that there is no text to show (never a guess at its rule)."""
+    books = list(node.fields.get("books") or [node.book or "another book"])
+    kind = str(node.fields.get("category") or node.type.replace("-", " ")).lower()
+    held_text = ", ".join(held) if held else "the Pathfinder 2e Remaster core books"
+    added = [b for b in books if b in held]
+    if added:  # the user added that book (`gmprep books add`): its text is searchable, not hoverable by this name
+        return "\n\n".join([f"### {node.name}", f"*{kind} — {' · '.join(books)}* · `{node.source_id}`", "---",
+                             f"**{node.name}** is from {' and '.join(added)}, which you added: "
+                             f"`gmprep search \"{node.name}\"` finds its text."])
+    if node.fields.get("superseded"):
+        head = f"*{kind} — {' · '.join(books)} (pre-Remaster)*"
+        body = (f"A pre-Remaster name: the Remaster books gmprep holds ({held_text}) do not print **{node.name}** "
+                "(renamed or left out), so there is no rule text to show.")
+    else:
+        head = f"*{kind} — {' · '.join(books)}*"
+        body = (f"**{node.name}** is from {' and '.join(books)}, which gmprep does not hold ({held_text}), so there "
+                "is no rule text to show. If you own the book, add its PDF with `gmprep books add` to search it.")
+    return "\n\n".join([f"### {node.name}", f"{head} · `{node.source_id}`", "---", body])
+
+
 def quote_block(node: Node, limit: int = QUOTE_TEXT_CHARS) -> str:
     """The rule as a markdown block quote with its citation, for inserting into a note."""
     head = f"> **{node.name}** ({node.type.replace('-', ' ')}) — {where(node)} [{node.source_id}]"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from gmprep.common.errors import GmprepError
-from gmprep.common.settings import Settings
+from gmprep.common.settings import HoverSettings, Settings
 from gmprep.core.conversations import ConversationStore
 from gmprep.kg.models import Node
 from gmprep.kg.names import NameIndex
@@ -52,10 +52,13 @@ class RulesBook:
     """Corpus entries in memory: names, texts and reference edges, for hovers and completion
     before (and without) the store."""
 
-    def __init__(self, nodes: list[Node], refs: dict[str, list[str]]):
+    def __init__(self, nodes: list[Node], refs: dict[str, list[str]], others: list[Node] | None = None):
         self.nodes = {n.node_id: n for n in nodes}
         self.refs = refs
-        self.names = NameIndex.build(nodes)
+        # name-only entries of books gmprep does not hold: notes name them, a hover says whose they are; they are no
+        # entries (no text, no page, nothing to cite, complete or open), so they stay out of ``nodes``
+        self.names = NameIndex.build(nodes, others or ())
+        self.others = {n.node_id: n for n in others or () if self.names.lookup(n.name) == n.node_id}
         # completion: names sorted once (lowercased) for prefix search, every word of every name
         # for word-start search, and names grouped by first letter for the fuzzy pass; the books'
         # rules-prose sections are not names (kg/names.py), so completing one would write a word no hover reads
@@ -71,8 +74,9 @@ class RulesBook:
         self.completion_docs: dict[str, str] = {}  # node_id -> documentation, filled on use
 
     @classmethod
-    def from_corpus(cls) -> RulesBook:
-        """Load the bundled corpus (no store, no model)."""
+    def from_corpus(cls, other_books: bool | None = None) -> RulesBook:
+        """Load the bundled corpus (no store, no model); with ``other_books`` (default: the ``hover.other_books``
+        setting's default) the names of other books' entries too."""
         from gmprep.ingest.corpus import load_corpus
 
         load = load_corpus()
@@ -81,7 +85,13 @@ class RulesBook:
         for e in load.edges:
             if e.kind == "ref":
                 refs.setdefault(e.src, []).append(e.dst)
-        return cls(entries, refs)
+        if other_books is None:
+            other_books = HoverSettings().other_books
+        if not other_books:
+            return cls(entries, refs)
+        from gmprep.core.agents.otherbooks import catalogue_entries
+
+        return cls(entries, refs, catalogue_entries())
 
 
 class ServerState:
@@ -94,6 +104,7 @@ class ServerState:
         self.docs = DocumentCache()
         self.book: RulesBook | None = None
         self._book_ready = threading.Event()
+        self._book_load_lock = threading.Lock()
         self._store: Store | None = None
         self._searcher: Searcher | None = None
         self._conversations: ConversationStore | None = None
@@ -104,10 +115,19 @@ class ServerState:
 
     # ---- the in-memory rules book -------------------------------------------------------
     def load_book(self) -> None:
-        """Load the corpus name index (call from a worker thread)."""
+        """Load the corpus name index (call from a worker thread; again when ``hover.other_books`` changes, which
+        decides the names it holds: one load at a time, and a change made during a load is loaded after it)."""
+        with self._book_load_lock:
+            while True:
+                want = self.settings.hover.other_books
+                self._load_book(want)
+                if self.book is None or self.settings.hover.other_books == want:
+                    return
+
+    def _load_book(self, other_books: bool) -> None:
         try:
             t0 = time.perf_counter()
-            self.book = RulesBook.from_corpus()
+            self.book = RulesBook.from_corpus(other_books)
             # the name index is millions of long-lived objects: out of the collector's full passes,
             # which would otherwise stall the event loop for hundreds of ms while notes are edited
             gc.collect()
@@ -222,6 +242,23 @@ class ServerState:
                 self._conversations = None
 
     # ---- nodes ------------------------------------------------------------------------------
+    def held_books(self) -> list[str]:
+        """The books gmprep holds: the store's (added books included) when it is ready, else the bundled corpus's."""
+        store = self.store()
+        if store is not None:
+            from gmprep.core.agents.otherbooks import held_books
+
+            try:
+                return held_books(store.db)
+            except Exception:  # a store being rebuilt: the bundled books below
+                log.debug("held books unavailable", exc_info=True)
+        books = {n.book for n in self.book.nodes.values() if n.book} if self.book else set()
+        return sorted(b.removeprefix("Pathfinder ") for b in books)
+
+    def other_entry(self, node_id: str) -> Node | None:
+        """A name-only entry of a book gmprep does not hold (``RulesBook.others``), by id."""
+        return self.book.others.get(node_id) if self.book else None
+
     def node(self, node_id: str) -> Node | None:
         """An entry by id: from memory for corpus entries, else from the store."""
         if self.book and node_id in self.book.nodes:

@@ -27,6 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from gmprep.common.text import QUESTION_WORDS, STOP_WORDS, snowball_stem
+from gmprep.kg.models import Node
+from gmprep.kg.names import OTHER_ID_PREFIX
 from gmprep.kg.query import asking, sentences
 
 # Off by default since its one held-out run (docs/answerability.md, "Held-out, run once"): on the 147
@@ -607,6 +609,56 @@ def unknown_names(question: str, use: BookUse, passages: Sequence[str], min_repe
             continue
         out.append((repeats, shown))
     return [shown for _, shown in sorted(out, key=lambda t: -t[0])]
+
+
+# ----- other books' entries, named in a note --------------------------------------------------------------------------
+# A GM's notes name entries of books gmprep does not hold ("Spellstrike", "Defiant Banner", a Tracking Tag on the
+# shopping list). The catalogue knows each one's book and kind, not its text, so a hover can say where the rule is
+# from instead of showing nothing (server/markdown.py, ``other_book_markdown``). Only names no held entry, alias or
+# legacy name already answers (the name index checks, ``NameIndex.build``), and not the ones that are plain English:
+# one word as common as ``HOVER_NAME_ZIPF`` or more ("Guardian", "Stone", "Support", "Doll") or a name that opens with
+# an article ("The Vision", a harrow card). The mention scorer then decides each one in its context, as for any entry.
+# Measured on the tuning notes (docs/hover.md, "Entries of books gmprep does not hold").
+HOVER_NAME_ZIPF = 2.5
+# the catalogue's headings -> the store's entry types (the scorer's type feature; the hover's kind): the rest are
+# class options and the like, shown under their heading
+_ENTRY_TYPES = {
+    "Feats": "feat", "Equipment": "equipment", "Weapons": "equipment", "Armor": "equipment", "Shields": "equipment",
+    "Vehicles": "equipment", "Siege Weapons": "equipment", "Spells": "spell", "Rituals": "spell",
+    "Class Features": "class-feature", "Classes": "class", "Archetypes": "archetype", "Ancestries": "ancestry",
+    "Ancestry Heritages": "heritage", "Backgrounds": "background", "Hazards": "hazard", "Conditions": "condition",
+    "Animal Companions": "creature",
+}
+
+
+def catalogue_entries(max_zipf: float = HOVER_NAME_ZIPF,
+                      held: Iterable[str] = ("Player Core", "Player Core 2", "GM Core", "Monster Core")) -> list[Node]:
+    """One name-only entry per catalogue name that only books other than ``held`` list (the Remaster's superseded
+    books included: "thunderstone" is a Core Rulebook item the Remaster dropped), for the name index of notes:
+    ``node_id`` ``other:<name>``, the entry type its heading maps to, ``book`` the book that lists it (a class before
+    its multiclass archetype), ``fields`` the heading and every book that lists it; no text."""
+    held_set = {b.removeprefix("Pathfinder ") for b in held}
+    out: list[Node] = []
+    for key, rows in _catalogue().items():
+        if any(book in held_set for _, book, _ in rows):
+            continue  # a held book lists it: the store has it (or the bundled corpus lacks its text)
+        words = key.split()
+        if not words or words[0] in ("the", "a", "an") or len(key) < MIN_LEN \
+                or all(w in _STOP or w in _SMALL for w in words):
+            continue  # "The Vision" is a harrow card's title; "To Me" is two function words
+        if len(words) == 1:
+            z = zipf(key)
+            if z is None or z >= max_zipf:
+                continue  # without wordfreq no single word is offered: most are English too
+        name, book, category = min(rows, key=lambda r: (r[2] != "Classes", r[1] in SUPERSEDED, r[1]))
+        slug = re.sub(r"[^a-z0-9]+", "-", key).strip("-")
+        out.append(Node(node_id=f"{OTHER_ID_PREFIX}{slug}", source_id=f"{OTHER_ID_PREFIX}{slug}", kind="entry",
+                        name=re.sub(r"\s*\(.*?\)$", "", name) or name, type=_ENTRY_TYPES.get(category, "rule"),
+                        book=book, origin="catalogue:other-books",
+                        fields={"category": _singular(category),
+                                "books": sorted({b for _, b, _ in rows}),
+                                "superseded": all(b in SUPERSEDED for _, b, _ in rows)}))
+    return out
 
 
 # ----- another book's name beside a held rule ------------------------------------------------------------------------

@@ -64,16 +64,15 @@ def file_mentions(scanner, path: Path, text: str) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``gmprep mentions``."""
-    from gmprep.ingest.corpus import load_corpus
-    from gmprep.kg.names import NameIndex
     from gmprep.kg.note_scan import NoteScanner, load_scorer
+    from gmprep.server.state import RulesBook
 
     # the hover settings of the workspace the command runs in (its gmprep.toml), as the server reads them
     hover = settings_from_args(args).hover  # a bad value in gmprep.toml is one line, not a traceback
     if args.all:
         hover = hover.model_copy(update={"strictness": "loose"})
     files = _files(args.files)
-    names = NameIndex.build(n for n in load_corpus().nodes if n.kind == "entry")
+    names = RulesBook.from_corpus(hover.other_books).names  # the server's own name index
     scanner = NoteScanner(names, hover, load_scorer())
     for alias in scanner.unknown_aliases:
         print(f"gmprep.toml: hover.aliases: the target of {alias!r} names no entry; left out", file=sys.stderr)

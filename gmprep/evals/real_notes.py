@@ -12,7 +12,9 @@ surface text to detect drift:
 Predictions come from the same scan as hover (``kg.note_scan.NoteScanner``, see ``note_scanner``).
 Gold is exhaustive over the labelled notes, so every predicted mention that matches no gold span is
 a false positive, judged or not. Matching rule: a predicted mention matches a gold span when their
-character spans overlap and the predicted entry id is one of the gold span's acceptable ids.
+character spans overlap and the predicted entry id is one of the gold span's acceptable ids, or when the prediction
+is a name-only entry of a book gmprep does not hold (``other:`` ids: the hover says which book prints it) and the gold
+span is a rule reference whose entry the store lacks (``absent``). ``recall_in_store`` counts the store's entries only.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from gmprep.common.errors import GmprepError
+from gmprep.kg.names import OTHER_ID_PREFIX
 
 # A split is "tune" or a held-out split "heldout", "heldout2", "heldout3", ... (each a set of GMs labelled
 # before any scorer was run on it; held out from tuning). "both" asks for tune and heldout together.
@@ -180,8 +183,9 @@ def score(split: str, judgements: list[Judgement], predicted: list[Predicted], d
     fps: list[dict] = []
     for p in predicted:
         hit = False
+        other = p.id.startswith(OTHER_ID_PREFIX)
         for g in gold_by_doc.get(p.doc, []):
-            if overlaps(p.start, p.end, g.start, g.end) and p.id in g.ids:
+            if overlaps(p.start, p.end, g.start, g.end) and (p.id in g.ids or (other and (g.absent or not g.ids))):
                 found.add(id(g))
                 hit = True
         if hit:
@@ -234,9 +238,10 @@ def evaluate(folder: Path, split: Split, cache: Path | None = None, names=None, 
     sources = load_sources(folder)
     judgements = load_judgements(folder)
     if names is None:
+        from gmprep.common.settings import HoverSettings
         from gmprep.server.state import RulesBook
 
-        names = RulesBook.from_corpus().names
+        names = RulesBook.from_corpus((settings or HoverSettings()).other_books).names
     wanted = ["tune", "heldout"] if split == "both" else [split]
     texts = {s.id: load_text(s, cache) for s in sources if s.split in wanted}
     check_offsets(judgements, texts)

@@ -303,3 +303,43 @@ async def test_workspace_aliases_hover_a_gms_shorthand(client, workspace):
         )
         await call(client, "gmprep/status")
     assert await _hover(client, doc, "strat bandit", text=SHORTHAND) is None
+
+
+OTHER_BOOKS = ("## Party\n\n- Sierra (Marshal): Defiant Banner, Gather to Me\n- Loot: two Tracking Tags\n\n"
+               "Sierra raised her Defiant Banner and the guards fell back.\n")
+
+
+async def _other_books(client, on: bool) -> None:
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"gmprep": {"hover": {"other_books": on}}})
+    )
+    await call(client, "gmprep/status")
+
+
+async def test_names_of_books_gmprep_does_not_hold_say_which_book(client, workspace):
+    """``hover.other_books``: a name only another book prints hovers a card naming that book and saying there is no
+    text to show; off (the default), nothing hovers there. The name index is loaded again when the setting
+    changes, so the card comes once that load is done."""
+    doc = open_doc(client, workspace / "other-books.md", OTHER_BOOKS)
+    assert await _hover(client, doc, "Defiant Banner", text=OTHER_BOOKS) is None
+    try:
+        await _other_books(client, True)
+        card = None
+        for _ in range(300):  # the reload takes a few seconds
+            card = await _hover(client, doc, "Defiant Banner", text=OTHER_BOOKS)
+            if card is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert card is not None
+        text = card.contents.value
+        assert "Defiant Banner" in text and "Battlecry!" in text and "no rule text" in text
+        assert "`other:defiant-banner`" in text
+        plural = await _hover(client, doc, "Tracking Tags", text=OTHER_BOOKS)
+        assert plural is not None and "Howl of the Wild" in plural.contents.value
+    finally:
+        await _other_books(client, False)
+    for _ in range(300):
+        if await _hover(client, doc, "Defiant Banner", text=OTHER_BOOKS) is None:
+            break
+        await asyncio.sleep(0.1)
+    assert await _hover(client, doc, "Defiant Banner", text=OTHER_BOOKS) is None
