@@ -819,6 +819,11 @@ class NameIndex:
         # roll or DC precedes it. Left to the scorer, lowercase skills on the tuning notes were rules
         # 8 times in 14 (docs/hover.md): too few to show
         veto = veto or (chosen.type == "skill" and want != "skill" and not tokens[i].upper)
+        # another book's name of several words is written as a name: in lowercase it is most often the English
+        # phrase ("magical knowledge", "cross the threshold", "righteous fury"), which the held books' names are
+        # not held to (their phrases are the rules the note is about)
+        veto = veto or (chosen.node_id in self._others and j > i and not all(
+            t.upper for t in tokens[i:j + 1] if t.norm not in _TITLE_SMALL))
         veto = veto and chosen.form != "workspace"
         ok = not veto and self._accept(text, tokens, joins, i, j, chosen, value, emphasis, want)
         return Match(start, stop, cands, chosen, value, ok, end, veto, asked and chosen.type == "spell"), j_end

@@ -53,6 +53,12 @@ def test_the_scan_decides_them_like_any_name(book):
     assert ("Defiant Banner", f"{OTHER_ID_PREFIX}defiant-banner") in got
     assert ("Tracking Tags", f"{OTHER_ID_PREFIX}tracking-tag") in got
     assert not any(m.text.lower() == "to me" for m in on)
+    # several words of another book's name in lowercase are the English phrase; written as a name, the name
+    phrase = "The envoy wants magical knowledge and a united front.\n\nShe joined the Order of the Rack.\n"
+    got = {(m.text, m.node_id) for m in
+           NoteScanner(book.names, HoverSettings(other_books=True), load_scorer()).scan(phrase).mentions}
+    assert not any(i.startswith(OTHER_ID_PREFIX) and t.islower() for t, i in got)
+    assert ("Order of the Rack", f"{OTHER_ID_PREFIX}order-of-the-rack") in got
     off = NoteScanner(book.names, HoverSettings(other_books=False), load_scorer()).scan(note).mentions
     assert not any(m.node_id.startswith(OTHER_ID_PREFIX) for m in off)
 
