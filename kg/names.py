@@ -663,6 +663,11 @@ class NameIndex:
         # initials and a statistic's word mean an entry only with their sign in a text (capitals, a value)
         return [c for c in self._keys.get(name_key(name), ()) if c.form not in _SIGNED_FORMS]
 
+    @property
+    def has_others(self) -> bool:
+        """Whether the index holds name-only entries of books the store does not hold (``build``'s ``others``)."""
+        return bool(self._others)
+
     def lookup(self, name: str) -> str | None:
         """The entry id of an exact (normalised) name, alias or legacy name, or None."""
         cands = self._named(name)

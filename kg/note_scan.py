@@ -369,7 +369,7 @@ class NoteScanner:
             return 1.0 if match.heuristic else 0.0
 
     def _controls(self, text: str, mentions: list[Mention], ranges, lines) -> list[Mention]:
-        if not self.settings.other_books:  # names of books gmprep does not hold, turned off (``hover.other_books``)
+        if not self.settings.other_books and self.names.has_others:  # turned off since the index was loaded
             mentions = [m for m in mentions if not m.node_id.startswith(OTHER_ID_PREFIX)]
         if not (self._ignore or ranges or lines):
             return mentions
