@@ -374,7 +374,10 @@ class NameIndex:
             self._others.add(node.node_id)
             self._by_id[node.node_id] = (node.name, node.type)
             self._add(node.name, node.node_id, variant=0)
-            if node.type not in ("condition", "trait"):
+            # an archetype's name in the plural is its order's or people's members ("the Lion Blades", "Mammoth
+            # Lords" of the region), not the archetype: only the held archetypes' plurals are names (their text
+            # is the hover)
+            if node.type not in ("condition", "trait", "archetype"):
                 for p in _plural(key[-1]):
                     self._add(" ".join([*key[:-1], p]), node.node_id, variant=2, form="plural")
 

@@ -41,6 +41,8 @@ def test_a_held_name_never_goes_to_another_book(book):
     assert names.lookup("Defiant Banner") == f"{OTHER_ID_PREFIX}defiant-banner"
     assert f"{OTHER_ID_PREFIX}defiant-banner" in book.others
     assert not any(i.startswith(OTHER_ID_PREFIX) for i in names.candidates("Raise a Shield"))
+    # an archetype in the plural is its order's members, not the archetype
+    assert names.lookup("Lion Blade") == f"{OTHER_ID_PREFIX}lion-blade" and names.lookup("Lion Blades") is None
     # without the setting the index has none of them
     assert RulesBook.from_corpus(other_books=False).names.lookup("Defiant Banner") is None
 
