@@ -369,7 +369,7 @@ class NameIndex:
         """Name-only entries of other books, under words nothing held reads (see ``build``)."""
         for node in others:
             key = name_key(node.name)
-            if not key or any(c.node_id not in self._class_traits for c in self._keys.get(key, ())):
+            if not key or self._taken(key):
                 continue
             self._others.add(node.node_id)
             self._by_id[node.node_id] = (node.name, node.type)
@@ -381,6 +381,10 @@ class NameIndex:
                 for p in _plural(key[-1]):
                     self._add(" ".join([*key[:-1], p]), node.node_id, variant=2, form="plural")
 
+    def _taken(self, key: tuple[str, ...]) -> bool:
+        """Some entry already reads these words (a class's trait aside, which a GM never means by the class name)."""
+        return any(c.node_id not in self._class_traits for c in self._keys.get(key, ()))
+
     def _add(
         self, text: str | tuple[str, ...], node_id: str, *, variant: int, legacy_name: str | None = None,
         form: str = "name",
@@ -390,7 +394,7 @@ class NameIndex:
         key = name_key(text) if isinstance(text, str) else text
         if not key:
             return
-        if node_id in self._others and any(c.node_id not in self._class_traits for c in self._keys.get(key, ())):
+        if node_id in self._others and self._taken(key):
             return  # another book's name never competes with a held entry for the same words
         name, etype = self._by_id[node_id]
         if legacy_name and form == "name":
