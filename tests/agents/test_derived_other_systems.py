@@ -110,3 +110,61 @@ async def test_end_to_end_the_setting_decides(searcher, extractive):
                                                                                 edition_threshold=1.0)})
     ans = await answer_question(PF1, history=[], searcher=searcher, settings=off)
     assert ans.outcome != "not_in_books" or "spell-like" not in ans.text.lower(), ans.text
+
+
+class _MetaStore(_Store):
+    """A store double with metadata: counts its scans, keeps what is written."""
+
+    def __init__(self, nodes, read_only: bool = False):
+        super().__init__(nodes)
+        self.read_only, self.meta, self.scans, self.digests = read_only, {}, 0, {"corpus:pf2e": "a"}
+
+    def iter_nodes(self, kinds):
+        self.scans += 1
+        return iter(self.nodes)
+
+    def set_meta(self, **values):
+        self.meta.update(values)
+
+    def entry_count(self):
+        return len(self.nodes)
+
+    def source_digests(self):
+        return dict(self.digests)
+
+
+def test_the_terms_a_store_uses_are_kept_in_its_metadata_and_read_by_the_next_process():
+    from gmprep.core import sources
+
+    terms = (OtherSystemTerm(term="touch attack", system="x", derived=True),
+             OtherSystemTerm(term="Smite Evil", system="y", case_sensitive=True))
+    store = _MetaStore([_Node("A", "a Touch-Attack"), _Node("B", "they smite evil")])
+    sources._ACTIVE_CACHE.clear()
+    first = [t.term for t, _ in sources._active_terms(store, terms, loose=True)]
+    assert first == ["Smite Evil"] and store.scans == 2  # the alternation pass and the word-sequence pass
+    sources._ACTIVE_CACHE.clear()  # a new process: nothing in memory, the metadata says which terms are used
+    assert [t.term for t, _ in sources._active_terms(store, terms, loose=True)] == first and store.scans == 2
+    store.digests["notes:a.md"] = "b"  # an edited note (or a rebuilt corpus): scanned again
+    sources._ACTIVE_CACHE.clear()
+    assert [t.term for t, _ in sources._active_terms(store, terms, loose=True)] == first and store.scans == 4
+    sources._ACTIVE_CACHE.clear()  # other options read other forms: their own scan
+    sources._active_terms(store, terms, loose=False)
+    assert store.scans == 6
+    ro = _MetaStore(store.nodes, read_only=True)  # a read-only store is scanned every time, and nothing is written
+    sources._ACTIVE_CACHE.clear()
+    assert [t.term for t, _ in sources._active_terms(ro, terms, loose=True)] == first and ro.meta == {}
+    sources._ACTIVE_CACHE.clear()
+
+
+def test_the_kept_terms_survive_reopening_a_real_store(tmp_path):
+    from gmprep.core import sources
+    from gmprep.kg.store import Store
+
+    terms = (OtherSystemTerm(term="touch attack", system="x", derived=True),)
+    with Store.open(tmp_path / "s") as store:
+        sources._ACTIVE_CACHE.clear()
+        assert [t.term for t, _ in sources._active_terms(store, terms)] == ["touch attack"]
+    with Store.open(tmp_path / "s", create=False) as store:
+        saved = json.loads(store.meta[sources.USED_META_KEY])
+        assert saved["used"] == [] and saved["key"] == sources._used_key(store, terms, False, False)
+    sources._ACTIVE_CACHE.clear()
