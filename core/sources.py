@@ -478,9 +478,9 @@ USED_META_KEY = "other_systems_used"
 USED_FORMAT = 1  # bump when what counts as "used" changes
 
 
-def _used_key(store, terms: Sequence[OtherSystemTerm], loose: bool, inflected: bool) -> str:
-    digests = sorted(store.source_digests().items()) if hasattr(store, "source_digests") else []
-    data = [USED_FORMAT, store.entry_count(), digests, loose, inflected, [t.model_dump(mode="json") for t in terms]]
+def _used_key(store, terms: Sequence[OtherSystemTerm], loose: bool, inflected: bool,
+              digests: Sequence[tuple[str, str]]) -> str:
+    data = [USED_FORMAT, store.entry_count(), list(digests), loose, inflected, [t.model_dump(mode="json") for t in terms]]
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
 
 
@@ -518,7 +518,7 @@ def _active_terms(store, terms: tuple[OtherSystemTerm, ...], loose: bool = False
     candidates = [t for t in terms if t.term.lower() not in legacy and not t.derived]
     derived = [t for t in terms if t.term.lower() not in legacy and t.derived]
     own = {t.term: _term_regex(t, loose) for t in candidates}
-    saved_key = _used_key(store, terms, loose, inflected)
+    saved_key = _used_key(store, terms, loose, inflected, digests)
     used = _saved_used(store, saved_key)
     if used is None:
         used = _scan_used(store, candidates, derived, own, loose, inflected)

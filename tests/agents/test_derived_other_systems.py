@@ -166,5 +166,6 @@ def test_the_kept_terms_survive_reopening_a_real_store(tmp_path):
         assert [t.term for t, _ in sources._active_terms(store, terms)] == ["touch attack"]
     with Store.open(tmp_path / "s", create=False) as store:
         saved = json.loads(store.meta[sources.USED_META_KEY])
-        assert saved["used"] == [] and saved["key"] == sources._used_key(store, terms, False, False)
+        key = sources._used_key(store, terms, False, False, sorted(store.source_digests().items()))
+        assert saved["used"] == [] and saved["key"] == key
     sources._ACTIVE_CACHE.clear()
