@@ -117,6 +117,15 @@ class SearchSettings(BaseModel):
     # cross-encoder scores at least ``link_slot_floor`` takes the fifth place (kg.search, docs/retrieval.md).
     link_slot: bool = True
     link_slot_floor: float = Field(0.5, ge=0.0, le=1.0)
+    # An entry whose name the question says only inside a longer name it names ("Sneak" in "Sneak Attack",
+    # "Shield" in "Shield Block") is the shorter name's word match, not what is asked: its score loses this
+    # much before graph expansion, so it neither leads the list nor lends its links (kg.search). 0.5: "Can my
+    # rogue use Sneak Attack against a flanked creature?" Sneak Attack 7th -> 3rd; R@1/5/10 unchanged on the 327
+    # tuning and 374 held-out questions (docs/retrieval.md, "A name inside a longer name"). 0: off.
+    subname_penalty: float = Field(0.5, ge=0.0, le=2.0)
+    # A feature name several classes share ("Weapon Specialization", "Reflex Expertise") names the feature of the
+    # class the question names ("my fighter"), not the index's first pick by id (the bard's) (kg.query)
+    class_own_features: bool = True
 
 
 class LLMSettings(BaseModel):

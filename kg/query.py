@@ -85,12 +85,41 @@ def verb_index(nodes: Iterable[Node]) -> dict[str, str]:
     return out
 
 
-def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]) -> QueryAnalysis:
+_CLASS_FEATURE = "class-feature:"
+
+
+def _owner(node_id: str) -> str:
+    """The class whose feature ``node_id`` is ("fighter" for ``pf2e:class-feature:fighter--weapon-specialization``)."""
+    return node_id.split(_CLASS_FEATURE, 1)[1].split("--", 1)[0] if _CLASS_FEATURE in node_id else ""
+
+
+def _class_own(m, query: str):
+    """Mention ``m`` as the named class's own feature: a feature name several classes share ("Weapon
+    Specialization", "Reflex Expertise") is the class's the question names ("my fighter"), when it has one; the
+    index's first pick (by id) otherwise."""
+    if not _owner(m.node_id) or not m.alternatives:
+        return m
+    words = {w.lower() for w in _WORD.findall(query)}
+    words |= {w[:-1] for w in words if w.endswith("s")}
+    if _owner(m.node_id) in words:
+        return m
+    for alt in m.alternatives:
+        if _owner(alt) in words:
+            return m.model_copy(update={"node_id": alt, "alternatives": [m.node_id, *(a for a in m.alternatives
+                                                                                       if a != alt)]})
+    return m
+
+
+def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str],
+            class_own: bool = False) -> QueryAnalysis:
     """Names, legacy rewrites, verbs and asked-for type/rank of ``query``.
 
     ``names`` is a ``kg.names.NameIndex``, ``verbs`` from ``verb_index``, ``node_types`` maps entry id
-    to entry type (to recognise class/ancestry mentions that name a character)."""
+    to entry type (to recognise class/ancestry mentions that name a character). ``class_own``: a feature name several
+    classes share is the named class's (``search.class_own_features``)."""
     mentions = names.find_mentions(query, titles=True)
+    if class_own:
+        mentions = [_class_own(m, query) for m in mentions]
     rewritten, shift = query, 0
     edits: list[tuple[int, int]] = []  # (end in query, shift after it) of each legacy rewrite
     for m in mentions:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -234,7 +235,7 @@ class Searcher:
     def analyze(self, query: str) -> QueryAnalysis:
         """What the query names and asks for (see ``kg.query``)."""
         self._ensure_indexes()
-        return analyze(query, self._names, self._verbs or {}, self._types)
+        return analyze(query, self._names, self._verbs or {}, self._types, self.settings.class_own_features)
 
     def check_vectors(self) -> None:
         """StoreError when the store's vectors are missing or half-built (see ``embedder``)."""
@@ -352,6 +353,8 @@ class Searcher:
         for c in pool.values():
             share = shares.get(c.node.node_id, 1.0) if shares is not None else _hint_share(qa.text, s.hint_words)
             c.score = self._base_score(c, qa, reranked=reranker is not None, hint_share=share, rerank_share=trust)
+        if s.subname_penalty > 0:
+            self._demote_subnames(pool, qa, s.subname_penalty)
         if s.expand_rounds > 0:
             # in a long post the story's named entries lead the list, and their links would fill the rest of it
             # (the conditions of the story): what they lend shrinks with the reranker's share (expand_share)
@@ -500,6 +503,22 @@ class Searcher:
             c.named = how
             c.via = "name"
             c.sources.append("name")
+
+    @staticmethod
+    def _demote_subnames(pool: dict[str, Candidate], qa: QueryAnalysis, penalty: float) -> None:
+        """``search.subname_penalty``: a candidate the question names only inside a longer name it names (each place
+        its name is said lies inside another named entry's longer span) loses ``penalty``."""
+        spans = [(a, b) for nid, how in qa.named.items() if how in ("exact", "hint") for a, b in qa.spans.get(nid, ())]
+        if not spans:
+            return
+        low = qa.text.lower()
+        for c in pool.values():
+            if c.named in ("exact", "hint"):
+                continue
+            name = c.node.name.lower()
+            places = [m.span() for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", low)] if name else []
+            if places and all(any(a <= x and y <= b and b - a > y - x for a, b in spans) for x, y in places):
+                c.score -= penalty
 
     def _hint_shares(self, qa: QueryAnalysis) -> dict[str, float] | None:
         """Each hint's and verb's share of its bonus by the learned decision (``search.hint_model``, kg.hint_share)

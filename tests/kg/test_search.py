@@ -150,3 +150,29 @@ def test_search_fused_keeps_what_either_phrasing_finds(searcher):
     # one phrasing (or duplicates of it) is plain search
     assert ids(searcher.search_fused(["What happens if I critically fail a Shove?"] * 2, k=5)) == shove
     assert searcher.search_fused(["", "  "], k=5) == []
+
+
+def test_a_shared_feature_name_is_the_named_classs_own(store, searcher):
+    q = "When does my fighter get Weapon Specialization and what damage does it add?"
+    assert "pf2e:class-feature:fighter--weapon-specialization" in searcher.analyze(q).named
+    hits = searcher.search(q, k=5)
+    assert hits[0].node_id == "pf2e:class-feature:fighter--weapon-specialization", ids(hits)
+    # without the class, the index's first pick by id (another class's) is named
+    first = Searcher(store, settings=SearchSettings(class_own_features=False), names=searcher.names).analyze(q)
+    assert "pf2e:class-feature:fighter--weapon-specialization" not in first.named
+    # a feature of the class named stays
+    own = searcher.analyze("Does my bard's Weapon Specialization apply to spells?").named
+    assert "pf2e:class-feature:bard--weapon-specialization" in own
+
+
+def test_a_name_said_only_inside_a_longer_name_does_not_lead(store, searcher):
+    q = "Can my rogue use Sneak Attack against a flanked creature?"
+    hits = ids(searcher.search(q, k=10))
+    assert "pf2e:class-feature:rogue--sneak-attack" in hits[:5], hits
+    assert hits.index("pf2e:class-feature:rogue--sneak-attack") < hits.index("pf2e:action:sneak"), hits
+    plain = ids(Searcher(store, settings=SearchSettings(subname_penalty=0.0), names=searcher.names).search(q, k=10))
+    # the word match "Sneak" ranked above the feature the question names
+    assert plain.index("pf2e:action:sneak") < plain.index("pf2e:class-feature:rogue--sneak-attack"), plain
+    # said on its own too, the shorter name keeps its place
+    both = ids(searcher.search("Can I Sneak and then use Sneak Attack in the same turn?", k=5))
+    assert both[0] == "pf2e:action:sneak", both
