@@ -15,6 +15,7 @@ import logging
 import re
 import subprocess
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -24,6 +25,7 @@ from gmprep.ingest.corpus import iter_records, slug
 from gmprep.ingest.creature_speed import with_source, with_speed
 from gmprep.ingest.foundry.convert import Converter, entry_slug, level_roll_data
 from gmprep.ingest.foundry.enrich import looks_like_id
+from gmprep.ingest.foundry.vault_codes import printed, without_effect_links
 from gmprep.ingest.foundry.vault_formula import repair_text
 from gmprep.ingest.skills import add_skills
 
@@ -172,8 +174,9 @@ def build(
     report.kept = dict(Counter(e["type"] for e in new.values()))
 
     merged: list[dict] = []
+    action_names = {r["id"]: r["name"] for r in base_records if r.get("type") == "action"}
     for rec in base_records:
-        rec = _vault_fixes(rec, report.messages)
+        rec = _vault_fixes(rec, report.messages, action_names)
         fresh = new.pop(rec["id"], None)
         if fresh is None:
             merged.append(rec)
@@ -233,10 +236,21 @@ def _keep(entry: dict, rel: str, new: dict[str, dict], report: BuildReport) -> N
 _EMPTY_PRICE = "{'value': {}}"
 
 
-def _vault_fixes(rec: dict, messages: list[str]) -> dict:
-    """A bundled record with the vault conversion's known misprints corrected: the empty price, and roll-data
-    formulas printed without their parentheses (rendered on the entry's level, as a pack's own are)."""
+def _vault_fixes(rec: dict, messages: list[str], action_names: Mapping[str, str] | None = None) -> dict:
+    """A bundled record with the vault conversion's known misprints corrected: the empty price, roll-data
+    formulas printed without their parentheses (rendered on the entry's level, as a pack's own are), the
+    plugin's inline codes ("`act grapple`", "`r 1d4`": ``vault_codes.printed``, ``action_names`` id -> name), the
+    effect-link paragraphs (``vault_codes.without_effect_links``) and the "Passive" cost of activities."""
     text, fields = rec.get("text") or "", rec.get("fields") or {}
+    fixed = without_effect_links(printed(text, action_names or {}))
+    if fixed != text:
+        text = fixed
+        rec = {**rec, "text": text}
+    if fields.get("cast") == "Passive":
+        # Foundry's "passive" action type is an activity with no action cost (Treat Wounds, Subsist): the books
+        # print no cost line for it, the vault printed "Passive"
+        fields = {k: v for k, v in fields.items() if k != "cast"}
+        rec = {**rec, "fields": fields}
     if "@item." in text or "@actor." in text:
         repaired = repair_text(text, level_roll_data(rec.get("level")))
         messages.extend(f"{rec['id']}: vault formula kept as printed, its reading is not certain: {f}" for f in repaired.left)

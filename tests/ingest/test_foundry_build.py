@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,45 @@ def test_the_vaults_empty_price_prints_as_a_dash(bundled):
     club = bundled["pf2e:equipment:club"]
     assert "**Price** —;" in club["text"] and club["fields"]["price"] == "—"
     assert not [i for i, r in bundled.items() if "{'value': {}}" in (r.get("text") or "")]
+
+
+def test_the_vaults_inline_codes_read_as_the_book_prints_them(bundled):
+    from gmprep.ingest.foundry.vault_codes import printed
+
+    names = {"pf2e:action:grab-an-edge": "Grab an Edge", "pf2e:action:escape": "Escape"}
+    assert printed("the monster attempts to `act grapple` the creature", names) == \
+        "the monster attempts to Grapple the creature"
+    assert printed("you can `act grab-an-edge`", names) == "you can Grab an Edge"
+    assert printed("you can `act pick-a-lock skill=crafting`", {}) == "you can Pick a Lock"  # not in the names
+    # an Escape's DC is printed where the sentence does not say it already
+    assert printed("a successful DC 15 check to `act escape dc=15`.", names) == "a successful DC 15 check to Escape."
+    assert printed("becomes Grabbed (`act escape dc=28`).", names) == "becomes Grabbed (Escape DC 28)."
+    assert printed("it must `act escape dc=21` first", names) == "it must Escape (DC 21) first"
+    # a roll is its dice; a check's roll its modifier; the plugin's labels are dropped
+    assert printed("regains `r 4d8[healing] #Treat Wounds` Hit Points", {}) == "regains 4d8 Hit Points"
+    assert printed("again for `gmr 1d4 #Recharge Wail` rounds; `r 1D4`", {}) == "again for 1d4 rounds; 1d4"
+    assert printed("with a `r 1d20+15` modifier", {}) == "with a +15 modifier"
+    assert printed("Roll `r 1d20`. On a 1", {}) == "Roll 1d20. On a 1"
+    assert printed("no `code` here", {}) == "no `code` here"
+    # the bundled corpus keeps none of them (built with ``gmprep corpus build``, which applies it to the base)
+    codes = [i for i, r in bundled.items() if re.search(r"`(?:act|r|gmr|br) [^`]+`", r.get("text") or "")]
+    assert not codes, codes[:5]
+    assert "the monster attempts to Grapple the creature" in bundled["pf2e:creature:zombie-shambler"]["text"]
+
+
+def test_the_vaults_effect_links_are_dropped_or_read_as_their_word(bundled):
+    from gmprep.ingest.foundry.vault_codes import without_effect_links as dropped
+
+    assert dropped("The target is then temporarily \n\nEffect link: Effect: Immune\n\n to Treat Wounds actions.") == \
+        "The target is then temporarily immune to Treat Wounds actions."
+    assert dropped("you have \n\nEffect link: Effect: Panache\n\n.\n\nYou gain") == "you have panache.\n\nYou gain"
+    assert dropped("gains \n> [!danger] Effect: Standard Cover\nagainst the attack") == "gains standard cover against the attack"
+    assert dropped("to the check.\n\nEffect link: Effect: Aid") == "to the check."
+    assert dropped("1 minute.\n> [!danger] Effect: Devour Soul\n> [!danger] Effect: Devour Soul (Victim)\n\n**Grab** x") == \
+        "1 minute.\n\n**Grab** x"
+    effect = re.compile(r"^(?:Effect link: |> \[!\w+\] )Effect:", re.M)
+    assert not [i for i, r in bundled.items() if effect.search(r.get("text") or "")]
+    assert "temporarily immune to Treat Wounds actions for 1 hour" in bundled["pf2e:action:treat-wounds"]["text"]
+    # an activity without an action cost prints none ("Passive" was the vault's)
+    assert "cast" not in bundled["pf2e:action:treat-wounds"]["fields"]
+    assert not [i for i, r in bundled.items() if (r.get("fields") or {}).get("cast") == "Passive"]
