@@ -302,11 +302,22 @@ def template_text(body: str) -> str:
     return f"{dist}-foot {kind}" if dist else kind
 
 
+_SMALL_WORDS = {"a", "an", "and", "the", "of", "to", "in", "on", "for", "or", "at", "by", "with"}
+
+
+def act_name(slug: str, names: Mapping[str, str] | None = None) -> str:
+    """``grab-an-edge`` -> the action entry's name in ``names`` (entry id -> name), else "Grab an Edge"."""
+    known = (names or {}).get(f"pf2e:action:{slug}")
+    if known:
+        return known
+    return " ".join(w if i and w in _SMALL_WORDS else w.capitalize() for i, w in enumerate(slug.split("-")))
+
+
 def act_text(body: str) -> str:
     """``escape dc=22`` -> ``Escape (DC 22)``."""
     name, *rest = body.split()
     opts = dict(o.split("=", 1) for o in rest if "=" in o)
-    label = name.replace("-", " ").title()
+    label = act_name(name)
     return f"{label} (DC {opts['dc']})" if "dc" in opts else label
 
 

@@ -18,23 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from gmprep.ingest.foundry.enrich import act_name
+
 _CODE = re.compile(r"`(?P<kind>act|r|gmr|br) (?P<body>[^`\n]+)`")
-_SMALL = {"a", "an", "and", "the", "of", "to", "in", "on", "for", "or", "at", "by", "with"}
 _FLAVOR = re.compile(r"\[[^\]]*\]")
-
-
-def _action_name(slug: str, names: Mapping[str, str]) -> str:
-    """``grab-an-edge`` -> the action entry's name ("Grab an Edge"), else the slug in title case."""
-    known = names.get(f"pf2e:action:{slug}")
-    if known:
-        return known
-    words = slug.split("-")
-    return " ".join(w if i and w in _SMALL else w.capitalize() for i, w in enumerate(words))
 
 
 def _act(body: str, before: str, after: str, names: Mapping[str, str]) -> str:
     slug, *opts = body.split()
-    name = _action_name(slug, names)
+    name = act_name(slug, names)
     dc = dict(o.split("=", 1) for o in opts if "=" in o).get("dc")
     if not dc or re.search(rf"\bDC {re.escape(dc)}\b[^.]*$", before[-80:]):
         return name  # "a successful DC 15 check to Escape": the sentence says the DC already
