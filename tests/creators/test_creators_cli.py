@@ -67,3 +67,17 @@ def test_statblock_check(tmp_path, capsys):
     assert main(["statblock", "check", str(f)]) == 0
     assert main(["statblock", "check", str(tmp_path / "missing.md")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_suggested_abilities_come_from_creatures_close_to_the_concept(resolver):
+    from gmprep.core.creators.creature import suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    # no word of "guard captain" names a creature: the concept's meaning picks the kholo sergeant, not the first
+    # creature of the level by name (the Bogwid's larvae)
+    guard = suggest_abilities(CreatureRequest(level=5, role="soldier", concept="guard captain"), resolver)
+    assert guard and guard[0].source_id == "pf2e:creature:kholo-sergeant", [a.source_id for a in guard]
+    ogre = suggest_abilities(CreatureRequest(level=3, role="brute", concept="ogre bouncer"), resolver)
+    assert ogre[0].source_id.startswith("pf2e:creature:ogre-"), [a.source_id for a in ogre]
+    # no concept: the role and the level still choose
+    assert suggest_abilities(CreatureRequest(level=5, role="soldier"), resolver)
