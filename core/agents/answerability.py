@@ -295,6 +295,24 @@ def _collocation(phrase: str, df: int, index: CorpusIndex) -> bool:
     return True
 
 
+def _extends_name(phrase: str, df: int, index: CorpusIndex) -> bool:
+    """``phrase`` (no entry's name) holds a shorter phrase that is one, and the books use the whole for less than a
+    fifth of the name's uses: that entry asked about in the asker's words ("weakness to fire": 4 bodies, Weakness
+    hundreds; "gain the wounded condition"; "become off-guard"), not a rule of its own. "Multiple attack penalty" holds
+    a name too (the attack trait) and is a term: 279 bodies use it, over a fifth of "attack"'s (capped at 1000)."""
+    ws = phrase.split()
+    for i in range(len(ws)):
+        if not is_content(ws[i]):
+            continue
+        for j in range(i + 1, len(ws) + 1):
+            if (i, j) == (0, len(ws)) or not is_content(ws[j - 1]):
+                continue
+            part = " ".join(ws[i:j])
+            if index.is_name(part) and df < 0.2 * index.body_df(part):
+                return True
+    return False
+
+
 def asked_phrase(question: str, words: list[str], index: CorpusIndex) -> tuple[str, bool, int, bool]:
     """The phrase the question is about: among its phrases that are an entry's name or that entry bodies
     use, the most specific one (content words, capitals, then how many bodies use it). Found from the
@@ -307,6 +325,8 @@ def asked_phrase(question: str, words: list[str], index: CorpusIndex) -> tuple[s
             continue
         if not named and n > 1 and not _collocation(phrase, df, index):
             continue  # "penalty apply": the books use it, but as words that happen to meet, not as a term
+        if not named and n > 1 and _extends_name(phrase, df, index):
+            continue
         caps = _capitalised(question, phrase)
         score = n + 1.0 * caps + 0.2 * math.log1p(df)
         if score > best[0]:
@@ -361,6 +381,8 @@ def features(question: str, hits: Sequence[Hit], judge: RelevanceJudge, index: C
         if any(phrase in name for name in hit_names):
             continue
         df = index.body_df(phrase)
+        if n > 1 and _extends_name(phrase, df, index):
+            continue  # a held name in the asker's words, as for the asked phrase
         # a one-word phrase must be common in the books to count as a rule term ("flanking")
         if df >= (3 if n == 1 else 2) and (n, df) > (unnamed_n, unnamed_df):
             unnamed, unnamed_n, unnamed_df = phrase, n, df

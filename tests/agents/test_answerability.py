@@ -40,6 +40,31 @@ async def test_a_rule_only_mentioned_is_not_in_corpus(searcher_without_prose, ex
         assert "Passages that mention it:" in ans.text
 
 
+@pytest.mark.parametrize("question,gold", [
+    # a held name in the asker's words is that entry, not a rule the books lack: before, each was declined as
+    # "the become off-guard / weakness to fire / gain the wounded condition rule itself is not in the rules"
+    ("Does a creature that is grabbed become off-guard?", "pf2e:condition:grabbed"),
+    ("How does weakness to fire work?", "pf2e:rule:player-core--weakness"),
+    ("When does a character gain the wounded condition?", "pf2e:condition:wounded"),
+])
+async def test_a_held_name_in_the_askers_words_is_answered(searcher, extractive, question, gold):
+    ans = await answer_question(question, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "answered", ans.text
+    assert gold in [c.source_id for c in ans.citations]
+
+
+def test_a_phrase_around_a_name_is_that_name_unless_the_books_use_it_as_a_term(searcher):
+    from gmprep.core.agents.answerability import CorpusIndex, asked_phrase
+
+    index = CorpusIndex(searcher.store)
+    for q, words in (("How does weakness to fire work?", "weakness to fire"),
+                     ("When does a character gain the wounded condition?", "gain the wounded condition")):
+        assert asked_phrase(q, tokens(q), index)[0] != words
+    # "multiple attack penalty" holds the attack trait's name, and the books use it as a term of its own
+    q = "What is the multiple attack penalty?"
+    assert asked_phrase(q, tokens(q), index)[0] == "multiple attack penalty"
+
+
 async def test_off_topic_is_not_in_books(searcher, extractive):
     ans = await answer_question("How long should I knead sourdough bread before baking it?", history=[],
                                 searcher=searcher, settings=extractive)
