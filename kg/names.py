@@ -244,6 +244,15 @@ def name_key(name: str) -> tuple[str, ...]:
 
 
 @cache
+def _head_plurals(key: tuple[str, ...] | list[str]) -> set[str]:
+    """An item name's plurals on its head noun, the word before "of": "potions of shared memories", "bags of
+    holding", "elixirs of life"."""
+    if "of" not in key[1:-1]:
+        return set()
+    k = list(key).index("of", 1)
+    return {" ".join([*key[:k - 1], p, *key[k:]]) for p in _plural(key[k - 1])}
+
+
 def _plural(word: str) -> set[str]:
     """Plural forms of a noun from lemminflect's lexicon (its rules for words it doesn't know)."""
     if word[-1:].isdigit() or len(word) < 3 or not word.isalpha():
@@ -436,10 +445,8 @@ class NameIndex:
             sing = _singular(key[-1])
             if sing:
                 plurals.add(" ".join([*key[:-1], sing]))
-        if node.type == "equipment" and not m and "of" in key[1:-1]:
-            # the head noun before "of" takes the plural: "potions of shared memories", "bags of holding"
-            k = key.index("of", 1)
-            plurals |= {" ".join([*key[:k - 1], p, *key[k:]]) for p in _plural(key[k - 1])}
+        if node.type == "equipment" and not m:
+            plurals |= _head_plurals(key)
         for form in sorted(forms):
             self._add(form, nid, variant=2, form="alias")
         for form in sorted(plurals - forms):
@@ -464,9 +471,10 @@ class NameIndex:
         for fam, node in families.items():
             if fam not in self._keys:
                 self._add(" ".join(fam), node.node_id, variant=3, form="family")
-                for p in _plural(fam[-1]):  # "healing potions"
-                    if (*fam[:-1], p) not in self._keys:
-                        self._add(" ".join((*fam[:-1], p)), node.node_id, variant=3, form="plural-note")
+                # "healing potions"; "elixirs of life" (the family of Elixir of Life (Minor) ...)
+                for form in sorted({" ".join((*fam[:-1], p)) for p in _plural(fam[-1])} | _head_plurals(fam)):
+                    if tuple(form.split()) not in self._keys:
+                        self._add(form, node.node_id, variant=3, form="plural-note")
 
     def _add_note_forms(self, nodes: list[Node]) -> None:
         """Forms GMs write that are not names: verb forms of actions ("trips", "Hunted Prey",

@@ -306,3 +306,14 @@ def test_a_name_already_plural_gets_no_second_plural(index):
     assert index.lookup("treat woundses") is None and index.lookup("signature spellses") is None
     assert index.lookup("Treat Wounds") == "pf2e:action:treat-wounds"
     assert index.lookup("goblin warriors") == index.lookup("goblin warrior")
+
+
+def test_a_graded_items_family_takes_the_plural_on_its_head_noun(index):
+    # "elixirs of life": the family of Elixir of Life (Minor) ... (Major), plural before "of" as for ungraded items
+    # ("bags of holding"); before, only "elixirs" matched, as the elixir trait
+    text = "She sells elixirs of life and healing potions."
+    found = [m for m in index.matches(text) if m.heuristic]
+    assert [(m.chosen.node_id, text[m.start:m.end]) for m in found] == [
+        ("pf2e:equipment:elixir-of-life-minor", "elixirs of life"),
+        ("pf2e:equipment:healing-potion-minor", "healing potions"),
+    ]
