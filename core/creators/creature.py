@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 
-from gmprep.core.creators import tables
+from gmprep.core.creators import concept, tables
 from gmprep.core.creators.models import (
     CreatureRequest,
     Statblock,
@@ -120,39 +120,16 @@ def _role_fit(node, role: str) -> int:
     return 2 if (role in ("brute", "soldier") and best == 0) or (role in ("skirmisher", "skill paragon") and best == 1) else 0
 
 
-# What the concept's closeness counts for, beside 3 per shared word, 2 for the role and -1 per level apart: on the
-# MiniLM vectors of "name (traits)" the closest creatures lie 0.1-0.3 above the rest ("guard captain": Kholo
-# Sergeant 0.43, then Duskwalker Ghost Hunter 0.30; "ogre bouncer": Ogre Warrior 0.58)
-CONCEPT_WEIGHT = 10.0
-
-
-def _concept_closeness(concept: str, nodes: list) -> list[float]:
-    """Cosine of ``concept`` to each creature's "name (traits)" under the bundled MiniLM, or zeros when there is no
-    concept or the model cannot load: a "guard captain" is closer to a Kholo Sergeant than to a Bogwid, though
-    they share no word."""
-    if not concept.strip() or not nodes:
-        return [0.0] * len(nodes)
-    try:
-        from gmprep.kg.embedder import shared_embedder
-
-        embedder = shared_embedder()
-        profiles = embedder.encode([f"{n.name} ({', '.join(n.traits)})" for n in nodes])
-        return [float(x) for x in profiles @ embedder.encode_query(concept)]
-    except Exception:  # no model: the shared words and the role still rank them
-        log.warning("creature suggestions without the embedder", exc_info=True)
-        return [0.0] * len(nodes)
-
-
 def suggest_abilities(req: CreatureRequest, resolver, k: int = 3) -> list[SuggestedAbility]:
     """Abilities of real creatures of level ``req.level`` ± 1 close to the concept (its words, its meaning) and the
     traits and role, cited."""
     words = {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
     near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= 1]
-    closeness = _concept_closeness(" ".join([req.concept, *req.traits]).strip(), near)
+    closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
     for node, close in zip(near, closeness, strict=True):
         names = set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
-        score = 3 * len(words & names) + _role_fit(node, req.role) - abs(node.level - req.level) + CONCEPT_WEIGHT * close
+        score = 3 * len(words & names) + _role_fit(node, req.role) - abs(node.level - req.level) + concept.CONCEPT_WEIGHT * close
         scored.append((-score, node.name, node))
     out: list[SuggestedAbility] = []
     seen: set[str] = set()

@@ -15,7 +15,8 @@ import itertools
 import re
 
 from gmprep.common.errors import GmprepError
-from gmprep.core.creators import tables
+from gmprep.common.text import STOP_WORDS
+from gmprep.core.creators import concept, tables
 from gmprep.core.creators.models import (
     THREATS,
     Citation,
@@ -211,7 +212,8 @@ def _relevance(node, words: list[str]) -> int:
 def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
                      n: int = 3) -> list[EncounterReport]:
     """Up to ``n`` Monster Core encounters whose XP falls in ``threat`` for this party, as close to its
-    budget as possible, preferring creatures matching ``words`` (traits first, then name, then text).
+    budget as possible, preferring creatures matching ``words`` (traits first, then name, then text) and close to
+    them in meaning (``concept.closeness``).
 
     Deterministic: candidates are ordered by relevance, level and name; groups of one to three kinds
     of creature are enumerated and ranked by (distance to the budget, -mean relevance per creature,
@@ -221,19 +223,23 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
     budget = tables.encounter_budget(party_size)
     target = budget[threat]
-    words = [w for w in (w.strip().lower() for w in words) if w]
-    pool = []
+    # "haunted crypt" from one --traits value is two words, as the chat's request gives them
+    words = [w for v in words for w in v.strip().lower().split() if w and w not in STOP_WORDS]
+    fits = []
     for node in resolver.creatures():
         if node.level is None or not tables.XP_MIN_DELTA <= node.level - party_level <= tables.XP_MAX_DELTA:
             continue
         xp = tables.creature_xp(node.level, party_level)
-        if xp > target:
-            continue
-        rel = _relevance(node, words) if words else 0
-        pool.append((rel, node, xp))
-    if words and any(r for r, _, _ in pool):
-        best = max(r for r, _, _ in pool)
-        pool = [p for p in pool if p[0] >= min(best, 2) and p[0] > 0]
+        if xp <= target:
+            fits.append((node, xp))
+    close = concept.closeness(" ".join(words), [node for node, _ in fits])
+    # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt")
+    shared = [_relevance(node, words) if words else 0 for node, _ in fits]
+    pool = [(r + concept.CONCEPT_WEIGHT * c, node, xp) for r, c, (node, xp) in zip(shared, close, fits, strict=True)]
+    if words and any(shared) and not any(close):
+        # without the model, only creatures that share the words
+        best = max(shared)
+        pool = [p for p, r in zip(pool, shared, strict=True) if r >= min(best, 2) and r > 0]
     pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), p[1].name))
     pool = pool[:30]
     max_count = max(6, party_size + 2)

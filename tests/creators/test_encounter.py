@@ -110,6 +110,17 @@ def test_build_hits_the_threat_deterministically(resolver, threat):
     assert any("undead" in t for r in a for c in r.creatures for t in [resolver.resolve(c.name).traits])
 
 
+def test_build_follows_a_theme_no_creature_is_named_for(resolver):
+    # "haunted crypt" is no trait and no creature's name: its meaning picks the undead (before, the words matched
+    # nothing and the options were the level's first creatures by name: Aapoph Serpentfolk, Animated Statue, Ankhrav)
+    crypt = build_encounters(4, 3, "severe", ["haunted crypt"], resolver)
+    assert crypt
+    for r in crypt:
+        assert "undead" in resolver.resolve(r.creatures[0].name).traits, [c.name for c in r.creatures]
+    # one value of several words is those words, as the chat's request gives them
+    assert crypt == build_encounters(4, 3, "severe", ["haunted", "crypt"], resolver)
+
+
 @pytest.mark.parametrize("text,size,level", [
     ("Encounter (4 PCs, level 3): 2 wolves", 4, 3),
     ("Encounter for 4 level-3 PCs: 2 wolves", 4, 3),
