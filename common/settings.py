@@ -247,6 +247,13 @@ class AnswerabilitySettings(BaseModel):
     # "members" (said twice, another book's word). Measured (docs/answerability.md, "A held name that is another
     # book's entry too"). False: the whole sentence, as before.
     unstated_asking_clause: bool = True
+    # Whether the statistical model's own not_in_corpus (either stage, ``AnswerabilityModel``) declines. Measured
+    # (docs/answerability.md, "The model's own gap verdict, off"): it was the reason of 0 of 175 declined tuning gaps
+    # and 2 of 144 held-out ones (the rules in ``AnswerabilityJudge.assess`` found the rest), and of false declines of
+    # plain questions about held rules ("Do I get a reaction at the start of combat ...?" -> "The reaction at the start
+    # rule itself is not in the rules"; "Can you Strike with a shield?"). Off: those are answered, the rules still
+    # decline gaps. True: as before stop 46.
+    model_gaps: bool = False
     # A word English never records (wordfreq zipf 0) that no held entry uses, said at least this many times with one use
     # in a sentence that asks, that no top-five passage uses, is a creature, place or class of a book gmprep does not
     # hold ("The vrock's Dance of Ruin ... Does that mean a vrock must be flying ...?"): not_in_corpus

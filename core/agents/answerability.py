@@ -458,6 +458,8 @@ class AnswerabilityJudge:
             return self.other_book(guard[0])
         x, unnamed = features(question, hits, self.judge, self.index)
         outcome, probs = self.model.assess(x)
+        if outcome == "not_in_corpus" and not self.settings.model_gaps:
+            outcome = "answer"  # the rules below decide the gaps (``AnswerabilitySettings.model_gaps``)
         if not hits:
             outcome = "not_in_books"
         renamed = [(legacy, self._name_of(target)) for legacy, target in find_legacy(question)]

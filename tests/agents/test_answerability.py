@@ -53,6 +53,24 @@ async def test_a_held_name_in_the_askers_words_is_answered(searcher, extractive,
     assert gold in [c.source_id for c in ans.citations]
 
 
+@pytest.mark.parametrize("question,gold", [
+    ("Can you Strike with a shield?", "pf2e:rule:player-core--attacking-with-a-shield"),
+    ("What happens if a character fails a Fortitude save against a poison?", None),
+])
+async def test_the_models_own_gap_verdict_does_not_decline(searcher, extractive, question, gold):
+    from gmprep.common.settings import AnswerabilitySettings
+
+    # the statistical model judged these plain questions about held rules gaps ("Can you Strike with a shield?" even
+    # not_in_books); by default (``model_gaps`` off) only the rules decline, and the passages are quoted
+    ans = await answer_question(question, history=[], searcher=searcher, settings=extractive)
+    assert ans.outcome == "answered", ans.text
+    if gold:
+        assert gold in [c.source_id for c in ans.citations]
+    on = extractive.model_copy(update={"answerability": AnswerabilitySettings(model_gaps=True)})
+    before = await answer_question(question, history=[], searcher=searcher, settings=on)
+    assert before.declined, before.text
+
+
 def test_a_phrase_around_a_name_is_that_name_unless_the_books_use_it_as_a_term(searcher):
     from gmprep.core.agents.answerability import CorpusIndex, asked_phrase
 
