@@ -243,8 +243,7 @@ def name_key(name: str) -> tuple[str, ...]:
     return tuple(normalize_token(m.group()) for m in _TOKEN.finditer(name))
 
 
-@cache
-def _head_plurals(key: tuple[str, ...] | list[str]) -> set[str]:
+def _head_plurals(key: tuple[str, ...]) -> set[str]:
     """An item name's plurals on its head noun, the word before "of": "potions of shared memories", "bags of
     holding", "elixirs of life"."""
     if "of" not in key[1:-1]:
@@ -253,6 +252,7 @@ def _head_plurals(key: tuple[str, ...] | list[str]) -> set[str]:
     return {" ".join([*key[:k - 1], p, *key[k:]]) for p in _plural(key[k - 1])}
 
 
+@cache
 def _plural(word: str) -> set[str]:
     """Plural forms of a noun from lemminflect's lexicon (its rules for words it doesn't know)."""
     if word[-1:].isdigit() or len(word) < 3 or not word.isalpha():
