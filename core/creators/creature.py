@@ -4,7 +4,7 @@ Every number is a cell of a table at the requested level; the role picks the col
 follow GM Core's creature roadmaps in Building Creatures: a brute hits hard with high HP and low defences, a
 sniper has high Perception and ranged damage, a spellcaster high spell DC and low AC, ...). Range
 cells (HP, low skills) give their middle value. Abilities are suggested from real Monster Core
-creatures of the same level (±1) that match the concept words and role, and are cited.
+creatures within a few levels (``LEVEL_WINDOW``) that match the concept's words and meaning and the role, and are cited.
 """
 
 from __future__ import annotations
@@ -120,11 +120,26 @@ def _role_fit(node, role: str) -> int:
     return 2 if (role in ("brute", "soldier") and best == 0) or (role in ("skirmisher", "skill paragon") and best == 1) else 0
 
 
+# How many levels from the statblock's a creature may be to lend its abilities (each level apart costs a point of its
+# score). One level left an "orc warlord" of level 6 with the Orca's echolocation (Monster Core's orcs are levels 0-2)
+# and a "city guard sergeant" of level 2 with a dromaar's Ferocity; at four the Orc Commander's Battle Cry and the Kholo
+# Sergeant's Pack Attack lead them. The abilities' numbers are the lender's; the statblock's are the tables'.
+LEVEL_WINDOW = 4
+
+
+def _own_kind(ability: str, node, words: set[str]) -> bool:
+    """Whether ``ability`` is named for its creature's own kind ("Curse of the Wererat", "Goblin Song", "Aquatic
+    Ambush" of an aquatic Orca) and the request shares none of those words: it belongs to that creature."""
+    kind = set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
+    own = set(re.findall(r"[a-z]+", ability.lower())) & kind
+    return bool(own) and not own & words
+
+
 def suggest_abilities(req: CreatureRequest, resolver, k: int = 3) -> list[SuggestedAbility]:
-    """Abilities of real creatures of level ``req.level`` ± 1 close to the concept (its words, its meaning) and the
-    traits and role, cited."""
+    """Abilities of real creatures within ``LEVEL_WINDOW`` levels of ``req.level`` close to the concept (its words, its
+    meaning) and the traits and role, cited; not those named for their creature's own kind unless the request is."""
     words = {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
-    near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= 1]
+    near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= LEVEL_WINDOW]
     closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
     for node, close in zip(near, closeness, strict=True):
@@ -136,7 +151,7 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3) -> list[Sugges
     for _, _, node in sorted(scored, key=lambda s: s[:2]):
         for ab in node.fields.get("abilities") or []:
             key = ab.lower()
-            if key in seen or len(out) >= k:
+            if key in seen or len(out) >= k or _own_kind(ab, node, words):
                 continue
             m = re.search(r"\*\*" + re.escape(ab) + r"\*\*\s*([^\n]+)", node.text)
             if not m:

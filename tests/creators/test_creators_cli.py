@@ -81,3 +81,12 @@ def test_suggested_abilities_come_from_creatures_close_to_the_concept(resolver):
     assert ogre[0].source_id.startswith("pf2e:creature:ogre-"), [a.source_id for a in ogre]
     # no concept: the role and the level still choose
     assert suggest_abilities(CreatureRequest(level=5, role="soldier"), resolver)
+    # Monster Core's orcs are levels 0-2: a level-6 warlord borrows from them, not from the level-5 Orca
+    orc = suggest_abilities(CreatureRequest(level=6, role="soldier", concept="orc warlord", traits=["orc"]), resolver)
+    assert orc and all(a.source_id.startswith("pf2e:creature:orc-") for a in orc), [a.source_id for a in orc]
+    # an ability named for its creature's kind stays with it, unless the request is of that kind
+    official = suggest_abilities(CreatureRequest(level=2, role="skill paragon", concept="corrupt harbor official",
+                                                 traits=["human"]), resolver)
+    assert "Curse of the Wererat" not in [a.name for a in official]
+    thief = suggest_abilities(CreatureRequest(level=2, role="skirmisher", concept="wererat thief"), resolver)
+    assert "Curse of the Wererat" in [a.name for a in thief]
