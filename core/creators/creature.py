@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import cast
 
 from gmprep.core.creators import concept, tables
 from gmprep.core.creators.models import (
@@ -19,6 +20,7 @@ from gmprep.core.creators.models import (
     StatValue,
     Strike,
     SuggestedAbility,
+    Tradition,
 )
 from gmprep.kg.models import where_cited
 
@@ -84,9 +86,47 @@ def _value(tid: str, level: int, column: str) -> tuple[int, str, str | None]:
     raise ValueError(f"no value in {tid} at level {level}")
 
 
+# A caster's key skill is its tradition's (Player Core's skills: Arcana, Religion, Occultism, Nature): a "cultist
+# priest" built as a spellcaster had Arcana and Occultism and arcane innate spells, whatever it worshipped.
+TRADITION_SKILL = {"arcane": "Arcana", "divine": "Religion", "occult": "Occultism", "primal": "Nature"}
+_SPELLS = re.compile(r"\*\*(Arcane|Divine|Occult|Primal)(?: [A-Za-z]+)? Spells\*\*")
+
+
+def _plan(role: str, tradition: str | None) -> dict[str, str]:
+    """The role's columns, its Arcana made the tradition's skill (an occult caster's second skill is Arcana)."""
+    plan = dict(ROLES[role])
+    skill = TRADITION_SKILL.get(tradition or "")
+    if not skill or "skill:Arcana" not in plan or skill == "Arcana":
+        return plan
+    out: dict[str, str] = {}
+    for field, column in plan.items():
+        if field == "skill:Arcana":
+            out[f"skill:{skill}"] = column
+        elif field == f"skill:{skill}":
+            out["skill:Arcana"] = column
+        else:
+            out[field] = column
+    return out
+
+
+def infer_tradition(lenders: list, k: int = 5) -> tuple[Tradition, str] | None:
+    """(tradition, creature name) of the first of the ``k`` best lenders that casts spells, or None."""
+    for node in lenders[:k]:
+        m = _SPELLS.search(node.text)
+        if m:
+            return cast(Tradition, m.group(1).lower()), node.name
+    return None
+
+
 def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     """A statblock whose every number is a table value for ``req.level``, columns chosen by role."""
-    plan = ROLES[req.role]
+    lenders = ranked_lenders(req, resolver) if resolver is not None else []
+    tradition, tradition_from = req.tradition, ""
+    if "spell_dc" in ROLES[req.role] and tradition is None:
+        tradition, tradition_from = infer_tradition(lenders) or ("arcane", "")
+    elif "spell_dc" not in ROLES[req.role]:
+        tradition = None
+    plan = _plan(req.role, tradition)
     stats: list[StatValue] = []
     for field, column in plan.items():
         tid = table_for(field)
@@ -97,10 +137,11 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     strikes = [Strike(name=wname, kind=kind, attack=by["attack"].value, attack_column=by["attack"].column,
                       damage=by["damage"].damage or "", damage_type=dtype, damage_column=by["damage"].column)]
     cites = {t: tables.building_citation(t) for t in {s.table for s in stats}}
-    abilities = suggest_abilities(req, resolver) if resolver is not None else []
+    abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
     return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,
-                     abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id))
+                     abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
+                     tradition_from=tradition_from)
 
 
 def _role_fit(node, role: str) -> int:
@@ -135,10 +176,14 @@ def _own_kind(ability: str, node, words: set[str]) -> bool:
     return bool(own) and not own & words
 
 
-def suggest_abilities(req: CreatureRequest, resolver, k: int = 3) -> list[SuggestedAbility]:
-    """Abilities of real creatures within ``LEVEL_WINDOW`` levels of ``req.level`` close to the concept (its words, its
-    meaning) and the traits and role, cited; not those named for their creature's own kind unless the request is."""
-    words = {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
+def _request_words(req: CreatureRequest) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
+
+
+def ranked_lenders(req: CreatureRequest, resolver) -> list:
+    """Monster Core creatures within ``LEVEL_WINDOW`` levels of ``req.level``, closest to the request first: its words
+    in their names and traits, the concept's meaning (``concept.closeness``), the role's fit, the levels apart."""
+    words = _request_words(req)
     near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= LEVEL_WINDOW]
     closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
@@ -146,18 +191,29 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3) -> list[Sugges
         names = set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
         score = 3 * len(words & names) + _role_fit(node, req.role) - abs(node.level - req.level) + concept.CONCEPT_WEIGHT * close
         scored.append((-score, node.name, node))
+    return [node for _, _, node in sorted(scored, key=lambda s: s[:2])]
+
+
+def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list | None = None) -> list[SuggestedAbility]:
+    """Abilities of the best lenders (``ranked_lenders``), cited; not those named for their creature's own kind unless
+    the request is."""
+    words = _request_words(req)
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
-    for _, _, node in sorted(scored, key=lambda s: s[:2]):
+    for node in lenders if lenders is not None else ranked_lenders(req, resolver):
         for ab in node.fields.get("abilities") or []:
             key = ab.lower()
             if key in seen or len(out) >= k or _own_kind(ab, node, words):
                 continue
-            m = re.search(r"\*\*" + re.escape(ab) + r"\*\*\s*([^\n]+)", node.text)
+            # the ability's paragraph (a stat block's abilities are paragraphs): "**Stench** 30 feet. DC 19 ..." and the
+            # lines below it; a name alone ("**+2 Circumstance to All Saves vs. Disease**") has no text, and must not
+            # take the next ability's
+            m = re.search(r"\*\*" + re.escape(ab) + r"\*\*[ \t]*(.*?)(?:\n[ \t]*\n|\Z)", node.text, re.S)
             if not m:
                 continue
             seen.add(key)
-            out.append(SuggestedAbility(name=ab, text=m.group(1).strip(), source_id=node.node_id, source_name=node.name,
+            body = " ".join(m.group(1).split())
+            out.append(SuggestedAbility(name=ab, text=body, source_id=node.node_id, source_name=node.name,
                                         book=node.book, page=node.page))
         if len(out) >= k:
             break
@@ -192,12 +248,14 @@ def render_statblock_markdown(sb: Statblock) -> str:
         lines += ["", f"**{label}** {st.name} {_signed(st.attack)} ([one-action]), **Damage** {st.damage} {st.damage_type}"
                   f" <!-- attack {st.attack_column}, damage {st.damage_column} -->"]
     if "spell_dc" in s:
-        lines += ["", f"**Arcane Innate Spells** DC {s['spell_dc'].value}, attack {_signed(s['spell_attack'].value)}"
-                  f" <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column} -->"]
+        why = f", tradition of the {sb.tradition_from}'s spells" if sb.tradition_from else ""
+        lines += ["", f"**{(sb.tradition or 'arcane').capitalize()} Innate Spells** DC {s['spell_dc'].value}, attack "
+                  f"{_signed(s['spell_attack'].value)} <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column}"
+                  f"{why} -->"]
     if sb.abilities:
-        lines += ["", "Suggested abilities (from Monster Core creatures of this level):"]
+        lines += ["", "Suggested abilities (from Monster Core creatures near this level):"]
         for ab in sb.abilities:
             where = f"{ab.source_name}, {where_cited(ab.book, ab.page)}"
-            lines.append(f"- **{ab.name}** ({where}) {ab.text}")
+            lines.append(f"- **{ab.name}** ({where})" + (f" {ab.text}" if ab.text else ""))
     lines += ["", "Numbers: " + "; ".join(c.label() for c in sb.citations)]
     return "\n".join(lines) + "\n"

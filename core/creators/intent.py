@@ -136,10 +136,16 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     lv = int(next(g for g in level.groups() if g is not None))
     if not (-1 <= lv <= 24):
         return None
-    rest = _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text)))
+    tradition = _TRADITION.search(text)
+    rest = _TRADITION.sub(" ", _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text))))
     concept = " ".join(_rest_words(rest))
     return CreatureRequest(
         level=lv,
         role=role.group(1).lower() if role else "soldier",
         concept=concept,
+        tradition=tradition.group(1).lower() if tradition else None,
     )
+
+
+# "a level 5 divine spellcaster": the spells' tradition, said in the request (else the builder infers it)
+_TRADITION = re.compile(r"\b(arcane|divine|occult|primal)\b", re.I)

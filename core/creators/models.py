@@ -12,6 +12,7 @@ Threat = Literal["trivial", "low", "moderate", "severe", "extreme"]
 THREATS: tuple[Threat, ...] = ("trivial", "low", "moderate", "severe", "extreme")
 Adjustment = Literal["elite", "weak"]
 Column = Literal["extreme", "high", "moderate", "low", "terrible"]
+Tradition = Literal["arcane", "divine", "occult", "primal"]
 
 
 class Citation(BaseModel):
@@ -110,6 +111,7 @@ class CreatureRequest(BaseModel):
     role: Role = "soldier"
     concept: str = ""
     traits: list[str] = Field(default_factory=list)
+    tradition: Tradition | None = None  # of its spells; None: the closest spellcasting creature's, else arcane
 
 
 class StatValue(BaseModel):
@@ -158,6 +160,8 @@ class Statblock(BaseModel):
     strikes: list[Strike] = Field(default_factory=list)
     abilities: list[SuggestedAbility] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
+    tradition: Tradition | None = None  # of its spells, for a role that casts
+    tradition_from: str = ""  # the creature whose spells gave the tradition, when inferred
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

@@ -32,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--level", type=int, required=True)
     c.add_argument("--role", default="soldier", help="brute, skirmisher, sniper, soldier, spellcaster, skill paragon, magical striker")
     c.add_argument("--traits", action="append", default=[], help="traits (repeatable, or comma-separated)")
+    c.add_argument("--tradition", choices=("arcane", "divine", "occult", "primal"),
+                   help="a caster's spell tradition (default: the closest spellcasting creature's, else arcane)")
     c.add_argument("--json", action="store_true", help="print the statblock as JSON")
     c.set_defaults(func=run_creature)
     s = sub.add_parser("statblock", help="check statblocks against GM Core's creature-building tables")
@@ -119,7 +121,8 @@ def run_creature(args: argparse.Namespace) -> int:
     except GmprepError as exc:  # no store: numbers still come from the tables; no ability suggestions
         print(f"note: no ability suggestions ({exc})", file=sys.stderr)
         resolver = None
-    sb = build_creature(CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits)), resolver)
+    sb = build_creature(CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits),
+                                        tradition=args.tradition), resolver)
     print(sb.model_dump_json(indent=2) if args.json else render_statblock_markdown(sb), end="" if not args.json else "\n")
     return 0
 

@@ -90,3 +90,37 @@ def test_suggested_abilities_come_from_creatures_close_to_the_concept(resolver):
     assert "Curse of the Wererat" not in [a.name for a in official]
     thief = suggest_abilities(CreatureRequest(level=2, role="skirmisher", concept="wererat thief"), resolver)
     assert "Curse of the Wererat" in [a.name for a in thief]
+
+
+def test_a_caster_takes_the_tradition_of_the_closest_caster(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # a priest's spells are divine and its key skill Religion: the Lawbringer Warpriest's Divine Prepared Spells
+    priest = build_creature(CreatureRequest(level=5, role="spellcaster", concept="cultist priest", traits=["human"]),
+                            resolver)
+    assert priest.tradition == "divine" and priest.stat("skill:Religion") and not priest.stat("skill:Arcana")
+    md = render_statblock_markdown(priest)
+    assert "**Divine Innate Spells**" in md and "Religion +" in md
+    # the GM's choice stands; a role that does not cast has no tradition
+    wizard = build_creature(CreatureRequest(level=5, role="spellcaster", concept="cultist priest", tradition="occult"),
+                            resolver)
+    assert wizard.tradition == "occult" and wizard.stat("skill:Occultism").column == "high"
+    assert wizard.stat("skill:Arcana").column == "moderate"
+    assert build_creature(CreatureRequest(level=5, role="brute", concept="ogre"), resolver).tradition is None
+    # no store: arcane, as before
+    assert build_creature(CreatureRequest(level=5, role="spellcaster")).tradition == "arcane"
+
+
+def test_an_ability_keeps_its_whole_paragraph_and_no_other(resolver):
+    from gmprep.core.creators.creature import suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    wizard = suggest_abilities(CreatureRequest(level=6, role="spellcaster", concept="court wizard", traits=["human"]),
+                               resolver, k=6)
+    by = {a.name: a.text for a in wizard}
+    # a defence named only ("+2 Circumstance to All Saves vs. Disease") does not take the next ability's text
+    named_only = [n for n in by if n.startswith("+2 Circumstance")]
+    assert named_only and all(not by[n] for n in named_only), by
+    # a reaction keeps its Effect, not only its Trigger line
+    assert any("**Effect**" in t for t in by.values()), by

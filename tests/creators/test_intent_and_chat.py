@@ -51,6 +51,12 @@ def test_creature_requests(text, level, role, concept):
     req = parse_creature_request(text)
     assert req is not None
     assert (req.level, req.role, req.concept) == (level, role, concept)
+    assert req.tradition is None
+
+
+def test_a_creature_request_says_its_tradition():
+    req = parse_creature_request("build a level 5 divine spellcaster, a cultist priest")
+    assert req is not None and (req.tradition, req.concept) == ("divine", "cultist priest")
 
 
 @pytest.mark.parametrize("text", [
