@@ -29,7 +29,10 @@ def _plain(sentence: str) -> str:
     """A sentence without its citation markers and spacing: the same claim whichever passage it cited."""
     from gmprep.core.agents.support import _strip_markers
 
-    return " ".join(_strip_markers(sentence).split()).rstrip(".")
+    import re
+
+    # recite writes "grabbed, immobilized" where the model's "grabbed [1], immobilized" lost its markers as "grabbed ,"
+    return re.sub(r"\s+([,;:])", r"\1", " ".join(_strip_markers(sentence).split())).rstrip(".")
 
 
 def hits_for(store, ids: list[str]):
@@ -56,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-name-rule", action="store_true", help="the check without its other-entry name rule")
     p.add_argument("--no-number-rule", action="store_true",
                    help="the check without its rule on a number beside other words")
+    p.add_argument("--no-recite-rule", action="store_true",
+                   help="re-cite a struck claim to any passage the check keeps it on, holding a new word of it or not")
     p.add_argument("--rows", type=Path, help="write each replayed answer here (JSONL)")
     p.add_argument("--reader", action="store_true",
                    help="the check with the answering model's reading of each kept claim (llm.support_reader): "
@@ -67,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # the switches are set for this replay only (the test suite calls main in-process)
     rule, anchored = support.named_elsewhere, support.SupportChecker.anchored_numbers
+    recite_rule = support.SupportChecker.recite_new_words
+    if args.no_recite_rule:
+        support.SupportChecker.recite_new_words = False
     if args.no_name_rule:
         support.named_elsewhere = lambda sentence, cited, passages: []  # type: ignore[assignment]
     if args.no_number_rule:
@@ -76,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         support.named_elsewhere = rule  # type: ignore[assignment]
         support.SupportChecker.anchored_numbers = anchored
+        support.SupportChecker.recite_new_words = recite_rule
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -439,6 +439,7 @@ class SupportChecker:
     anything with ``score(query, passages)``), loaded on first use when the model needs it."""
 
     anchored_numbers = True  # the rule "a number beside other words is unsupported" (off only to measure without it)
+    recite_new_words = True  # re-cite only to a passage holding a word the claim's own passages lack (off to measure)
 
     def __init__(self, model: SupportModel | None = None, reranker=None, embedder=None, device: str | None = None,
                  reader: Reader | None = None):
@@ -494,14 +495,24 @@ class SupportChecker:
         plain = _strip_markers(sentence).rstrip()
         stop = len(plain) - len(plain.rstrip(".!?"))
         body, end = (plain[:-stop], plain[-stop:]) if stop else (plain, "")
-        body = " ".join(body.split())
+        body = re.sub(r"\s+([,;:])", r"\1", " ".join(body.split()))  # "grabbed [1], immobilized": no space before ","
         # the passage is found by the score alone, and the model (``reader``) reads only that one: a struck claim
         # costs one more reading, not one per passage (each a new prompt, nothing to reuse from the cache)
         sents = split_sentences(sentence)
         own = resolve(sents[0].markers, passages) if sents else []
+        # the claim's words its own passages do not hold are why it was struck: another passage states it only if it
+        # holds one of them ("No, they cannot cast spells while grabbed [1] ... or restrained [2]" struck, then
+        # Escape, which says "grabbed, immobilized, or restrained" but nothing of spells, kept it; a claim that cites
+        # nothing has every word missing)
+        by_id = {p.source_id: p for p in passages}
+        claim = {x for x in content_stems(body) if not x[0].isdigit()}
+        missing = claim - content_stems(" ".join(by_id[i].text for i in own if i in by_id)) if own else claim
         for m in range(1, len(passages) + 1):
             if own == [passages[m - 1].source_id]:
                 continue  # the passage it cited already: the check has struck it there
+            if self.recite_new_words and missing and \
+                    len(missing & content_stems(passages[m - 1].text)) * 2 < len(missing):
+                continue
             candidate = f"{body} [{m}]{end}"
             if self._kept_alone(candidate, passages, given, read=False):
                 return candidate if self.reader is None or self._kept_alone(candidate, passages, given) else None

@@ -24,7 +24,8 @@ def passages(store_dir) -> dict[str, Passage]:
         ids = ["pf2e:condition:frightened", "pf2e:condition:prone", "pf2e:condition:stupefied",
                "pf2e:condition:quickened", "pf2e:spell:gust-of-wind", "pf2e:spell:gale-blast",
                "pf2e:action:treat-wounds", "pf2e:action:repair", "pf2e:condition:fatigued",
-               "pf2e:rule:gm-screen--cost-of-living"]
+               "pf2e:rule:gm-screen--cost-of-living", "pf2e:condition:grabbed", "pf2e:condition:restrained",
+               "pf2e:action:escape"]
         nodes = store.get_many(ids)
         return {i: Passage(source_id=i, name=nodes[i].name, text=passage_text(nodes[i])) for i in ids}
 
@@ -259,3 +260,20 @@ def test_recite_reads_one_other_passage_once(passages):
         assert SupportChecker(device="cpu", reader=fake).recite(claim, given) == expected
         (asked,) = fake.asked
         assert asked[1]["content"].startswith("Passage 1: Gust of Wind\n")
+
+
+def test_recite_needs_the_words_the_claim_was_struck_for(passages, checker, monkeypatch):
+    """A struck claim moves only to a passage holding at least half of the words its own passages lack: the model's
+    "No, they cannot cast spells while grabbed [1] ... or restrained [2]" (Grabbed says a manipulate action takes a
+    flat check) was kept on Escape, which names the three conditions and says nothing of casting."""
+    given = [passages["pf2e:condition:grabbed"], passages["pf2e:condition:restrained"], passages["pf2e:action:escape"]]
+    claim = "No, they cannot cast spells while grabbed [1], immobilized [1], or restrained [2]."
+    assert checker.check(claim, given).sentences[0].supported is False
+    assert checker.recite(claim, given) is None
+    monkeypatch.setattr(SupportChecker, "recite_new_words", False)
+    assert checker.recite(claim, given) == "No, they cannot cast spells while grabbed, immobilized, or restrained [3]."
+    monkeypatch.undo()
+    # a claim its neighbour states still moves there (the Gust of Wind case above)
+    gust = [passages["pf2e:spell:gust-of-wind"], passages["pf2e:condition:prone"], passages["pf2e:spell:gale-blast"]]
+    assert checker.recite("The Gust of Wind spell can knock creatures prone [3].", gust) == (
+        "The Gust of Wind spell can knock creatures prone [1].")
