@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     import gmprep.core.agents.support as support
-    from gmprep.core.agents.pipeline import NOT_FOUND, AgentPipeline
+    from gmprep.core.agents.pipeline import ALL_STRUCK, NOT_FOUND, AgentPipeline
     from gmprep.core.progress import AnswerProgress
     from gmprep.evals.answers import recall_hit
     from gmprep.kg.store import Store
@@ -159,7 +159,7 @@ def _replay(args: argparse.Namespace) -> int:
                 totals["text_cites_gold"] += recall_hit(used, row["gold"], modes.get(row["id"], "any"))
             # the model's sentences the reader is shown as the answer: the text before the notes on citing again and
             # striking, and before any quoted passages; the struck ones are listed as "~~...~~" lines
-            body = "" if text.startswith(NOT_FOUND) else text.split("\n\n_")[0].split("\n\nFrom the books")[0]
+            body = "" if text.startswith((NOT_FOUND, ALL_STRUCK)) else text.split("\n\n_")[0].split("\n\nFrom the books")[0]
             for sent in support.split_sentences(body):
                 if sent.kind != "text" or not support.is_claim(sent.text, bool(sent.markers)):
                     continue

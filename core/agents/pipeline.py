@@ -54,6 +54,10 @@ NEED_EXTRA = 2  # a multi-need question's extra passages: each need's best one n
 # to the first token). (520, 360, 260, 180, 160) measured 346 new prompt tokens p50 on 8 dev questions
 PASSAGE_CHARS = (440, 260, 180, 110, 100, 100, 100)
 NOT_FOUND = "The passages do not answer this."
+# every claim the model wrote was struck: the passages may well answer (Grabbed does say what casting while grabbed
+# takes); it is the model's answer they do not state, and saying "the passages do not answer this" above them misled
+# (a lead-in, ending in ":", so that the support check does not read it as a claim of its own)
+ALL_STRUCK = "_The passages do not state what the model wrote; here is what they say:_"
 # When the model's answer cannot stand (it found nothing, or the support check struck at least half of
 # its claims), the passages the quoting answer would show are quoted below it: the same five, so a model
 # answer never cites less than the no-model answer would have.
@@ -473,8 +477,8 @@ class AgentPipeline:
             from gmprep.core.llm.extractive import render_quotes
 
             quotes = "\n\n" + render_quotes(hits[:FALLBACK_QUOTES], question)
-            on.delta(note + "\n\n" + NOT_FOUND + quotes)
-            return NOT_FOUND + note + quotes, [h.source_id for h in hits[:FALLBACK_QUOTES]], True
+            on.delta(note + "\n\n" + ALL_STRUCK + quotes)
+            return ALL_STRUCK + note + quotes, [h.source_id for h in hits[:FALLBACK_QUOTES]], True
         if 2 * len(bad) >= len(report.claims):
             # at least half of what the model said is not in the passages: what is left is too thin to
             # answer by, so the passages follow it (a lone kept sentence is often beside the point)

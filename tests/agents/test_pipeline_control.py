@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from fakes import ScriptedFakeLLM, passage_numbers, passage_sentence
 
-from gmprep.core.agents.pipeline import NOT_FOUND, AgentPipeline
+from gmprep.core.agents.pipeline import ALL_STRUCK, NOT_FOUND, AgentPipeline
 from gmprep.core.answer import AnswerContext, ChatTurn, answer_question
 from gmprep.core.llm.base import LLMError
 
@@ -174,7 +174,7 @@ async def test_answer_citing_nothing_is_partial(ctx):
     passages are quoted. An uncited claim a passage does state gets that passage's citation instead."""
     llm = fake(cited_answer=["Prone makes you immune to dragons for 40 rounds."])
     ans = await AgentPipeline(llm, ctx).run("What does the prone condition do?", [])
-    assert ans.outcome == "partial" and ans.text.startswith(NOT_FOUND)
+    assert ans.outcome == "partial" and ans.text.startswith(ALL_STRUCK) and NOT_FOUND not in ans.text
     assert "~~Prone makes you immune to dragons for 40 rounds.~~" in ans.text
     assert ans.used == [c.source_id for c in ans.citations[:5]]
 
