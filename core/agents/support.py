@@ -48,6 +48,9 @@ from gmprep.common.text import clean_markdown, content_stems, content_words, ste
 
 MIN_CLAIM_WORDS = 3  # fewer content words than this: not a statement about the rules
 WINDOW_CHARS = 400  # a passage is read by the cross-encoder in windows of about this many characters
+# An answer's "Yes," is its verdict, not a word the passage must hold (as "No" is, a stop word): "Yes, a flanked
+# creature becomes off-guard [3]" covered 0.6 of its words by Flanking, below the score's 0.62, and was struck
+ANSWER_WORDS = frozenset({"yes"})
 LOCAL_SENTENCES = 2  # local_coverage reads this many consecutive sentences of a passage at a time
 
 # [1], [1, 2], [pf2e:condition:frightened], [notes:x.md#y]; a markdown link [text](url) is not a marker
@@ -260,7 +263,7 @@ def number_features(sentence: str, passage: str, given: frozenset[str] = frozens
 
 def coverage(sentence: str, passage: str) -> float:
     """Share of the sentence's content stems (numbers apart) that the passage holds."""
-    s = {x for x in content_stems(_strip_markers(sentence)) if not x[0].isdigit()}
+    s = {x for x in content_stems(_strip_markers(sentence), ANSWER_WORDS) if not x[0].isdigit()}
     if not s:
         return 1.0
     return len(s & content_stems(passage)) / len(s)
@@ -308,7 +311,7 @@ def local_coverage(sentence: str, passages: Sequence[str], span: int = LOCAL_SEN
     """The best ``coverage`` of ``sentence`` by ``span`` consecutive sentences of one passage: a claim is stated in
     one place; one whose words are gathered from across an entry (the save from one line, the condition from
     another, the subject from the name) is a claim the entry does not make."""
-    s = {x for x in content_stems(_strip_markers(sentence)) if not x[0].isdigit()}
+    s = {x for x in content_stems(_strip_markers(sentence), ANSWER_WORDS) if not x[0].isdigit()}
     if not s:
         return 1.0
     best = 0.0
@@ -400,7 +403,7 @@ def reader_excerpt(sentence: str, text: str, chars: int) -> str:
     taken alternately after and before it. Linear in the passage."""
     if len(text) <= chars:
         return text
-    claim = {x for x in content_stems(_strip_markers(sentence)) if not x[0].isdigit()}
+    claim = {x for x in content_stems(_strip_markers(sentence), ANSWER_WORDS) if not x[0].isdigit()}
     parts = _sentences_of(text)
     if not parts:
         return text[:chars]
@@ -505,7 +508,7 @@ class SupportChecker:
         # Escape, which says "grabbed, immobilized, or restrained" but nothing of spells, kept it; a claim that cites
         # nothing has every word missing)
         by_id = {p.source_id: p for p in passages}
-        claim = {x for x in content_stems(body) if not x[0].isdigit()}
+        claim = {x for x in content_stems(body, ANSWER_WORDS) if not x[0].isdigit()}
         missing = claim - content_stems(" ".join(by_id[i].text for i in own if i in by_id)) if own else claim
         for m in range(1, len(passages) + 1):
             if own == [passages[m - 1].source_id]:

@@ -25,7 +25,7 @@ def passages(store_dir) -> dict[str, Passage]:
                "pf2e:condition:quickened", "pf2e:spell:gust-of-wind", "pf2e:spell:gale-blast",
                "pf2e:action:treat-wounds", "pf2e:action:repair", "pf2e:condition:fatigued",
                "pf2e:rule:gm-screen--cost-of-living", "pf2e:condition:grabbed", "pf2e:condition:restrained",
-               "pf2e:action:escape"]
+               "pf2e:action:escape", "pf2e:rule:player-core--flanking"]
         nodes = store.get_many(ids)
         return {i: Passage(source_id=i, name=nodes[i].name, text=passage_text(nodes[i])) for i in ids}
 
@@ -277,3 +277,13 @@ def test_recite_needs_the_words_the_claim_was_struck_for(passages, checker, monk
     gust = [passages["pf2e:spell:gust-of-wind"], passages["pf2e:condition:prone"], passages["pf2e:spell:gale-blast"]]
     assert checker.recite("The Gust of Wind spell can knock creatures prone [3].", gust) == (
         "The Gust of Wind spell can knock creatures prone [1].")
+
+
+def test_an_answers_yes_is_its_verdict_not_a_word_to_find(passages, checker):
+    """"Yes, a flanked creature becomes off-guard" is Flanking's rule; "yes" is no word the passage could hold (as "no",
+    a stop word, never was)."""
+    flanking = [passages["pf2e:rule:player-core--flanking"]]
+    yes = checker.check("Yes, a flanked creature becomes off-guard [1].", flanking).sentences[0]
+    assert yes.supported is True, yes.features
+    assert yes.features["coverage"] == checker.check("A flanked creature becomes off-guard [1].",
+                                                     flanking).sentences[0].features["coverage"]
