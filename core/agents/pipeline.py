@@ -461,8 +461,9 @@ class AgentPipeline:
                 bad.remove(s)
         trace[-1].output["recited"] = recited
         # each line starts with its new marker: the support check reads it as a source line, not a claim
-        fixes = ("\n\n_Cited again, to the passage that states it:_\n" + "\n".join(
-            f"- {_MARKS.findall(r)[-1]} {_unmarked(r)}" for r in recited) if recited else "")
+        # a sentence the model repeated (the cap stops it at the repeat) is listed once
+        fixes = ("\n\n_Cited again, to the passage that states it:_\n" + "\n".join(dict.fromkeys(
+            f"- {_MARKS.findall(r)[-1]} {_unmarked(r)}" for r in recited)) if recited else "")
         if not bad:
             on.delta(fixes)
             return kept + fixes, cited_ids(kept, shown), False
@@ -471,8 +472,8 @@ class AgentPipeline:
         kept = re.sub(r"[ \t]+\n", "\n", re.sub(r"[ \t]{2,}", " ", kept))
         kept = re.sub(r"\n\s*[-*+]\s*(?=\n|$)", "", kept).strip()  # bullets left empty
         # struck through: the support check reads a retracted sentence as no claim (support.is_claim)
-        note = "\n\n_Left out, because the cited passages do not state it:_\n" + "\n".join(
-            "- ~~" + _unmarked(s.text) + "~~" for s in bad)
+        note = "\n\n_Left out, because the cited passages do not state it:_\n" + "\n".join(dict.fromkeys(
+            "- ~~" + _unmarked(s.text) + "~~" for s in bad))
         if len(bad) == len(report.claims):
             from gmprep.core.llm.extractive import render_quotes
 

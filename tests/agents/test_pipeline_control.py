@@ -152,6 +152,20 @@ async def test_a_claim_citing_the_wrong_passage_is_cited_again_to_the_one_that_s
     assert "".join(events).endswith(ans.text[ans.text.index("\n\n_Cited again"):])
 
 
+async def test_a_repeated_sentence_is_cited_again_once(ctx, settings):
+    """The 1.5B model repeats its last sentence (the sentence cap stops it at the repeat): the note that cites it again
+    lists it once, not once per copy."""
+    def repeated(messages) -> str:
+        first, second = passage_numbers(messages)[:2]
+        sentence = f"{passage_sentence(messages, second)} [{first}]."
+        return f"{sentence} {sentence}"
+
+    ans = await answer_question("What does the frightened condition do?", history=[], searcher=ctx.searcher,
+                                settings=settings, context=ctx, llm=fake(cited_answer=[repeated]))
+    note = ans.text[ans.text.index("_Cited again, to the passage that states it:_"):]
+    assert note.count("\n- [2] ") == 1, note
+
+
 async def test_multi_need_question_searches_each_need_and_still_generates_once(ctx):
     llm = fake()
     q = "My fighter is frightened 2. What does that do to his attacks, and how does he get rid of it?"
