@@ -107,7 +107,8 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
         return None
     after = text[span[1]:] if span else ""
-    if re.match(r"\s*\)?\s*:\s*\S", after):  # "Encounter (4 PCs, level 3): 2 goblins" is a written encounter
+    listed = re.match(r"\s*\)?\s*:\s*(\S.*)", after, re.S)
+    if listed and _WRITTEN.search(listed.group(1)):  # "Encounter (4 PCs, level 3): 2 goblins" is a written encounter
         return None
     threat = _THREAT.search(text)
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
@@ -123,6 +124,10 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
 
 
 _PCS_WORD = re.compile(_PCS, re.I)
+# After the party's colon, a written encounter lists creatures, one item at least with a count or an adjustment ("2
+# goblin warriors, elite wolf"); a theme does not ("Build a severe encounter for 4 level 5 PCs: cultists of Urgathoa in
+# a crypt" was taken for a list and answered as a rules question)
+_WRITTEN = re.compile(rf"(?:^|[,;\n]|\band\b)\s*(?:[-*+]\s*)?(?:{_N}\s+|(?:elite|weak)\b)", re.I)
 
 
 def parse_creature_request(text: str) -> CreatureRequest | None:

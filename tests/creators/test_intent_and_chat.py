@@ -19,6 +19,9 @@ from gmprep.core.creators.intent import parse_creature_request, parse_encounter_
     ("extreme encounter, 6 PCs of level 10, dragons", "extreme", 6, 10, ["dragons"]),
     ("encounter for a party of 4 at level 2", "moderate", 4, 2, []),
     ("Low encounter (3 PCs, level 1) in a crypt", "low", 3, 1, ["crypt"]),
+    # a theme after the party's colon is no written list of creatures
+    ("Build a severe encounter for 4 level 5 PCs: cultists of Urgathoa in a crypt", "severe", 4, 5,
+     ["cultists", "urgathoa", "crypt"]),
 ])
 def test_encounter_requests(text, threat, size, level, words):
     req = parse_encounter_request(text)
@@ -30,6 +33,9 @@ def test_encounter_requests(text, threat, size, level, words):
     "What is the XP budget of a moderate encounter for 4 level 3 PCs?",  # a rules question
     "How do I build an encounter?",
     "Encounter (4 PCs, level 3): 2 goblin warriors, elite wolf",  # an encounter already written out
+    "Encounter (4 PCs, level 3): goblin boss, 3 goblin warriors",
+    "Encounter (4 PCs, level 3): elite wolf",
+    "Encounter (4 PCs, level 3):\n- 2 goblin warriors\n- wolf",
     "moderate encounter for the party",  # no party size and level
     "moderate encounter for 12 level-3 PCs",  # outside the budget table's party sizes
     "level 4 brute: a bog troll",
