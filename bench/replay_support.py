@@ -27,12 +27,9 @@ if str(ROOT) not in sys.path:
 
 def _plain(sentence: str) -> str:
     """A sentence without its citation markers and spacing: the same claim whichever passage it cited."""
-    import re
+    from gmprep.core.agents.support import unmarked
 
-    from gmprep.core.agents.support import _strip_markers
-
-    # recite writes "grabbed, immobilized" where the model's "grabbed [1], immobilized" lost its markers as "grabbed ,"
-    return re.sub(r"\s+([,;:])", r"\1", " ".join(_strip_markers(sentence).split())).rstrip(".")
+    return unmarked(sentence).rstrip(".")
 
 
 def hits_for(store, ids: list[str]):

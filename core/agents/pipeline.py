@@ -36,7 +36,7 @@ from gmprep.core.agents.needs import split_needs
 from gmprep.core.agents.passages import focused_excerpt
 from gmprep.core.agents.schemas import HistorySelection, Rewrite
 from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
-from gmprep.core.agents.support import Passage, Reader, SupportChecker
+from gmprep.core.agents.support import Passage, Reader, SupportChecker, unmarked
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import ChatMessage, LLMBackend, LLMError
 from gmprep.core.llm.extractive import followup_query
@@ -46,7 +46,6 @@ from gmprep.core.traces import TraceStep
 from gmprep.kg.models import Citation, Hit
 
 _MARKS = re.compile(r"\[\d+(?:,\s*\d+)*\]")  # [n] markers, dropped from a retracted sentence
-_SPACE_PUNCT = re.compile(r"\s+([.!?,;])")
 PASSAGES = 5  # the whole question's passages, numbered first: the ones the quoting answer shows
 NEED_EXTRA = 2  # a multi-need question's extra passages: each need's best one not already shown
 # characters per rank: the best passage at length, the rest shorter, so a single-need prompt stays
@@ -66,11 +65,6 @@ FALLBACK_QUOTES = PASSAGES
 # then the same sentence again until max_tokens); the prompt asks for two to four sentences
 MAX_SENTENCES = 4
 _SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d{1,2}(?:\s*,\s*\d{1,2})*\])?(?=\s)")
-
-
-def _unmarked(sentence: str) -> str:
-    """``sentence`` without its ``[n]`` markers, single-spaced."""
-    return " ".join(_SPACE_PUNCT.sub(r"\1", _MARKS.sub("", sentence)).split())
 
 
 class SentenceCap:
@@ -463,7 +457,7 @@ class AgentPipeline:
         # each line starts with its new marker: the support check reads it as a source line, not a claim
         # a sentence the model repeated (the cap stops it at the repeat) is listed once
         fixes = ("\n\n_Cited again, to the passage that states it:_\n" + "\n".join(dict.fromkeys(
-            f"- {_MARKS.findall(r)[-1]} {_unmarked(r)}" for r in recited)) if recited else "")
+            f"- {_MARKS.findall(r)[-1]} {unmarked(r)}" for r in recited)) if recited else "")
         if not bad:
             on.delta(fixes)
             return kept + fixes, cited_ids(kept, shown), False
@@ -473,7 +467,7 @@ class AgentPipeline:
         kept = re.sub(r"\n\s*[-*+]\s*(?=\n|$)", "", kept).strip()  # bullets left empty
         # struck through: the support check reads a retracted sentence as no claim (support.is_claim)
         note = "\n\n_Left out, because the cited passages do not state it:_\n" + "\n".join(dict.fromkeys(
-            "- ~~" + _unmarked(s.text) + "~~" for s in bad))
+            "- ~~" + unmarked(s.text) + "~~" for s in bad))
         if len(bad) == len(report.claims):
             from gmprep.core.llm.extractive import render_quotes
 

@@ -170,6 +170,15 @@ def _strip_markers(text: str) -> str:
     return _MARKER.sub(lambda m: "" if _is_marker(m.group(1)) else m.group(0), text)
 
 
+_SPACE_PUNCT = re.compile(r"\s+([.!?,;:])")
+
+
+def unmarked(sentence: str) -> str:
+    """``sentence`` as read without its markers: single-spaced, no space left before punctuation where a marker stood
+    ("grabbed [1], immobilized" -> "grabbed, immobilized")."""
+    return " ".join(_SPACE_PUNCT.sub(r"\1", _strip_markers(sentence)).split())
+
+
 def resolve(markers: Sequence[str], passages: Sequence[Passage]) -> list[str]:
     """The source ids the markers point at: ``[n]`` -> the n-th passage, an id -> itself when the
     answer was given that passage. Markers that point nowhere are dropped."""
@@ -498,7 +507,7 @@ class SupportChecker:
         plain = _strip_markers(sentence).rstrip()
         stop = len(plain) - len(plain.rstrip(".!?"))
         body, end = (plain[:-stop], plain[-stop:]) if stop else (plain, "")
-        body = re.sub(r"\s+([,;:])", r"\1", " ".join(body.split()))  # "grabbed [1], immobilized": no space before ","
+        body = unmarked(body)
         # the passage is found by the score alone, and the model (``reader``) reads only that one: a struck claim
         # costs one more reading, not one per passage (each a new prompt, nothing to reuse from the cache)
         sents = split_sentences(sentence)

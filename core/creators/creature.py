@@ -168,11 +168,15 @@ def _role_fit(node, role: str) -> int:
 LEVEL_WINDOW = 4
 
 
+def _creature_words(node) -> set[str]:
+    """A creature's name words and traits, lower-case: what a request's words are matched against."""
+    return set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
+
+
 def _own_kind(ability: str, node, words: set[str]) -> bool:
     """Whether ``ability`` is named for its creature's own kind ("Curse of the Wererat", "Goblin Song", "Aquatic
     Ambush" of an aquatic Orca) and the request shares none of those words: it belongs to that creature."""
-    kind = set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
-    own = set(re.findall(r"[a-z]+", ability.lower())) & kind
+    own = set(re.findall(r"[a-z]+", ability.lower())) & _creature_words(node)
     return bool(own) and not own & words
 
 
@@ -188,8 +192,7 @@ def ranked_lenders(req: CreatureRequest, resolver) -> list:
     closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
     for node, close in zip(near, closeness, strict=True):
-        names = set(re.findall(r"[a-z]+", node.name.lower())) | {t.lower() for t in node.traits}
-        score = 3 * len(words & names) + _role_fit(node, req.role) - abs(node.level - req.level) + concept.CONCEPT_WEIGHT * close
+        score = 3 * len(words & _creature_words(node)) + _role_fit(node, req.role) - abs(node.level - req.level) + concept.CONCEPT_WEIGHT * close
         scored.append((-score, node.name, node))
     return [node for _, _, node in sorted(scored, key=lambda s: s[:2])]
 
