@@ -180,6 +180,50 @@ def _own_kind(ability: str, node, words: set[str]) -> bool:
     return bool(own) and not own & words
 
 
+def _same_kind(node, words: set[str], within: set[str], traits: set[str]) -> bool:
+    """Whether a creature is of the requested kind: its name says so (a word of it that is some creature's trait, the
+    orc of "Orc Commander", or its whole one-word name, "Wererat"; not a role word, "leader"), or every trait it has is
+    within the request's (``_within``: a Lawbringer Warpriest, human and nephilim, for a human; a Wererat, human but
+    also a beast, is not a human's)."""
+    name = re.findall(r"[a-z]+", node.name.lower())
+    if words & {w for w in name if w in traits or len(name) == 1}:
+        return True
+    own = {t.lower() for t in node.traits}
+    return bool(own) and own <= within
+
+
+def _carrier_traits(creatures: list) -> dict[str, frozenset[str]]:
+    """Ability name (lower-case) -> the traits every creature with it has: Stench is the xulgaths' (xulgath, humanoid),
+    Site Bound the spirits' (incorporeal, spirit, undead), Reactive Strike nobody's (it is carried by every kind)."""
+    out: dict[str, frozenset[str]] = {}
+    for n in creatures:
+        traits = frozenset(t.lower() for t in n.traits)
+        for ab in n.fields.get("abilities") or []:
+            key = ab.lower()
+            out[key] = out[key] & traits if key in out else traits
+    return out
+
+
+def _within(req: CreatureRequest, creatures: list, traits: set[str]) -> set[str]:
+    """The traits within the request's kind: its own (given, or a trait word of its concept: "goblin shaman"), those
+    every creature with one of them has (a human is humanoid), and those whose every creature has all of its own (every
+    nephilim is human: a nephilim is a kind of human; a beast is not)."""
+    own = {t.lower() for t in req.traits} | (_request_words(req) & traits)
+    if not own:
+        return set()
+    sets = [frozenset(t.lower() for t in n.traits) for n in creatures]
+    out = set(own)
+    for t in own:
+        having = [x for x in sets if t in x]
+        if having:
+            out |= frozenset.intersection(*having)
+    for t in traits - out:
+        having = [x for x in sets if t in x]
+        if having and all(own <= x for x in having):
+            out.add(t)
+    return out
+
+
 def _request_words(req: CreatureRequest) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
 
@@ -199,14 +243,24 @@ def ranked_lenders(req: CreatureRequest, resolver) -> list:
 
 def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list | None = None) -> list[SuggestedAbility]:
     """Abilities of the best lenders (``ranked_lenders``), cited; not those named for their creature's own kind unless
-    the request is."""
+    the request is, and from a lender of another kind only those carried beyond its kind (``_carrier_traits``)."""
     words = _request_words(req)
+    creatures = resolver.creatures()
+    traits = {t.lower() for n in creatures for t in n.traits}
+    carriers = _carrier_traits(creatures)
+    within = _within(req, creatures, traits)
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
+        same_kind = _same_kind(node, words, within, traits)
         for ab in node.fields.get("abilities") or []:
             key = ab.lower()
             if key in seen or len(out) >= k or _own_kind(ab, node, words):
+                continue
+            # a lender of another kind lends only what is not its kind's own: an ability every carrier of which has a
+            # trait the request lacks (the xulgaths' Stench for a human bandit leader, a ghost's Site Bound for a
+            # priest) stays with them; one carried across kinds (Reactive Strike, Pack Attack) is anyone's
+            if not same_kind and not carriers.get(key, frozenset()) <= within:
                 continue
             # the ability's paragraph (a stat block's abilities are paragraphs): "**Stench** 30 feet. DC 19 ..." and the
             # lines below it; a name alone ("**+2 Circumstance to All Saves vs. Disease**") has no text, and must not

@@ -90,6 +90,17 @@ def test_suggested_abilities_come_from_creatures_close_to_the_concept(resolver):
     assert "Curse of the Wererat" not in [a.name for a in official]
     thief = suggest_abilities(CreatureRequest(level=2, role="skirmisher", concept="wererat thief"), resolver)
     assert "Curse of the Wererat" in [a.name for a in thief]
+    # a lender of another kind keeps its kind's own abilities: the wererat is human but also a beast, so its Rat
+    # Empathy and Moon Frenzy stay with werecreatures, while its Sneak Attack, carried across kinds, is lent
+    official = [a.name for a in official]
+    assert not {"Rat Empathy", "Moon Frenzy"} & set(official), official
+    assert "Sneak Attack" in official, official
+    # a nephilim is a kind of human (every nephilim is human): the Lawbringer Warpriest lends to a human priest, a
+    # ghost's Site Bound does not
+    priest = suggest_abilities(CreatureRequest(level=5, role="spellcaster", concept="cultist priest of Urgathoa",
+                                               traits=["human"]), resolver)
+    by = {a.name: a.source_id for a in priest}
+    assert by.get("Channel Smite") == "pf2e:creature:lawbringer-warpriest" and "Site Bound" not in by, by
 
 
 def test_a_caster_takes_the_tradition_of_the_closest_caster(resolver):
