@@ -57,15 +57,17 @@ def report_citations(report: EncounterReport) -> list[Citation]:
     return _unique(out)
 
 
-def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterReport]) -> str:
-    """The chat answer for an encounter request: each option as a block with its XP and threat."""
+def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterReport], note: str | None = None) -> str:
+    """The chat answer for an encounter request: each option as a block with its XP and threat; ``note``: what to say
+    first (``encounter.unmatched_theme``)."""
     party = party_label(req.party_size, req.party_level)
     head = f"**{req.threat.capitalize()} encounter for {party}**"
     if req.words:
         head += f" (matching: {', '.join(req.words)})"
     if not reports:
         return head + "\n\nNo combination of Monster Core creatures fits that budget with those words."
-    parts = [head, f"Budgets for this party: {budget_line(reports[0])} XP (GM Core, Encounter Budget)."]
+    parts = [head, *([note] if note else []),
+             f"Budgets for this party: {budget_line(reports[0])} XP (GM Core, Encounter Budget)."]
     for i, r in enumerate(reports, 1):
         parts.append(f"**Option {i}** — {option_summary(r)}")
         parts.append(render_encounter_block(r).rstrip("\n"))
@@ -82,15 +84,17 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
 
     enc = parse_encounter_request(question)
     if enc is not None:
-        from gmprep.core.creators.encounter import build_encounters
+        from gmprep.core.creators.encounter import build_encounters, unmatched_theme
 
-        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.words, resolver_factory())
+        resolver = resolver_factory()
+        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.words, resolver)
+        note = unmatched_theme(enc.party_level, enc.words, resolver)
         cites: list[Citation] = []
         for r in reports:
             cites += report_citations(r)
         step = TraceStep(name="build_encounter", status="ok", input=enc.model_dump(),
                          output={"options": [option_summary(r) for r in reports]})
-        return Answer(text=encounter_options_markdown(enc, reports), outcome="answered" if reports else "partial",
+        return Answer(text=encounter_options_markdown(enc, reports, note), outcome="answered" if reports else "partial",
                       citations=_unique(cites), steps=[step], question=question, backend="creators")
     req = parse_creature_request(question)
     if req is not None:

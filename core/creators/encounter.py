@@ -209,6 +209,52 @@ def _relevance(node, words: list[str]) -> int:
     return score
 
 
+# How close in meaning (``concept.closeness``) the best creature must be for a theme no creature's name or traits share
+# to count as matched. On 20 themes written for this, those Monster Core has creatures for scored 0.44-0.69 at their
+# best ("haunted crypt" 0.49, "orc raiders" 0.51, "swamp" 0.56) and those it has none for 0.30-0.39 ("bandits on the
+# road" 0.31: a Zombie Brute; "pirates", "smugglers", "thieves guild", "assassins"); docs/creators.md.
+THEME_FLOOR = 0.40
+
+
+def _theme_words(words: list[str]) -> list[str]:
+    """ "haunted crypt" from one --traits value is two words, as the chat's request gives them."""
+    return [w for v in words for w in v.strip().lower().split() if w and w not in STOP_WORDS]
+
+
+def _fits(party_level: int, resolver) -> list:
+    """The creatures whose level a party of ``party_level`` can meet, with their XP."""
+    out = []
+    for node in resolver.creatures():
+        if node.level is None or not tables.XP_MIN_DELTA <= node.level - party_level <= tables.XP_MAX_DELTA:
+            continue
+        out.append((node, tables.creature_xp(node.level, party_level)))
+    return out
+
+
+def _theme(words: list[str], nodes: list) -> tuple[list[int], list[float], bool]:
+    """Each creature's shared words (``_relevance``) and closeness in meaning to the theme, and whether anything matches
+    it: a creature with a theme word in its name or traits, or one at least ``THEME_FLOOR`` close. When nothing does,
+    the closeness still orders the creatures (a Reefclaw and a Vordine for pirates; ordering by name gave the level's
+    first creatures, an Aapoph Serpentfolk for every such theme), and the builders say the theme is not matched."""
+    if not words:
+        return [0] * len(nodes), [0.0] * len(nodes), True
+    shared = [_relevance(node, words) for node in nodes]
+    close = concept.closeness(" ".join(words), nodes)
+    return shared, close, any(r >= 2 for r in shared) or not any(close) or max(close) >= THEME_FLOOR
+
+
+def unmatched_theme(party_level: int, words: list[str], resolver) -> str | None:
+    """The line to say when no Monster Core creature a party of ``party_level`` can meet matches the theme (``_theme``):
+    the options then fit the budget, not the theme. None when it matches or there is no theme."""
+    theme = " ".join(v.strip() for v in words if v.strip())
+    words = _theme_words(words)
+    if not words or _theme(words, [node for node, _ in _fits(party_level, resolver)])[2]:
+        return None
+    return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not the "
+            f"theme. Monster Core has few human foes; build them yourself, e.g. "
+            f"`gmprep creature \"{theme}\" --level {party_level} --role soldier`.")
+
+
 def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
                      n: int = 3) -> list[EncounterReport]:
     """Up to ``n`` Monster Core encounters whose XP falls in ``threat`` for this party, as close to its
@@ -223,21 +269,18 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
     budget = tables.encounter_budget(party_size)
     target = budget[threat]
-    # "haunted crypt" from one --traits value is two words, as the chat's request gives them
-    words = [w for v in words for w in v.strip().lower().split() if w and w not in STOP_WORDS]
-    fits = []
-    for node in resolver.creatures():
-        if node.level is None or not tables.XP_MIN_DELTA <= node.level - party_level <= tables.XP_MAX_DELTA:
-            continue
-        xp = tables.creature_xp(node.level, party_level)
-        if xp <= target:
-            fits.append((node, xp))
-    close = concept.closeness(" ".join(words), [node for node, _ in fits])
-    # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt")
-    shared = [_relevance(node, words) if words else 0 for node, _ in fits]
-    pool = [(r + concept.CONCEPT_WEIGHT * c, node, xp) for r, c, (node, xp) in zip(shared, close, fits, strict=True)]
-    if words and any(shared) and not any(close):
-        # without the model, only creatures that share the words
+    words = _theme_words(words)
+    # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt"); whether the
+    # theme matches is read over every creature of these levels, as ``unmatched_theme`` reads it
+    every = _fits(party_level, resolver)
+    shared, close, matched = _theme(words, [node for node, _ in every])
+    pool = [(r + concept.CONCEPT_WEIGHT * c, node, xp) for r, c, (node, xp) in zip(shared, close, every, strict=True)
+            if xp <= target]
+    shared = [r for r, (_, xp) in zip(shared, every, strict=True) if xp <= target]
+    close = [c for c, (_, xp) in zip(close, every, strict=True) if xp <= target]
+    if words and any(shared) and not any(close) and matched:
+        # without the model, only creatures that share the words (a theme nothing matches keeps every creature: its
+        # words found in a few stat blocks' text cannot fill a budget alone)
         best = max(shared)
         pool = [p for p, r in zip(pool, shared, strict=True) if r >= min(best, 2) and r > 0]
     pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), p[1].name))

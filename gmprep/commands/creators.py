@@ -67,6 +67,7 @@ def run_encounter(args: argparse.Namespace) -> int:
         evaluate_encounter,
         parse_encounter,
         render_encounter_block,
+        unmatched_theme,
     )
 
     if args.text[:1] == ["build"]:
@@ -75,12 +76,18 @@ def run_encounter(args: argparse.Namespace) -> int:
         words = _words(args.traits) + _words(args.terrain) + _words(args.text[1:])
         # checked by build_encounters (an unknown threat is a one-line error, exit 1)
         threat = cast(Threat, (args.threat or "moderate").lower())
-        reports = build_encounters(args.party, args.level, threat, words, _resolver(args), n=args.n)
+        resolver = _resolver(args)
+        reports = build_encounters(args.party, args.level, threat, words, resolver, n=args.n)
         if not reports:
             raise GmprepError(f"no Monster Core encounter fits a {args.threat or 'moderate'} budget for {args.party} characters of level {args.level}")
+        note = unmatched_theme(args.level, words, resolver)
         if args.json:
             print(json.dumps([r.cli_json() for r in reports], indent=2))
+            if note:
+                print(note, file=sys.stderr)
             return 0
+        if note:
+            print(note + "\n")
         for i, r in enumerate(reports, 1):
             print(f"Option {i}: {r.xp} XP, {r.threat} (budget {r.budget[r.threat]})")
             print(render_encounter_block(r))

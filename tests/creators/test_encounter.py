@@ -121,6 +121,24 @@ def test_build_follows_a_theme_no_creature_is_named_for(resolver):
     assert crypt == build_encounters(4, 3, "severe", ["haunted", "crypt"], resolver)
 
 
+def test_a_theme_monster_core_has_no_creature_for_is_said(resolver):
+    from gmprep.core.creators.chat import creators_answer
+    from gmprep.core.creators.encounter import unmatched_theme
+
+    # Monster Core has no bandits: the closest creature in meaning is a Zombie Brute; the options still fit the budget
+    # and the builders say they do not follow the theme
+    note = unmatched_theme(3, ["bandits on the road"], resolver)
+    assert note and "“bandits on the road”" in note and "gmprep creature" in note
+    assert build_encounters(4, 3, "moderate", ["bandits on the road"], resolver)
+    # themes it has creatures for: by a trait word (goblin), by meaning (a crypt's undead), no theme
+    for words in (["goblin warband"], ["haunted crypt"], []):
+        assert unmatched_theme(3, words, resolver) is None, words
+    answer = creators_answer("Build a moderate encounter for 4 level 3 PCs: bandits on the road", lambda: resolver)
+    assert answer is not None and "No Monster Core creature of these levels is close to" in answer.text
+    crypt = creators_answer("Build a moderate encounter for 4 level 3 PCs: a haunted crypt", lambda: resolver)
+    assert crypt is not None and "is close to" not in crypt.text
+
+
 @pytest.mark.parametrize("text,size,level", [
     ("Encounter (4 PCs, level 3): 2 wolves", 4, 3),
     ("Encounter for 4 level-3 PCs: 2 wolves", 4, 3),
