@@ -125,6 +125,12 @@ def _cite_entry(node) -> Citation:
     return Citation(id=node.source_id or node.node_id, name=node.name, book=node.book or "", page=node.page)
 
 
+def check_party(size: int, level: int) -> None:
+    """A GmprepError unless the encounter tables cover a party of ``size`` characters of ``level``."""
+    if not 1 <= size <= 20 or not -1 <= level <= 25:
+        raise GmprepError(f"party of {size} at level {level} is outside what the encounter tables cover")
+
+
 def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = None,
                        party_level: int | None = None) -> EncounterReport:
     """XP per creature, total, threat, budgets and warnings for the party (given here, else in ``spec``)."""
@@ -132,8 +138,7 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
     level = party_level if party_level is not None else spec.party_level
     if size is None or level is None:
         raise GmprepError("the party size and level are needed: write 'Encounter (4 PCs, level 3): ...' or give --party and --level")
-    if not 1 <= size <= 20 or not -1 <= level <= 25:
-        raise GmprepError(f"party of {size} at level {level} is outside what the encounter tables cover")
+    check_party(size, level)
     budget = tables.encounter_budget(size)
     creatures: list[EncounterCreature] = []
     unknown: list[UnknownCreature] = []
@@ -267,6 +272,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     options are picked so they share no creature where possible, else at least no lead creature."""
     if threat not in THREATS:
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
+    check_party(party_size, party_level)
     budget = tables.encounter_budget(party_size)
     target = budget[threat]
     words = _theme_words(words)
@@ -288,10 +294,13 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     max_count = max(6, party_size + 2)
     combos: list[tuple] = []
     for k in (1, 2, 3):
+        # three kinds of creature take at most two of each: enumerating only those counts keeps the work linear in the
+        # party's size (all counts, then filtered, took 33 s for a party of 40 before its size was refused)
+        most = 2 if k == 3 else max_count
         for group in itertools.combinations(range(len(pool)), k):
             members = [pool[i] for i in group]
-            for counts in itertools.product(range(1, max_count + 1), repeat=k):
-                if sum(counts) > max_count or (k == 3 and max(counts) > 2):
+            for counts in itertools.product(range(1, most + 1), repeat=k):
+                if sum(counts) > max_count:
                     continue
                 xp = sum(c * m[2] for c, m in zip(counts, members, strict=True))
                 if xp > target:

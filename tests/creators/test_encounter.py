@@ -158,3 +158,12 @@ def test_item_phrasings():
     assert [(ln.name, ln.count, ln.adjustment) for ln in spec.lines] == [
         ("goblin warriors", 2, None), ("goblin war chanter", 1, None), ("wolf", 3, None), ("Goblin Pyro", 2, None),
         ("giant rats", 2, "weak")]
+
+
+@pytest.mark.parametrize("size,level", [(0, 3), (21, 3), (40, 3), (4, 30), (4, -5)])
+def test_build_refuses_a_party_the_tables_do_not_cover(resolver, size, level):
+    from gmprep.common.errors import GmprepError
+
+    # before, a party of 0 got "no encounter fits", and one of 40 enumerated every count of three kinds (33 s) first
+    with pytest.raises(GmprepError, match="outside what the encounter tables cover"):
+        build_encounters(size, level, "severe", [], resolver)
