@@ -35,15 +35,24 @@ _LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I
 _THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
 _ROLES: tuple[str, ...] = get_args(Role)
 _ROLE = re.compile(r"\b(" + "|".join(re.escape(r) for r in sorted(_ROLES, key=len, reverse=True)) + r")s?\b", re.I)
-_CREATURE_WORD = re.compile(r"\b(?:stat ?blocks?|creatures?|npcs?|monsters?|villains?|foes?|enemy|enemies)\b", re.I)
+_CREATURE_WORD = re.compile(r"\b(?:stat ?blocks?|stats|creatures?|npcs?|monsters?|villains?|foes?|enemy|enemies)\b", re.I)
 _ENCOUNTER = re.compile(r"\bencounters?\b", re.I)
+# a fight asked for (``_BUILD``) with one of GM Core's threats and a whole party ("I need a severe fight for 4 level 2
+# PCs") is an encounter request too
+_FIGHT = re.compile(r"\b(?:fights?|battles?|combats?)\b", re.I)
+# a request that starts by asking to build ("Create a level 2 goblin boss", "Can you make a 5th-level hag?") names a
+# creature with its level alone, without a role or the word creature
+_BUILD = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+                    r"(?:build|make|create|generate|design|stat(?:\s+up)?|roll\s+up|give\s+(?:me|us)|(?:i|we)\s+(?:need|want))\b",
+                    re.I)
 # A question about the rules ("what is ...", "how does ...") is not a request to build something,
 # unless it is a polite request ("can you build ...").
 _QUESTION = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whose|does|do|did|is|are|was|were|should|"
                        r"(?:can|could|would|will)(?!\s+you\b))\b", re.I)
 _FILLER = re.compile(
-    r"\b(?:please|can|could|would|will|you|me|us|i|we|need|want|give|build|make|create|generate|design|roll|up|"
-    r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options)\b",
+    r"\b(?:please|can|could|would|will|you|me|us|i|we|my|our|need|want|give|build|make|create|generate|design|roll|up|"
+    r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options|threat|"
+    r"fights?|battles?|combats?|who|is|are|stat|stats)\b",
     re.I,
 )
 _WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
@@ -101,8 +110,10 @@ def _rest_words(text: str) -> list[str]:
 def parse_encounter_request(text: str) -> EncounterRequest | None:
     """An encounter-building request, or None when ``text`` is not one (no party stated, a rules
     question, or an encounter already written out as ``Encounter (...): creature, creature``)."""
-    if not _ENCOUNTER.search(text) or _is_question(text):
+    if _is_question(text):
         return None
+    if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and _THREAT.search(text) and _BUILD.match(text)):
+        return None  # "The severe fight against 4 level 3 PCs went badly" tells, it does not ask
     size, level, span = parse_party(text)
     if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
         return None
@@ -112,7 +123,7 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
         return None
     threat = _THREAT.search(text)
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
-    rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _LEVEL_ANY.sub(" ", rest)))
+    rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", rest))))
     words = [w for w in _rest_words(rest) if not _PCS_WORD.fullmatch(w)]
     return EncounterRequest(
         threat=threat.group(1).lower() if threat else "moderate",
@@ -136,7 +147,7 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         return None
     level = _LEVEL_ANY.search(text)
     role = _ROLE.search(text)
-    if level is None or (role is None and not _CREATURE_WORD.search(text)):
+    if level is None or (role is None and not _CREATURE_WORD.search(text) and not _BUILD.match(text)):
         return None
     lv = int(next(g for g in level.groups() if g is not None))
     if not (-1 <= lv <= 24):

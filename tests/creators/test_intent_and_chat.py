@@ -22,6 +22,11 @@ from gmprep.core.creators.intent import parse_creature_request, parse_encounter_
     # a theme after the party's colon is no written list of creatures
     ("Build a severe encounter for 4 level 5 PCs: cultists of Urgathoa in a crypt", "severe", 4, 5,
      ["cultists", "urgathoa", "crypt"]),
+    # a fight asked for with a threat and a party; the GM's "my" and "threat" are no creature words
+    ("I need a severe fight for 4 level 2 PCs with goblins", "severe", 4, 2, ["goblins"]),
+    ("Make a low threat encounter, 3 players level 1, wolves", "low", 3, 1, ["wolves"]),
+    ("Build an encounter for my party of 5 level 7 characters in a haunted forest", "moderate", 5, 7,
+     ["haunted", "forest"]),
 ])
 def test_encounter_requests(text, threat, size, level, words):
     req = parse_encounter_request(text)
@@ -38,6 +43,7 @@ def test_encounter_requests(text, threat, size, level, words):
     "Encounter (4 PCs, level 3):\n- 2 goblin warriors\n- wolf",
     "moderate encounter for the party",  # no party size and level
     "moderate encounter for 12 level-3 PCs",  # outside the budget table's party sizes
+    "The severe fight against 4 level 3 PCs went badly",  # a fight told, not asked for
     "level 4 brute: a bog troll",
 ])
 def test_not_encounter_requests(text):
@@ -52,6 +58,11 @@ def test_not_encounter_requests(text):
     ("a 5th-level skill paragon, the guild forger", 5, "skill paragon", "guild forger"),
     ("stat block for a level -1 minion rat", -1, "soldier", "minion rat"),
     ("Can you build a level 3 brute? A bog troll", 3, "brute", "bog troll"),  # a polite request still builds
+    # asked to build, a creature needs no role or "creature" word
+    ("Create a level 2 goblin boss", 2, "soldier", "goblin boss"),
+    ("Can you make a 5th-level hag?", 5, "soldier", "hag"),
+    ("I need stats for a bandit captain, level 5", 5, "soldier", "bandit captain"),
+    ("Give me an NPC: a level 7 corrupt noble who is a skill paragon", 7, "skill paragon", "corrupt noble"),
 ])
 def test_creature_requests(text, level, role, concept):
     req = parse_creature_request(text)
@@ -73,6 +84,8 @@ def test_a_creature_request_says_its_tradition():
     # a rules question that asks in a later sentence (not-in-corpus-tune6 nict6-010, nict6-007)
     "Suppose I am a level 1 cleric and I use it on a creature that is adjacent to me. How do I calculate the DC?",
     "I'm a 6th-level fighter with an item that grants a move action. Can I move toward my enemy and then Strike?",
+    "What would a level 4 guard captain look like?",
+    "The 5th-level wizard cast fireball",  # a level and no ask to build
 ])
 def test_not_creature_requests(text):
     assert parse_creature_request(text) is None
