@@ -74,17 +74,20 @@ class SentenceCap:
         self.limit = limit
         self.text = ""
         self.reason = ""
+        self.cut: int | None = None  # where the repeated sentence starts: the answer ends before it
 
     def add(self, piece: str) -> bool:
         """Add a piece; True once the answer is long enough (``reason`` says why)."""
         self.text += piece
         ends = list(_SENTENCE_END.finditer(self.text + " "))
-        sentences, start = [], 0
+        sentences, starts, start = [], [], 0
         for m in ends:
             sentences.append(" ".join(self.text[start:m.end()].split()).lower())
+            starts.append(start)
             start = m.end()
         if len(sentences) >= 2 and sentences[-1] in sentences[:-1]:
             self.reason = "a sentence repeated"
+            self.cut = starts[-1]
         elif len(sentences) >= self.limit:
             self.reason = f"{self.limit} sentences"
         return bool(self.reason)
@@ -383,6 +386,11 @@ class AgentPipeline:
         finally:
             if relay is not None:
                 relay.cancel()
+        if cap.cut is not None and text.startswith(cap.text[:cap.cut]):
+            # "... unconscious [2]. If they lose the dying condition ... [2]. If they lose the dying condition ... [2]."
+            # was saved with the repeat: the answer is the text before it (the stream showed it; the saved answer,
+            # which replaces the stream, does not)
+            text = text[:cap.cut].rstrip()
         used = cited_ids(text, shown)
         if text.strip().startswith(NOT_FOUND[:-1]):
             # the answerability judge found the books relevant; the model did not find the answer in the

@@ -164,6 +164,9 @@ async def test_a_repeated_sentence_is_cited_again_once(ctx, settings):
                                 settings=settings, context=ctx, llm=fake(cited_answer=[repeated]))
     note = ans.text[ans.text.index("_Cited again, to the passage that states it:_"):]
     assert note.count("\n- [2] ") == 1, note
+    # the saved answer (what the panel shows once the stream ends) says it once too
+    body = ans.text[:ans.text.index("_Cited again")]
+    assert body.count(" [2].") == 1 and ans.text.count("[1].") == 0, body
 
 
 async def test_multi_need_question_searches_each_need_and_still_generates_once(ctx):
