@@ -154,11 +154,15 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         return None
     tradition = _TRADITION.search(text)
     rest = _TRADITION.sub(" ", _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text))))
-    concept = " ".join(_rest_words(rest))
+    # "a level 3 bandit captain NPC, human": one word after the last comma, with the concept before it, is a trait
+    parts = [_rest_words(part) for part in rest.split(",")]
+    traits = parts.pop() if len(parts) > 1 and len(parts[-1]) == 1 and any(parts[:-1]) else []
+    concept = " ".join(w for part in parts for w in part)
     return CreatureRequest(
         level=lv,
         role=role.group(1).lower() if role else "soldier",
         concept=concept,
+        traits=traits,
         tradition=tradition.group(1).lower() if tradition else None,
     )
 

@@ -71,6 +71,14 @@ def test_creature_requests(text, level, role, concept):
     assert req.tradition is None
 
 
+def test_a_word_after_the_last_comma_is_a_trait():
+    req = parse_creature_request("Create a level 3 bandit captain NPC, human")
+    assert req is not None and (req.concept, req.traits) == ("bandit captain", ["human"])
+    # several words after the comma are the concept itself
+    req = parse_creature_request("build a level 3 spellcaster NPC, a goblin shaman")
+    assert req is not None and (req.concept, req.traits) == ("goblin shaman", [])
+
+
 def test_a_creature_request_says_its_tradition():
     req = parse_creature_request("build a level 5 divine spellcaster, a cultist priest")
     assert req is not None and (req.tradition, req.concept) == ("divine", "cultist priest")
