@@ -104,7 +104,7 @@ class Builders:
             return []
         concept = f" ({req.concept})" if req.concept else ""
         return [lsp.CodeAction(
-            title=f"Insert creature statblock: level {req.level} {req.role}{concept}",
+            title=f"Insert creature statblock: level {req.level} {req.role or 'creature'}{concept}",
             kind=KIND, edit=_insert_below(doc, line, md),
         )]
 

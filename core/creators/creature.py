@@ -16,6 +16,7 @@ from typing import cast
 from gmprep.core.creators import concept, tables
 from gmprep.core.creators.models import (
     CreatureRequest,
+    Role,
     Statblock,
     StatValue,
     Strike,
@@ -118,8 +119,42 @@ def infer_tradition(lenders: list, k: int = 5) -> tuple[Tradition, str] | None:
     return None
 
 
+def class_build(node, spellcasting=None) -> tuple[Role, Tradition | None]:
+    """The role (and tradition) a Player Core class is built as, from its own entry: a class with a "<Class>
+    Spellcasting" feature is a spellcaster, of the one tradition that feature names (a cleric's divine; a witch's
+    patron or a sorcerer's bloodline decides, so none); else its key attribute: Strength a soldier (a brute with 12 Hit
+    Points a level, the barbarian), Dexterity a skirmisher, a mental one a skill paragon (alchemist, investigator)."""
+    if spellcasting is not None:
+        said = set(re.findall(r"\b(arcane|divine|occult|primal)\b", spellcasting.text.lower()))
+        return "spellcaster", cast(Tradition, said.pop()) if len(said) == 1 else None
+    key = str(node.fields.get("key_attribute", ""))
+    if "Str" in key:
+        return ("brute" if str(node.fields.get("hp", "")).strip() == "12" else "soldier"), None
+    if "Dex" in key:
+        return "skirmisher", None
+    return "skill paragon", None
+
+
+def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, str]:
+    """(role, tradition, class name) for a request that says no role: the build of the class its concept names ("court
+    wizard", "halfling rogues"), else GM Core's soldier, the all-round build."""
+    said = re.findall(r"[a-z]+", req.concept.lower())
+    words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
+    for node in getattr(resolver, "classes", []) if resolver is not None else []:
+        if node.name.lower() in words:
+            role, tradition = class_build(node, resolver.spellcasting.get(node.node_id))
+            return role, tradition, node.name
+    return "soldier", None, ""
+
+
 def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
-    """A statblock whose every number is a table value for ``req.level``, columns chosen by role."""
+    """A statblock whose every number is a table value for ``req.level``, columns chosen by role (the GM's, else the
+    one of the class the concept names: ``infer_role``)."""
+    role_from = ""
+    if req.role is None:
+        role, from_class, role_from = infer_role(req, resolver)
+        req = req.model_copy(update={"role": role, "tradition": req.tradition or from_class})
+    assert req.role is not None
     lenders = ranked_lenders(req, resolver) if resolver is not None else []
     tradition, tradition_from = req.tradition, ""
     if "spell_dc" in ROLES[req.role] and tradition is None:
@@ -141,10 +176,12 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
     return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
-                     tradition_from=tradition_from)
+                     tradition_from=tradition_from, role_from=role_from)
 
 
-def _role_fit(node, role: str) -> int:
+def _role_fit(node, role: str | None) -> int:
+    if role is None:
+        return 0
     text = node.text
     if role == "spellcaster" or role == "magical striker":
         return 2 if "Spells**" in text else 0
@@ -289,7 +326,8 @@ def render_statblock_markdown(sb: Statblock) -> str:
         return f" <!-- {s[field].column} -->"
 
     traits = ", ".join([sb.size, *sb.traits])
-    lines = [f"### {sb.name}", "", f"**Creature {sb.level}** ({traits}) — built as a {sb.role}", ""]
+    why = f" <!-- a {sb.role_from.lower()}'s build -->" if sb.role_from else ""
+    lines = [f"### {sb.name}", "", f"**Creature {sb.level}** ({traits}) — built as a {sb.role}{why}", ""]
     lines.append(f"**Perception** {_signed(s['perception'].value)}{col('perception')}")
     skills = [f"{f.split(':', 1)[1]} {_signed(st.value)}" for f, st in s.items() if f.startswith("skill:")]
     lines += ["", "**Skills** " + ", ".join(skills) + " <!-- " + ", ".join(

@@ -160,7 +160,7 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     concept = " ".join(w for part in parts for w in part)
     return CreatureRequest(
         level=lv,
-        role=role.group(1).lower() if role else "soldier",
+        role=role.group(1).lower() if role else None,
         concept=concept,
         traits=traits,
         tradition=tradition.group(1).lower() if tradition else None,

@@ -108,7 +108,7 @@ class CreatureRequest(BaseModel):
     """What a GM asks for: level, role, a concept (name/idea) and optional traits."""
 
     level: int = Field(ge=-1, le=24)
-    role: Role = "soldier"
+    role: Role | None = None  # None: the build of the class the concept names ("court wizard"), else a soldier
     concept: str = ""
     traits: list[str] = Field(default_factory=list)
     tradition: Tradition | None = None  # of its spells; None: the closest spellcasting creature's, else arcane
@@ -162,6 +162,7 @@ class Statblock(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     tradition: Tradition | None = None  # of its spells, for a role that casts
     tradition_from: str = ""  # the creature whose spells gave the tradition, when inferred
+    role_from: str = ""  # the class the concept names, when it gave the role the GM did not say
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

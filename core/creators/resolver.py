@@ -17,7 +17,12 @@ from gmprep.kg.names import NameIndex, name_key
 class CreatureResolver:
     """Resolves creature names against the store's creature entries, with "did you mean" suggestions."""
 
-    def __init__(self, creatures: list[Node]):
+    def __init__(self, creatures: list[Node], classes: list[Node] | None = None,
+                 spellcasting: dict[str, Node] | None = None):
+        # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
+        # a concept that names a class ("court wizard") is built as
+        self.classes = list(classes or [])
+        self.spellcasting = dict(spellcasting or {})
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
         self._index = NameIndex.build(self._nodes)
@@ -29,7 +34,15 @@ class CreatureResolver:
         """Every creature entry of ``store`` (a ``gmprep.kg.store.Store``)."""
         ids = [r[0] for r in store.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND type='creature' ORDER BY rowid")]
-        return cls(list(store.get_many(ids).values()))
+        class_ids = [r[0] for r in store.db.execute(
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type='class' ORDER BY rowid")]
+        classes = list(store.get_many(class_ids).values())
+        # "pf2e:class:wizard" -> "pf2e:class-feature:wizard--wizard-spellcasting"
+        wanted = {c.node_id: c.node_id.replace(":class:", ":class-feature:", 1) + "--" + c.node_id.rsplit(":", 1)[-1]
+                  + "-spellcasting" for c in classes}
+        found = store.get_many(list(wanted.values()))
+        spellcasting = {cid: found[fid] for cid, fid in wanted.items() if fid in found}
+        return cls(list(store.get_many(ids).values()), classes, spellcasting)
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""

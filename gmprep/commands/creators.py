@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("creature", help="build a creature/NPC statblock from GM Core's tables")
     c.add_argument("concept", nargs="?", default="", help='name or idea ("ogre bouncer")')
     c.add_argument("--level", type=int, required=True)
-    c.add_argument("--role", default="soldier", help="brute, skirmisher, sniper, soldier, spellcaster, skill paragon, magical striker")
+    c.add_argument("--role", default=None, help="brute, skirmisher, sniper, soldier, spellcaster, skill paragon, magical striker "
+                   "(default: the build of the class the concept names, 'court wizard': spellcaster; else soldier)")
     c.add_argument("--traits", action="append", default=[], help="traits (repeatable, or comma-separated)")
     c.add_argument("--tradition", choices=("arcane", "divine", "occult", "primal"),
                    help="a caster's spell tradition (default: the closest spellcasting creature's, else arcane)")
@@ -118,8 +119,8 @@ def run_creature(args: argparse.Namespace) -> int:
     from gmprep.core.creators.creature import ROLES, build_creature, render_statblock_markdown
     from gmprep.core.creators.models import CreatureRequest
 
-    role = args.role.lower().replace("-", " ").replace("_", " ")
-    if role not in ROLES:
+    role = args.role.lower().replace("-", " ").replace("_", " ") if args.role else None
+    if role is not None and role not in ROLES:
         raise GmprepError(f"unknown role '{args.role}': one of {', '.join(ROLES)}")
     if not -1 <= args.level <= 24:
         raise GmprepError("creature level must be between -1 and 24 (the tables' range)")

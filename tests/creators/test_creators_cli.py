@@ -123,6 +123,24 @@ def test_a_caster_takes_the_tradition_of_the_closest_caster(resolver):
     assert build_creature(CreatureRequest(level=5, role="spellcaster")).tradition == "arcane"
 
 
+def test_a_concept_that_names_a_class_is_built_as_that_class(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # no role said: the class's own entry decides (a "Wizard Spellcasting" feature naming arcane; a Dex key attribute;
+    # a Str key attribute and 12 Hit Points a level), and the statblock says whose build it is
+    wizard = build_creature(CreatureRequest(level=6, concept="court wizard"), resolver)
+    assert (wizard.role, wizard.tradition, wizard.role_from) == ("spellcaster", "arcane", "Wizard")
+    assert "built as a spellcaster <!-- a wizard's build -->" in render_statblock_markdown(wizard)
+    assert build_creature(CreatureRequest(level=4, concept="dwarf cleric"), resolver).tradition == "divine"
+    assert build_creature(CreatureRequest(level=2, concept="halfling rogues"), resolver).role == "skirmisher"
+    assert build_creature(CreatureRequest(level=5, concept="orc barbarian"), resolver).role == "brute"
+    # no class named: GM Core's soldier, as before; a role said wins over the class
+    captain = build_creature(CreatureRequest(level=3, concept="bandit captain"), resolver)
+    assert (captain.role, captain.role_from) == ("soldier", "")
+    assert build_creature(CreatureRequest(level=6, role="brute", concept="court wizard"), resolver).role == "brute"
+
+
 def test_an_ability_keeps_its_whole_paragraph_and_no_other(resolver):
     from gmprep.core.creators.creature import suggest_abilities
     from gmprep.core.creators.models import CreatureRequest

@@ -56,12 +56,12 @@ def test_not_encounter_requests(text):
     ("Insert creature statblock level 2 sniper kobold archer", 2, "sniper", "kobold archer"),
     ("creature 7 skirmisher: werewolf outrider", 7, "skirmisher", "werewolf outrider"),
     ("a 5th-level skill paragon, the guild forger", 5, "skill paragon", "guild forger"),
-    ("stat block for a level -1 minion rat", -1, "soldier", "minion rat"),
+    ("stat block for a level -1 minion rat", -1, None, "minion rat"),  # no role said: the builder's to choose
     ("Can you build a level 3 brute? A bog troll", 3, "brute", "bog troll"),  # a polite request still builds
     # asked to build, a creature needs no role or "creature" word
-    ("Create a level 2 goblin boss", 2, "soldier", "goblin boss"),
-    ("Can you make a 5th-level hag?", 5, "soldier", "hag"),
-    ("I need stats for a bandit captain, level 5", 5, "soldier", "bandit captain"),
+    ("Create a level 2 goblin boss", 2, None, "goblin boss"),
+    ("Can you make a 5th-level hag?", 5, None, "hag"),
+    ("I need stats for a bandit captain, level 5", 5, None, "bandit captain"),
     ("Give me an NPC: a level 7 corrupt noble who is a skill paragon", 7, "skill paragon", "corrupt noble"),
 ])
 def test_creature_requests(text, level, role, concept):
