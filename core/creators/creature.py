@@ -135,15 +135,49 @@ def class_build(node, spellcasting=None) -> tuple[Role, Tradition | None]:
     return "skill paragon", None
 
 
+_STRIKE = re.compile(r"\*\*(Melee|Ranged) strike\*\*[^+\-\u2013\n]*([+\-\u2013]\d+)")
+
+
+def creature_build(node) -> Role | None:
+    """The role a Monster Core creature is built as, read off its stat block: it casts (spellcaster); a mental
+    attribute above Strength and Dexterity (skill paragon); Dexterity above Strength (a sniper when its best Strike is
+    ranged, else a skirmisher); else Strength (a brute when its Constitution is higher still, the Forest Troll; else a
+    soldier). None without six attribute modifiers."""
+    if "Spells**" in node.text:
+        return "spellcaster"
+    try:
+        st, dx, co, in_, wi, ch = (int(str(v).replace("\u2013", "-")) for v in node.fields.get("abilityMods") or [])
+    except ValueError:
+        return None
+    if max(in_, wi, ch) > max(st, dx):
+        return "skill paragon"
+    if dx > st:
+        best: dict[str, int] = {}
+        for kind, bonus in _STRIKE.findall(node.text):
+            best[kind] = max(best.get(kind, -99), int(bonus.replace("\u2013", "-")))
+        return "sniper" if best.get("Ranged", -99) > best.get("Melee", -99) else "skirmisher"
+    return "brute" if co > st else "soldier"
+
+
 def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, str]:
-    """(role, tradition, class name) for a request that says no role: the build of the class its concept names ("court
-    wizard", "halfling rogues"), else GM Core's soldier, the all-round build."""
+    """(role, tradition, name) for a request that says no role: the build of the class its concept names ("court
+    wizard", "halfling rogues"), else of the closest Monster Core creature the concept names by its kind (a "swamp hag":
+    the Sweet Hag's spellcaster; a "troll": the Forest Troll's brute), else GM Core's soldier, the all-round build."""
     said = re.findall(r"[a-z]+", req.concept.lower())
     words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
-    for node in getattr(resolver, "classes", []) if resolver is not None else []:
+    if resolver is None:
+        return "soldier", None, ""
+    for node in resolver.classes:
         if node.name.lower() in words:
             role, tradition = class_build(node, resolver.spellcasting.get(node.node_id))
             return role, tradition, node.name
+    creatures = resolver.creatures()
+    traits = {t.lower() for n in creatures for t in n.traits}
+    for node in ranked_lenders(req, resolver)[:5]:
+        if _named_by(node, words, traits):
+            built = creature_build(node)
+            if built is not None:
+                return built, None, node.name
     return "soldier", None, ""
 
 
@@ -222,11 +256,17 @@ def _same_kind(node, words: set[str], within: set[str], traits: set[str]) -> boo
     orc of "Orc Commander", or its whole one-word name, "Wererat"; not a role word, "leader"), or every trait it has is
     within the request's (``_within``: a Lawbringer Warpriest, human and nephilim, for a human; a Wererat, human but
     also a beast, is not a human's)."""
-    name = re.findall(r"[a-z]+", node.name.lower())
-    if words & {w for w in name if w in traits or len(name) == 1}:
+    if _named_by(node, words, traits):
         return True
     own = {t.lower() for t in node.traits}
     return bool(own) and own <= within
+
+
+def _named_by(node, words: set[str], traits: set[str]) -> bool:
+    """Whether ``words`` name the creature's kind: a word of its name that is some creature's trait (the orc of "Orc
+    Commander", the hag of "Sweet Hag") or its whole one-word name ("Wererat"); not a role word ("leader")."""
+    name = re.findall(r"[a-z]+", node.name.lower())
+    return bool(words & {w for w in name if w in traits or len(name) == 1})
 
 
 def _carrier_traits(creatures: list) -> dict[str, frozenset[str]]:
@@ -326,7 +366,7 @@ def render_statblock_markdown(sb: Statblock) -> str:
         return f" <!-- {s[field].column} -->"
 
     traits = ", ".join([sb.size, *sb.traits])
-    why = f" <!-- a {sb.role_from.lower()}'s build -->" if sb.role_from else ""
+    why = f" <!-- the {sb.role_from}'s build -->" if sb.role_from else ""
     lines = [f"### {sb.name}", "", f"**Creature {sb.level}** ({traits}) — built as a {sb.role}{why}", ""]
     lines.append(f"**Perception** {_signed(s['perception'].value)}{col('perception')}")
     skills = [f"{f.split(':', 1)[1]} {_signed(st.value)}" for f, st in s.items() if f.startswith("skill:")]

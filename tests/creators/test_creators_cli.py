@@ -131,11 +131,16 @@ def test_a_concept_that_names_a_class_is_built_as_that_class(resolver):
     # a Str key attribute and 12 Hit Points a level), and the statblock says whose build it is
     wizard = build_creature(CreatureRequest(level=6, concept="court wizard"), resolver)
     assert (wizard.role, wizard.tradition, wizard.role_from) == ("spellcaster", "arcane", "Wizard")
-    assert "built as a spellcaster <!-- a wizard's build -->" in render_statblock_markdown(wizard)
+    assert "built as a spellcaster <!-- the Wizard's build -->" in render_statblock_markdown(wizard)
     assert build_creature(CreatureRequest(level=4, concept="dwarf cleric"), resolver).tradition == "divine"
     assert build_creature(CreatureRequest(level=2, concept="halfling rogues"), resolver).role == "skirmisher"
     assert build_creature(CreatureRequest(level=5, concept="orc barbarian"), resolver).role == "brute"
-    # no class named: GM Core's soldier, as before; a role said wins over the class
+    # no class, but a creature kind named: the closest creature of that kind's build, read off its stat block (the
+    # Sweet Hag casts occult spells; the Forest Troll's Constitution is above its Strength)
+    hag = build_creature(CreatureRequest(level=5, concept="swamp hag"), resolver)
+    assert (hag.role, hag.tradition, hag.role_from) == ("spellcaster", "occult", "Sweet Hag")
+    assert build_creature(CreatureRequest(level=5, concept="troll"), resolver).role == "brute"
+    # neither: GM Core's soldier, as before; a role said wins over the class
     captain = build_creature(CreatureRequest(level=3, concept="bandit captain"), resolver)
     assert (captain.role, captain.role_from) == ("soldier", "")
     assert build_creature(CreatureRequest(level=6, role="brute", concept="court wizard"), resolver).role == "brute"
