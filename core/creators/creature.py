@@ -173,11 +173,17 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
             return role, tradition, node.name
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
-    for node in ranked_lenders(req, resolver)[:5]:
-        if _named_by(node, words, traits):
-            built = creature_build(node)
-            if built is not None:
-                return built, None, node.name
+    lenders = ranked_lenders(req, resolver)
+    # a word of the concept that names no creature kind (no trait, no creature name's first word: "ogre" of "Ogre
+    # Warrior") is what the creature does ("archer", "scout"): the closest creature named with it (the Hobgoblin Archer
+    # for a "goblin archer") says the build before one of the kind only does
+    names = [re.findall(r"[a-z]+", n.name.lower()) for n in creatures]
+    doing = words - traits - {w[0] for w in names if w}
+    for node in [n for n in lenders if doing & set(re.findall(r"[a-z]+", n.name.lower()))][:1] + \
+            [n for n in lenders[:5] if _named_by(n, words, traits)]:
+        built = creature_build(node)
+        if built is not None:
+            return built, None, node.name
     return "soldier", None, ""
 
 
@@ -251,7 +257,7 @@ def _own_kind(ability: str, node, words: set[str]) -> bool:
     return bool(own) and not own & words
 
 
-def _same_kind(node, words: set[str], within: set[str], traits: set[str]) -> bool:
+def _same_kind(node, words: set[str], within: set[str], core: set[str], traits: set[str]) -> bool:
     """Whether a creature is of the requested kind: its name says so (a word of it that is some creature's trait, the
     orc of "Orc Commander", or its whole one-word name, "Wererat"; not a role word, "leader"), or every trait it has is
     within the request's (``_within``: a Lawbringer Warpriest, human and nephilim, for a human; a Wererat, human but
@@ -259,14 +265,16 @@ def _same_kind(node, words: set[str], within: set[str], traits: set[str]) -> boo
     if _named_by(node, words, traits):
         return True
     own = {t.lower() for t in node.traits}
-    return bool(own) and own <= within
+    return bool(own) and own <= within and bool(own & core)
 
 
 def _named_by(node, words: set[str], traits: set[str]) -> bool:
     """Whether ``words`` name the creature's kind: a word of its name that is some creature's trait (the orc of "Orc
     Commander", the hag of "Sweet Hag") or its whole one-word name ("Wererat"); not a role word ("leader")."""
     name = re.findall(r"[a-z]+", node.name.lower())
-    return bool(words & {w for w in name if w in traits or len(name) == 1})
+    own = {t.lower() for t in node.traits}
+    # a trait word names the creature's kind only when the creature has that trait: a Goblin Dog is an animal
+    return bool(words & {w for w in name if (w in traits and w in own) or len(name) == 1})
 
 
 def _carrier_traits(creatures: list) -> dict[str, frozenset[str]]:
@@ -281,24 +289,26 @@ def _carrier_traits(creatures: list) -> dict[str, frozenset[str]]:
     return out
 
 
-def _within(req: CreatureRequest, creatures: list, traits: set[str]) -> set[str]:
-    """The traits within the request's kind: its own (given, or a trait word of its concept: "goblin shaman"), those
-    every creature with one of them has (a human is humanoid), and those whose every creature has all of its own (every
-    nephilim is human: a nephilim is a kind of human; a beast is not)."""
+def _within(req: CreatureRequest, creatures: list, traits: set[str]) -> tuple[set[str], set[str]]:
+    """(within, core). Within the request's kind: its own traits (given, or a trait word of its concept: "goblin
+    shaman"), those every creature with one of them has (a human is humanoid), and those whose every creature has all
+    of its own (every nephilim is human: a nephilim is a kind of human; a beast is not). The core is the own traits and
+    those kinds of them, without the wider ones: a Yeti, humanoid only, is within a human's traits but no human."""
     own = {t.lower() for t in req.traits} | (_request_words(req) & traits)
     if not own:
-        return set()
+        return set(), set()
     sets = [frozenset(t.lower() for t in n.traits) for n in creatures]
-    out = set(own)
+    wider: set[str] = set()
     for t in own:
         having = [x for x in sets if t in x]
         if having:
-            out |= frozenset.intersection(*having)
-    for t in traits - out:
+            wider |= frozenset.intersection(*having)
+    core = set(own)
+    for t in traits - own - wider:
         having = [x for x in sets if t in x]
         if having and all(own <= x for x in having):
-            out.add(t)
-    return out
+            core.add(t)
+    return core | wider, core
 
 
 def _request_words(req: CreatureRequest) -> set[str]:
@@ -318,6 +328,9 @@ def ranked_lenders(req: CreatureRequest, resolver) -> list:
     return [node for _, _, node in sorted(scored, key=lambda s: s[:2])]
 
 
+_ON_SPELLS = re.compile(r"\bcast(?:s|ing)?\b[^.]*\bspells?\b|\bspell slots?\b", re.I)
+
+
 def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list | None = None) -> list[SuggestedAbility]:
     """Abilities of the best lenders (``ranked_lenders``), cited; not those named for their creature's own kind unless
     the request is, and from a lender of another kind only those carried beyond its kind (``_carrier_traits``)."""
@@ -325,11 +338,16 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
     carriers = _carrier_traits(creatures)
-    within = _within(req, creatures, traits)
+    within, core = _within(req, creatures, traits)
+    casts = req.role is not None and "spell_dc" in ROLES[req.role]
+    own = {t.lower() for t in req.traits} | (words & traits)
+    kin = {ab.lower() for n in creatures if _named_by(n, words, traits)
+           or ({t.lower() for t in n.traits} <= within - (core - own) and {t.lower() for t in n.traits} & own)
+           for ab in n.fields.get("abilities") or []}
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
-        same_kind = _same_kind(node, words, within, traits)
+        same_kind = _same_kind(node, words, within, core, traits)
         for ab in node.fields.get("abilities") or []:
             key = ab.lower()
             if key in seen or len(out) >= k or _own_kind(ab, node, words):
@@ -339,14 +357,22 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             # priest) stays with them; one carried across kinds (Reactive Strike, Pack Attack) is anyone's
             if not same_kind and not carriers.get(key, frozenset()) <= within:
                 continue
+            # and, where Monster Core has creatures of just the requested kind, only what one of them has: no goblin
+            # has a Goblin Dog's Buck, an orc has Reactive Strike (it has no plain human: a human keeps the rule above)
+            if not same_kind and kin and key not in kin:
+                continue
             # the ability's paragraph (a stat block's abilities are paragraphs): "**Stench** 30 feet. DC 19 ..." and the
             # lines below it; a name alone ("**+2 Circumstance to All Saves vs. Disease**") has no text, and must not
             # take the next ability's
             m = re.search(r"\*\*" + re.escape(ab) + r"\*\*[ \t]*(.*?)(?:\n[ \t]*\n|\Z)", node.text, re.S)
             if not m:
                 continue
-            seen.add(key)
             body = " ".join(m.group(1).split())
+            # an ability that works on the lender's spells ("cast one prepared spell ... without spending a spell slot")
+            # is dead text on a statblock whose role has no spells
+            if not casts and _ON_SPELLS.search(body):
+                continue
+            seen.add(key)
             out.append(SuggestedAbility(name=ab, text=body, source_id=node.node_id, source_name=node.name,
                                         book=node.book, page=node.page))
         if len(out) >= k:

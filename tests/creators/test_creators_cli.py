@@ -146,6 +146,36 @@ def test_a_concept_that_names_a_class_is_built_as_that_class(resolver):
     assert build_creature(CreatureRequest(level=6, role="brute", concept="court wizard"), resolver).role == "brute"
 
 
+def test_the_kind_a_name_says_and_what_a_concept_does(resolver):
+    from gmprep.core.creators.creature import build_creature, suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    # a Goblin Dog is an animal, not a goblin: its Goblin Pox and Buck are no goblin shaman's
+    shaman = {a.source_name for a in suggest_abilities(CreatureRequest(level=1, role="spellcaster",
+                                                                       concept="goblin shaman", traits=["goblin"]),
+                                                       resolver)}
+    assert shaman and "Goblin Dog" not in shaman, shaman
+    # a word that names no kind says what the creature does: the Hobgoblin Archer's build for an archer
+    archer = build_creature(CreatureRequest(level=1, concept="goblin archer"), resolver)
+    assert (archer.role, archer.role_from) == ("sniper", "Hobgoblin Archer")
+    assert build_creature(CreatureRequest(level=4, concept="elven archer"), resolver).role == "sniper"
+
+
+def test_a_statblock_without_spells_gets_no_ability_that_works_on_spells(resolver):
+    from gmprep.core.creators.creature import suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    # the Pitborn Adept's Drain Bonded Item recasts a prepared spell: a caster's, not a soldier's
+    for role in ("soldier", "brute", "skirmisher", "sniper", "skill paragon"):
+        got = suggest_abilities(CreatureRequest(level=3, role=role, concept="pitborn adept", traits=["human"]),
+                                resolver, k=8)
+        assert "Drain Bonded Item" not in {a.name for a in got}, (role, got)
+        assert not any("spell slot" in a.text for a in got), (role, got)
+    caster = suggest_abilities(CreatureRequest(level=3, role="spellcaster", concept="pitborn adept",
+                                               traits=["human"]), resolver, k=8)
+    assert "Drain Bonded Item" in {a.name for a in caster}
+
+
 def test_an_ability_keeps_its_whole_paragraph_and_no_other(resolver):
     from gmprep.core.creators.creature import suggest_abilities
     from gmprep.core.creators.models import CreatureRequest
