@@ -75,8 +75,7 @@ class Creators:
             if self._resolver is None or self._resolver_book is not book:
                 from gmprep.core.creators.resolver import CreatureResolver
 
-                creatures = [n for n in book.nodes.values() if n.type == "creature"]
-                self._resolver = CreatureResolver(creatures)
+                self._resolver = CreatureResolver.from_nodes(book.nodes.values())
                 self._resolver_book = book
             return self._resolver
 

@@ -135,6 +135,41 @@ def class_build(node, spellcasting=None) -> tuple[Role, Tradition | None]:
     return "skill paragon", None
 
 
+def background_build(node) -> tuple[Role | None, list[str]]:
+    """(role, skills) a Player Core background gives an NPC, from its own entry: the attribute boost it restricts
+    ("One must be to Intelligence or Charisma": Cha/Int) decides the role, Strength a soldier, else Dexterity a
+    skirmisher, else a mental one a skill paragon (Constitution says nothing of the role; two free boosts, None); its
+    trained skills ("Diplomacy, Mercantile Lore") are the NPC's."""
+    boosts = str(node.fields.get("boosts", "")).split(",")[0]
+    said = set(boosts.split("/"))
+    role: Role | None = None
+    if len(said) < 6:
+        role = "soldier" if "Str" in said else "skirmisher" if "Dex" in said else \
+            "skill paragon" if said & {"Int", "Wis", "Cha"} else None
+    raw = re.sub(r"\*\*|\([^)]*\)", "", str(node.fields.get("skills", "")))
+    skills = []
+    for part in raw.split(","):
+        name = " ".join(re.sub(r"\bLore(?: Lore)+\b", "Lore", part.split(" or ")[0]).split())
+        if re.fullmatch(r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)*", name):
+            skills.append(name)
+    return role, skills
+
+
+def named_background(req: CreatureRequest, resolver):
+    """The Player Core background the concept names (all of its name's words: "street urchin", "goblin merchants"),
+    the longest first, or None."""
+    if resolver is None or resolver.resolve(req.concept) is not None:
+        return None  # a creature named whole is that creature: "skeleton guard", "dwarf warrior"
+    said = re.findall(r"[a-z]+", req.concept.lower())
+    words = set(said) | {w[:-1] for w in said if w.endswith("s")}
+    best = None
+    for node in getattr(resolver, "backgrounds", []):
+        name = re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", "", node.name).lower())
+        if name and set(name) <= words and (best is None or len(name) > best[0]):
+            best = (len(name), node)
+    return best[1] if best else None
+
+
 _STRIKE = re.compile(r"\*\*(Melee|Ranged) strike\*\*[^+\-\u2013\n]*([+\-\u2013]\d+)")
 
 
@@ -161,7 +196,9 @@ def creature_build(node) -> Role | None:
 
 def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, str]:
     """(role, tradition, name) for a request that says no role: the build of the class its concept names ("court
-    wizard", "halfling rogues"), else of the closest Monster Core creature the concept names by its kind (a "swamp hag":
+    wizard", "halfling rogues"), else of the Monster Core creature it names whole ("skeleton guard"), else of the
+    background it names ("goblin merchant": ``background_build``), else of the closest creature named with what it does
+    ("goblin archer": the Hobgoblin Archer), else of the closest creature the concept names by its kind (a "swamp hag":
     the Sweet Hag's spellcaster; a "troll": the Forest Troll's brute), else GM Core's soldier, the all-round build."""
     said = re.findall(r"[a-z]+", req.concept.lower())
     words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
@@ -171,6 +208,14 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
         if node.name.lower() in words:
             role, tradition = class_build(node, resolver.spellcasting.get(node.node_id))
             return role, tradition, node.name
+    exact = resolver.resolve(req.concept)
+    if exact is not None and creature_build(exact) is not None:
+        return cast(Role, creature_build(exact)), None, exact.name
+    background = named_background(req, resolver)
+    if background is not None:
+        from_background = background_build(background)[0]
+        if from_background is not None:
+            return from_background, None, f"{background.name} background"
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
     lenders = ranked_lenders(req, resolver)
@@ -202,6 +247,20 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     elif "spell_dc" not in ROLES[req.role]:
         tradition = None
     plan = _plan(req.role, tradition)
+    # a background the concept names gives its trained skills, whatever the role: its first at the role's best skill
+    # column (a merchant's Diplomacy), a Lore one column below (Mercantile Lore); one extreme skill stays the rule,
+    # so the role's own extreme one (a skill paragon's Deception) steps down to high
+    background = named_background(req, resolver) if resolver is not None else None
+    if background is not None:
+        cols = tables.columns("skills")
+        best = min((c for f, c in plan.items() if f.startswith("skill:")), key=cols.index, default="high")
+        below = cols[min(cols.index(best) + 1, len(cols) - 1)]
+        for i, skill in enumerate(background_build(background)[1]):
+            column = best if i == 0 and not skill.endswith(" Lore") else below
+            if f"skill:{skill}" not in plan or cols.index(column) < cols.index(plan[f"skill:{skill}"]):
+                if column == "extreme":
+                    plan = {f: (below if f.startswith("skill:") and c == "extreme" else c) for f, c in plan.items()}
+                plan[f"skill:{skill}"] = column
     stats: list[StatValue] = []
     for field, column in plan.items():
         tid = table_for(field)

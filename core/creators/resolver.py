@@ -18,10 +18,12 @@ class CreatureResolver:
     """Resolves creature names against the store's creature entries, with "did you mean" suggestions."""
 
     def __init__(self, creatures: list[Node], classes: list[Node] | None = None,
-                 spellcasting: dict[str, Node] | None = None):
+                 spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
-        # a concept that names a class ("court wizard") is built as
+        # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
+        # skills), what one that names a background ("goblin merchant") is
         self.classes = list(classes or [])
+        self.backgrounds = list(backgrounds or [])
         self.spellcasting = dict(spellcasting or {})
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
@@ -31,18 +33,25 @@ class CreatureResolver:
 
     @classmethod
     def from_store(cls, store) -> CreatureResolver:
-        """Every creature entry of ``store`` (a ``gmprep.kg.store.Store``)."""
+        """Every creature entry of ``store`` (a ``gmprep.kg.store.Store``), with its classes and backgrounds."""
         ids = [r[0] for r in store.db.execute(
-            "SELECT node_id FROM nodes WHERE kind='entry' AND type='creature' ORDER BY rowid")]
-        class_ids = [r[0] for r in store.db.execute(
-            "SELECT node_id FROM nodes WHERE kind='entry' AND type='class' ORDER BY rowid")]
-        classes = list(store.get_many(class_ids).values())
-        # "pf2e:class:wizard" -> "pf2e:class-feature:wizard--wizard-spellcasting"
-        wanted = {c.node_id: c.node_id.replace(":class:", ":class-feature:", 1) + "--" + c.node_id.rsplit(":", 1)[-1]
-                  + "-spellcasting" for c in classes}
-        found = store.get_many(list(wanted.values()))
-        spellcasting = {cid: found[fid] for cid, fid in wanted.items() if fid in found}
-        return cls(list(store.get_many(ids).values()), classes, spellcasting)
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background') "
+            "ORDER BY rowid")]
+        nodes = list(store.get_many(ids).values())
+        features = store.get_many([_spellcasting_id(n.node_id) for n in nodes if n.type == "class"])
+        return cls.from_nodes([*nodes, *features.values()])
+
+    @classmethod
+    def from_nodes(cls, nodes) -> CreatureResolver:
+        """The same from entries already loaded (the language server's rules book): one owner for what a creature
+        request reads, so the editor builds what the CLI and the chat build."""
+        nodes = list(nodes)
+        by_id = {n.node_id: n for n in nodes}
+        classes = [n for n in nodes if n.type == "class"]
+        spellcasting = {c.node_id: by_id[_spellcasting_id(c.node_id)] for c in classes
+                        if _spellcasting_id(c.node_id) in by_id}
+        return cls([n for n in nodes if n.type == "creature"], classes, spellcasting,
+                   [n for n in nodes if n.type == "background"])
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""
@@ -89,3 +98,8 @@ class CreatureResolver:
     def creatures(self) -> list[Node]:
         """All creature entries, by level then name."""
         return list(self._nodes)
+
+
+def _spellcasting_id(class_id: str) -> str:
+    """"pf2e:class:wizard" -> "pf2e:class-feature:wizard--wizard-spellcasting" (a casting class's feature)."""
+    return class_id.replace(":class:", ":class-feature:", 1) + "--" + class_id.rsplit(":", 1)[-1] + "-spellcasting"

@@ -140,9 +140,9 @@ def test_a_concept_that_names_a_class_is_built_as_that_class(resolver):
     hag = build_creature(CreatureRequest(level=5, concept="swamp hag"), resolver)
     assert (hag.role, hag.tradition, hag.role_from) == ("spellcaster", "occult", "Sweet Hag")
     assert build_creature(CreatureRequest(level=5, concept="troll"), resolver).role == "brute"
-    # neither: GM Core's soldier, as before; a role said wins over the class
-    captain = build_creature(CreatureRequest(level=3, concept="bandit captain"), resolver)
-    assert (captain.role, captain.role_from) == ("soldier", "")
+    # none of these: GM Core's soldier, as before; a role said wins over the class
+    keeper = build_creature(CreatureRequest(level=3, concept="innkeeper"), resolver)
+    assert (keeper.role, keeper.role_from) == ("soldier", "")
     assert build_creature(CreatureRequest(level=6, role="brute", concept="court wizard"), resolver).role == "brute"
 
 
@@ -159,6 +159,28 @@ def test_the_kind_a_name_says_and_what_a_concept_does(resolver):
     archer = build_creature(CreatureRequest(level=1, concept="goblin archer"), resolver)
     assert (archer.role, archer.role_from) == ("sniper", "Hobgoblin Archer")
     assert build_creature(CreatureRequest(level=4, concept="elven archer"), resolver).role == "sniper"
+
+
+def test_a_concept_that_names_a_background_takes_its_build_and_skills(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # Player Core's Merchant: "One must be to Intelligence or Charisma", trained in Diplomacy and Mercantile Lore
+    merchant = build_creature(CreatureRequest(level=2, concept="goblin merchant"), resolver)
+    assert (merchant.role, merchant.role_from) == ("skill paragon", "Merchant background")
+    cols = {s.field: s.column for s in merchant.stats if s.field.startswith("skill:")}
+    assert cols["skill:Diplomacy"] == "extreme" and cols["skill:Mercantile Lore"] == "high", cols
+    assert list(cols.values()).count("extreme") == 1, cols  # the role's Deception steps down
+    assert "Mercantile Lore +" in render_statblock_markdown(merchant)
+    # Strength among the boosts: a soldier (the Guard's Cha/Str); Dexterity without it: a skirmisher (Cha/Dex)
+    assert build_creature(CreatureRequest(level=2, concept="city guard sergeant"), resolver).role == "soldier"
+    assert build_creature(CreatureRequest(level=3, concept="bandit captain"), resolver).role == "skirmisher"
+    # a role said stands, and still gets the background's skills
+    guard = build_creature(CreatureRequest(level=2, role="spellcaster", concept="temple guard"), resolver)
+    assert guard.role == "spellcaster" and guard.stat("skill:Intimidation") is not None
+    # a creature named whole is that creature, not a background ("guard" of Skeleton Guard)
+    skeleton = build_creature(CreatureRequest(level=1, concept="skeleton guard"), resolver)
+    assert skeleton.role_from == "Skeleton Guard" and skeleton.stat("skill:Intimidation") is None
 
 
 def test_a_statblock_without_spells_gets_no_ability_that_works_on_spells(resolver):

@@ -235,6 +235,25 @@ async def test_insert_statblock_action_writes_a_cited_statblock_that_checks_clea
     assert not [d for d in client.diagnostics.get(uri, []) if d.code == "statblock-number"]
 
 
+async def test_the_editor_builds_the_statblock_the_cli_builds(client, workspace):
+    # no role said: the editor reads the class and the background the concept names, as `gmprep creature` does
+    text = "# NPCs\n\nCreate a level 6 court wizard\n\nCreate a level 2 goblin merchant\n"
+    uri = open_doc(client, workspace / "npcs.md", text)
+    built = {}
+    for needle in ("court wizard", "goblin merchant"):
+        line = _line(text, needle)
+        rng = lsp.Range(start=lsp.Position(line=line, character=2), end=lsp.Position(line=line, character=2))
+        actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=_ident(uri), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+        (insert,) = [a for a in actions if isinstance(a, lsp.CodeAction)
+                     and a.title.startswith("Insert creature statblock")]
+        built[needle] = insert.edit.changes[uri][0].new_text
+    assert "built as a spellcaster <!-- the Wizard's build -->" in built["court wizard"]
+    assert "**Arcane Innate Spells**" in built["court wizard"]
+    assert "built as a skill paragon <!-- the Merchant background's build -->" in built["goblin merchant"]
+    assert "Diplomacy +" in built["goblin merchant"] and "Mercantile Lore +" in built["goblin merchant"]
+
+
 async def test_statblock_diagnostic_and_quick_fix(client, workspace):
     uri = open_doc(client, workspace / "villains.md", STATBLOCK)
     diags = await _diagnostics(client, uri, "statblock-number")
