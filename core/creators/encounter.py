@@ -257,7 +257,7 @@ def unmatched_theme(party_level: int, words: list[str], resolver) -> str | None:
         return None
     return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not the "
             f"theme. Monster Core has few human foes; build them yourself, e.g. "
-            f"`gmprep creature \"{theme}\" --level {party_level} --role soldier`.")
+            f"`gmprep creature \"{theme}\" --level {party_level}`.")
 
 
 def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
