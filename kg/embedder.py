@@ -83,9 +83,10 @@ class Embedder:
     ) -> np.ndarray:
         """Vectors for ``texts`` (n x 384). ``progress`` is called with the count done after each batch."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # one query's text on one thread (a ~20-token text gains nothing from more), a build's batches on
-        # every core (kg/threads.py)
-        n = 1 if len(texts) <= QUERY_BATCH else threads.bulk_threads()
+        # one query's texts on the query threads, a build's batches on every core (kg/threads.py). Measured on the
+        # 2 cores (docs/retrieval.md, stop 49): a forum post of ~176 tokens 62 -> 38 ms with two threads, a ~26-token
+        # question 20 -> 16 ms; the vectors are the same to the bit
+        n = threads.lone_threads() if len(texts) <= QUERY_BATCH else threads.bulk_threads()
         with threads.torch_threads(n):
             for start in range(0, len(texts), batch_size):
                 batch = list(texts[start : start + batch_size])

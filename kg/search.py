@@ -516,7 +516,9 @@ class Searcher:
             if c.named in ("exact", "hint"):
                 continue
             name = c.node.name.lower()
-            places = [m.span() for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", low)] if name else []
+            if not name or name not in low:
+                continue  # most of the pool is never said: no pattern to compile (a long post's pool is hundreds)
+            places = [m.span() for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", low)]
             if places and all(any(a <= x and y <= b and b - a > y - x for a, b in spans) for x, y in places):
                 c.score -= penalty
 

@@ -2,8 +2,9 @@
 every core for bulk encoding.
 
 A query's model work is small (one ~20-token question through the embedder, ~13 question/passage pairs of 80
-tokens through the reranker). On the 2-core development machine one intra-op thread ran it faster than two
-(the threads' hand-offs cost more than they save), and splitting the reranker's pairs into one shard per core,
+tokens through the reranker). A call made alone on the calling thread (the question's embedding, a lone shard)
+runs on the query threads (``lone_threads``): re-measured in stop 49, a forum post's ~176 tokens took 62 ms on one
+thread of the 2 cores and 38 ms on two, a ~26-token question 20 and 16 ms, three pairs 25 and 13 ms. Splitting the reranker's pairs into one shard per core,
 each shard a whole model call on its own single-threaded worker, is faster still: 13 pairs in ~60 ms against
 ~110 ms on one thread and ~82 ms on two intra-op threads (docs/retrieval.md, "One shard per core"). Bulk encoding (the
 index build's batches of long texts) is compute-bound and uses every core. Torch keeps the intra-op count per
@@ -51,6 +52,12 @@ def query_threads() -> int:
     return max(1, min(4, cores()))
 
 
+def lone_threads() -> int:
+    """Intra-op threads for one query's model call made alone on the calling thread (the question's embedding, a
+    lone shard of pairs): the query workers, no more than the cores."""
+    return max(1, min(query_threads(), cores()))
+
+
 def _one_thread() -> None:
     import torch
 
@@ -80,10 +87,11 @@ def shards(items: Sequence[T], min_shard: int = 3) -> list[Sequence[T]]:
 
 def on_workers(fn: Callable[[T], R], args: Sequence[T]) -> list[R]:
     """``fn(arg)`` for each of ``args`` at once, each on a single-threaded query worker; results in input order.
-    One argument runs here, on one thread."""
+    One argument runs here, on the query threads: a lone shard of three question/passage pairs took 25 ms on one of
+    the 2 cores and 13 ms on both (stop 49, docs/retrieval.md)."""
     global _pool, _pool_size
     if len(args) <= 1:
-        with torch_threads(1):
+        with torch_threads(lone_threads()):
             return [fn(a) for a in args]
     with _lock:
         if _pool is None or _pool_size < len(args):

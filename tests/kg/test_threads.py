@@ -50,7 +50,7 @@ def test_settings_field_validates():
         Settings.model_validate({"query_threads": 0})
 
 
-def test_embedder_encodes_a_query_on_one_thread_and_a_batch_on_every_core(monkeypatch):
+def test_embedder_encodes_a_query_on_the_query_threads_and_a_batch_on_every_core(monkeypatch):
     from gmprep.kg.embedder import QUERY_BATCH, shared_embedder
 
     seen: list[int] = []
@@ -63,11 +63,14 @@ def test_embedder_encodes_a_query_on_one_thread_and_a_batch_on_every_core(monkey
 
     monkeypatch.setattr(emb.model, "encode", spy)
     monkeypatch.setattr(threads, "cores", lambda: 2)
-    threads.configure(4)  # the query workers are the reranker's; a ~20-token text runs on one thread
-    torch.set_num_threads(2)
+    threads.configure(4)  # a query's text on the query threads, never more than the cores
+    torch.set_num_threads(1)
     q = emb.encode_query("What does prone do?")
+    threads.configure(1)
+    emb.encode_query("What does prone do?")
     bulk = emb.encode([f"text {i}" for i in range(QUERY_BATCH + 1)])
-    assert seen == [1, 2]
+    assert seen == [2, 1, 2]
+    torch.set_num_threads(2)
     assert q.shape == (384,) and bulk.shape == (QUERY_BATCH + 1, 384)
     assert torch.get_num_threads() == 2
 
@@ -103,17 +106,20 @@ def test_shards_cut_in_order_into_at_most_the_query_workers():
     assert threads.shards(list(range(13))) == [list(range(13))]
 
 
-def test_on_workers_runs_each_shard_on_its_own_single_threaded_worker():
+def test_on_workers_runs_each_shard_on_its_own_single_threaded_worker(monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: 2)
     threads.configure(2)
     torch.set_num_threads(2)
     seen = threads.on_workers(lambda x: (x, torch.get_num_threads(), threading.current_thread().name), [1, 2])
     assert [s[0] for s in seen] == [1, 2] and all(s[1] == 1 for s in seen)
     assert all(s[2].startswith("gmprep-query") for s in seen)
     assert torch.get_num_threads() == 2  # the caller's count is its own
-    # one shard runs on the calling thread, on one thread for its duration
+    # one shard runs on the calling thread, on the query threads for its duration
+    torch.set_num_threads(1)
     assert threads.on_workers(lambda x: (torch.get_num_threads(), threading.current_thread().name), [0]) == [
-        (1, threading.current_thread().name)]
-    assert torch.get_num_threads() == 2
+        (2, threading.current_thread().name)]
+    assert torch.get_num_threads() == 1
+    torch.set_num_threads(2)
 
 
 def test_reranker_ranks_the_same_in_shards_as_in_one_call():
