@@ -9,6 +9,7 @@ deterministic builders (cited) instead of rules retrieval.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from gmprep.core.creators.encounter import render_encounter_block
@@ -44,8 +45,10 @@ def budget_line(report: EncounterReport) -> str:
 
 
 def _citation(c: CreatorCitation) -> Citation:
-    """A creators citation as the chat's: a building table, a creature entry or a rule."""
-    type_ = "table" if ":table:" in c.id else "creature" if ":creature:" in c.id else "rule"
+    """A creators citation as the chat's: a building table, an entry of the type its id says (creature, class,
+    background) or a rule."""
+    m = re.match(r"pf2e:([a-z-]+):", c.id)
+    type_ = m.group(1) if m else "rule"
     return Citation(source_id=c.id, name=c.name, type=type_, book=c.book or None, page=c.page)
 
 

@@ -15,6 +15,7 @@ from typing import cast
 
 from gmprep.core.creators import concept, tables
 from gmprep.core.creators.models import (
+    Citation,
     CreatureRequest,
     Role,
     Statblock,
@@ -23,7 +24,7 @@ from gmprep.core.creators.models import (
     SuggestedAbility,
     Tradition,
 )
-from gmprep.kg.models import where_cited
+from gmprep.kg.models import Node, where_cited
 
 log = logging.getLogger(__name__)
 
@@ -194,8 +195,8 @@ def creature_build(node) -> Role | None:
     return "brute" if co > st else "soldier"
 
 
-def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, str]:
-    """(role, tradition, name) for a request that says no role: the build of the class its concept names ("court
+def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, str, Node | None]:
+    """(role, tradition, name, the entry it is read from) for a request that says no role: the build of the class its concept names ("court
     wizard", "halfling rogues"), else of the Monster Core creature it names whole ("skeleton guard"), else of the
     background it names ("goblin merchant": ``background_build``), else of the closest creature named with what it does
     ("goblin archer": the Hobgoblin Archer), else of the closest creature the concept names by its kind (a "swamp hag":
@@ -203,19 +204,19 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     said = re.findall(r"[a-z]+", req.concept.lower())
     words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
     if resolver is None:
-        return "soldier", None, ""
+        return "soldier", None, "", None
     for node in resolver.classes:
         if node.name.lower() in words:
             role, tradition = class_build(node, resolver.spellcasting.get(node.node_id))
-            return role, tradition, node.name
+            return role, tradition, node.name, node
     exact = resolver.resolve(req.concept)
     if exact is not None and creature_build(exact) is not None:
-        return cast(Role, creature_build(exact)), None, exact.name
+        return cast(Role, creature_build(exact)), None, exact.name, exact
     background = named_background(req, resolver)
     if background is not None:
         from_background = background_build(background)[0]
         if from_background is not None:
-            return from_background, None, f"{background.name} background"
+            return from_background, None, f"{background.name} background", background
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
     lenders = ranked_lenders(req, resolver)
@@ -228,16 +229,18 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
             [n for n in lenders[:5] if _named_by(n, words, traits)]:
         built = creature_build(node)
         if built is not None:
-            return built, None, node.name
-    return "soldier", None, ""
+            return built, None, node.name, node
+    return "soldier", None, "", None
 
 
 def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     """A statblock whose every number is a table value for ``req.level``, columns chosen by role (the GM's, else the
     one of the class the concept names: ``infer_role``)."""
     role_from = ""
+    read: list[Node] = []  # the entries the build was read from, cited with the tables
     if req.role is None:
-        role, from_class, role_from = infer_role(req, resolver)
+        role, from_class, role_from, source = infer_role(req, resolver)
+        read += [source] if source is not None else []
         req = req.model_copy(update={"role": role, "tradition": req.tradition or from_class})
     assert req.role is not None
     lenders = ranked_lenders(req, resolver) if resolver is not None else []
@@ -252,6 +255,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # so the role's own extreme one (a skill paragon's Deception) steps down to high
     background = named_background(req, resolver) if resolver is not None else None
     if background is not None:
+        read.append(background)
         cols = tables.columns("skills")
         best = min((c for f, c in plan.items() if f.startswith("skill:")), key=cols.index, default="high")
         below = cols[min(cols.index(best) + 1, len(cols) - 1)]
@@ -271,6 +275,8 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     strikes = [Strike(name=wname, kind=kind, attack=by["attack"].value, attack_column=by["attack"].column,
                       damage=by["damage"].damage or "", damage_type=dtype, damage_column=by["damage"].column)]
     cites = {t: tables.building_citation(t) for t in {s.table for s in stats}}
+    cites |= {n.node_id: Citation(id=n.source_id or n.node_id, name=n.name, book=n.book or "", page=n.page)
+              for n in read}
     abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
     return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,

@@ -172,6 +172,10 @@ def test_a_concept_that_names_a_background_takes_its_build_and_skills(resolver):
     assert cols["skill:Diplomacy"] == "extreme" and cols["skill:Mercantile Lore"] == "high", cols
     assert list(cols.values()).count("extreme") == 1, cols  # the role's Deception steps down
     assert "Mercantile Lore +" in render_statblock_markdown(merchant)
+    # the entries the build was read from are cited with the tables
+    assert "pf2e:background:merchant" in {c.id for c in merchant.citations}
+    wizard = build_creature(CreatureRequest(level=6, concept="court wizard"), resolver)
+    assert "pf2e:class:wizard" in {c.id for c in wizard.citations}
     # Strength among the boosts: a soldier (the Guard's Cha/Str); Dexterity without it: a skirmisher (Cha/Dex)
     assert build_creature(CreatureRequest(level=2, concept="city guard sergeant"), resolver).role == "soldier"
     assert build_creature(CreatureRequest(level=3, concept="bandit captain"), resolver).role == "skirmisher"
