@@ -196,11 +196,12 @@ def creature_build(node) -> Role | None:
 
 
 def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, str, Node | None]:
-    """(role, tradition, name, the entry it is read from) for a request that says no role: the build of the class its concept names ("court
-    wizard", "halfling rogues"), else of the Monster Core creature it names whole ("skeleton guard"), else of the
-    background it names ("goblin merchant": ``background_build``), else of the closest creature named with what it does
-    ("goblin archer": the Hobgoblin Archer), else of the closest creature the concept names by its kind (a "swamp hag":
-    the Sweet Hag's spellcaster; a "troll": the Forest Troll's brute), else GM Core's soldier, the all-round build."""
+    """(role, tradition, name, the entry it is read from) for a request that says no role: the build of the class
+    its concept names ("court wizard", "halfling rogues"), else of the Monster Core creature it names whole ("skeleton
+    guard"), else of the background it names ("goblin merchant": ``background_build``), else of the closest creature
+    named with what it does ("goblin archer": the Hobgoblin Archer), else of the closest creature the concept names by
+    its kind (a "swamp hag": the Sweet Hag's spellcaster; a "troll": the Forest Troll's brute), else GM Core's soldier,
+    the all-round build."""
     said = re.findall(r"[a-z]+", req.concept.lower())
     words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
     if resolver is None:
@@ -405,10 +406,15 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
     carriers = _carrier_traits(creatures)
     within, core = _within(req, creatures, traits)
     casts = req.role is not None and "spell_dc" in ROLES[req.role]
+    # the abilities of the creatures of just the requested kind: named for it, or with its own traits and the wider
+    # ones only (a human's humanoid; not a nephilim's, which is a kind of human)
     own = {t.lower() for t in req.traits} | (words & traits)
-    kin = {ab.lower() for n in creatures if _named_by(n, words, traits)
-           or ({t.lower() for t in n.traits} <= within - (core - own) and {t.lower() for t in n.traits} & own)
-           for ab in n.fields.get("abilities") or []}
+    strict = within - (core - own)
+    kin: set[str] = set()
+    for n in creatures:
+        has = {t.lower() for t in n.traits}
+        if _named_by(n, words, traits) or (has <= strict and has & own):
+            kin |= {ab.lower() for ab in n.fields.get("abilities") or []}
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
