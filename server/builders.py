@@ -79,13 +79,14 @@ class Builders:
         key = ("enc", enc.model_dump_json())
         try:
             reports = self._cached(key, lambda: build_encounters(
-                enc.party_size, enc.party_level, enc.threat, enc.words, resolver, n=OPTIONS))
+                enc.party_size, enc.party_level, enc.threat, enc.phrases or enc.words, resolver, n=OPTIONS))
         except Exception:
             log.exception("build_encounters failed")
             return []
         out = []
         for i, r in enumerate(reports, 1):
-            names = ", ".join(creature_line(c.count, c.adjustment, c.name) for c in r.creatures)
+            names = ", ".join(creature_line(c.count, c.adjustment, c.name, None if c.id else c.base_level)
+                              for c in r.creatures)
             what = "another " if for_block else ""
             out.append(lsp.CodeAction(
                 title=f"Build {what}encounter, option {i} ({option_summary(r)}): {names}",

@@ -101,7 +101,8 @@ def diagnostics(note: NoteAnalysis) -> list[lsp.Diagnostic]:
             hint = f"; did you mean {', '.join(u.suggestions)}?" if u.suggestions else ""
             out.append(lsp.Diagnostic(
                 range=rng, severity=lsp.DiagnosticSeverity.Warning, source=SOURCE, code=UNKNOWN_CODE,
-                message=f'"{u.text}" is not a Monster Core creature{hint}', data={"suggestions": u.suggestions},
+                message=f'"{u.text}" is not a Monster Core creature{hint} (from another book? write its level: '
+                        f'"{u.text} (level N)")', data={"suggestions": u.suggestions},
             ))
         for w in r.warnings:
             if any(f"'{u.text}'" in w for u in r.unknown):
@@ -134,6 +135,7 @@ def hover_markdown(r: EncounterReport, party_from: str | None) -> str:
     rows = ["| Creature | Level | XP each | Count | XP |", "|---|---:|---:|---:|---:|"]
     for c in r.creatures:
         name = f"{c.adjustment} {c.name}" if c.adjustment else c.name
+        name += "" if c.id else " (level as written)"
         lvl = f"{c.level} ({c.base_level:+d} base)" if c.adjustment else str(c.level)
         rows.append(f"| {name} | {lvl} | {c.xp_each} | {c.count} | {c.xp_each * c.count} |")
     rows.append(f"| **Total** | | | | **{r.xp}** |")

@@ -29,14 +29,16 @@ def party_label(size: int, level: int) -> str:
     return f"{size} PC{'s' if size != 1 else ''}, level {level}"
 
 
-def creature_line(count: int, adjustment: str | None, name: str) -> str:
-    """One creature group as an encounter line: ``2 elite Zombie Shambler``."""
-    return " ".join(p for p in (str(count) if count > 1 else "", adjustment or "", name) if p)
+def creature_line(count: int, adjustment: str | None, name: str, level: int | None = None) -> str:
+    """One creature group as an encounter line: ``2 elite Zombie Shambler``; ``4 bandit lackeys (level -1)`` for one
+    with no entry (``level``: the level it is counted at)."""
+    written = f"{name} (level {level})" if level is not None else name
+    return " ".join(p for p in (str(count) if count > 1 else "", adjustment or "", written) if p)
 
 
 def option_summary(report: EncounterReport) -> str:
-    """``80 XP, moderate``."""
-    return f"{report.xp} XP, {report.threat}"
+    """``80 XP, moderate``; ``120 XP, severe, Boss and Lackeys`` for one built on a quick adventure group."""
+    return f"{report.xp} XP, {report.threat}" + (f", {report.structure}" if report.structure else "")
 
 
 def budget_line(report: EncounterReport) -> str:
@@ -56,7 +58,8 @@ def report_citations(report: EncounterReport) -> list[Citation]:
     """The rules the arithmetic follows, then each creature's Monster Core entry."""
     out = [_citation(c) for c in report.citations]
     for c in report.creatures:
-        out.append(Citation(source_id=c.id, name=c.name, type="creature", book=c.book, page=c.page))
+        if c.id:  # a creature counted at the level the GM wrote has no entry to cite
+            out.append(Citation(source_id=c.id, name=c.name, type="creature", book=c.book, page=c.page))
     return _unique(out)
 
 
@@ -90,8 +93,8 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
         from gmprep.core.creators.encounter import build_encounters, unmatched_theme
 
         resolver = resolver_factory()
-        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.words, resolver)
-        note = unmatched_theme(enc.party_level, enc.words, resolver)
+        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.phrases or enc.words, resolver)
+        note = unmatched_theme(enc.party_level, enc.phrases or enc.words, resolver, reports)
         cites: list[Citation] = []
         for r in reports:
             cites += report_citations(r)

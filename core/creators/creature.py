@@ -381,11 +381,71 @@ def _request_words(req: CreatureRequest) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
 
 
+# How many creatures of the Player Core ancestries must be within the level window for a person (``_people``) to
+# borrow from them alone; fewer (above level 10 there are none: Monster Core's run to level 6), every creature lends
+PEOPLE_MIN = 3
+
+
+def _person(req: CreatureRequest, resolver) -> tuple[set[str], set[str]] | None:
+    """For a request that names no creature kind (no trait given or said, no creature's kind named: "bandit boss",
+    "merchant", "court wizard"), which is one of the people PCs are: (the ids of Monster Core's people, the ancestry
+    traits). People: creatures with a Player Core ancestry's trait (the Orc Veteran, the Kholo Sergeant, the
+    Lawbringer Warpriest) whose other traits are people's too, a heritage's that only people have (changeling) or one
+    most of them have (humanoid); a Weretiger's beast is neither, nor a leshy's plant. None when it names a kind."""
+    ancestry = {a.name.lower() for a in getattr(resolver, "ancestries", [])}
+    if not ancestry:
+        return None
+    creatures = resolver.creatures()
+    traits = {t.lower() for n in creatures for t in n.traits}
+    words = _request_words(req)
+    # a kind is named by a trait word or a creature name's first word ("ogre" of "Ogre Warrior"), unless the word names
+    # a person's background or class ("guard": the Guard background, not the Guard Dog)
+    persons = {w for n in [*resolver.backgrounds, *resolver.classes] for w in re.findall(r"[a-z]+", n.name.lower())}
+    kinds = (traits | {m.group(0) for n in creatures if (m := re.match(r"[a-z]+", n.name.lower()))}) - persons
+    if req.traits or words & kinds or any(_named_by(n, words, traits) for n in creatures):
+        return None
+    ids = {n.node_id for n in creatures if ancestry & {t.lower() for t in n.traits}}
+    having: dict[str, set[str]] = {}
+    for n in creatures:
+        for t in n.traits:
+            having.setdefault(t.lower(), set()).add(n.node_id)
+    own = {t for t, nids in having.items() if nids <= ids or 2 * len(nids & ids) > len(ids)}
+    return {n.node_id for n in creatures if n.node_id in ids and {t.lower() for t in n.traits} <= own}, ancestry
+
+
+def _people(req: CreatureRequest, resolver, near: list) -> list:
+    """``near`` narrowed to the people (``_person``) for a request of no named kind: a harpy's Putrid Plague or a
+    genie's Change Shape is no bandit's. Unchanged when it names a kind or fewer than ``PEOPLE_MIN`` are near (above
+    level 10 none are: Monster Core's people run to level 6)."""
+    person = _person(req, resolver)
+    if person is None:
+        return near
+    people = [n for n in near if n.node_id in person[0]]
+    return people if len(people) >= PEOPLE_MIN else near
+
+
+def _ancestry_own(resolver, ancestry: set[str], people: set[str]) -> set[str]:
+    """Abilities (lower-case) that among the people only one ancestry has: the lizardfolk's Deep Breath, the orcs'
+    Ferocity, the kholo's Pack Attack; a person of no named kind does not borrow them (Reactive Strike, Shield Block
+    and Sneak Attack are carried by several)."""
+    kinds: dict[str, set[str] | None] = {}
+    for n in resolver.creatures():
+        if n.node_id not in people:
+            continue
+        theirs = {t.lower() for t in n.traits} & ancestry
+        for ab in n.fields.get("abilities") or []:
+            key = ab.lower()
+            kinds[key] = theirs if kinds.get(key) is None else kinds[key] & theirs  # type: ignore[operator]
+    return {k for k, v in kinds.items() if v}
+
+
 def ranked_lenders(req: CreatureRequest, resolver) -> list:
-    """Monster Core creatures within ``LEVEL_WINDOW`` levels of ``req.level``, closest to the request first: its words
-    in their names and traits, the concept's meaning (``concept.closeness``), the role's fit, the levels apart."""
+    """Monster Core creatures within ``LEVEL_WINDOW`` levels of ``req.level`` (of the Player Core ancestries for a
+    request of no named kind: ``_people``), closest to the request first: its words in their names and traits, the
+    concept's meaning (``concept.closeness``), the role's fit, the levels apart."""
     words = _request_words(req)
     near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= LEVEL_WINDOW]
+    near = _people(req, resolver, near)
     closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
     for node, close in zip(near, closeness, strict=True):
@@ -415,6 +475,8 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
         has = {t.lower() for t in n.traits}
         if _named_by(n, words, traits) or (has <= strict and has & own):
             kin |= {ab.lower() for ab in n.fields.get("abilities") or []}
+    person = _person(req, resolver)
+    others_own = _ancestry_own(resolver, person[1], person[0]) if person is not None else set()
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
@@ -431,6 +493,8 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             # and, where Monster Core has creatures of just the requested kind, only what one of them has: no goblin
             # has a Goblin Dog's Buck, an orc has Reactive Strike (it has no plain human: a human keeps the rule above)
             if not same_kind and kin and key not in kin:
+                continue
+            if key in others_own:  # one ancestry's own, for a person of no named kind
                 continue
             # the ability's paragraph (a stat block's abilities are paragraphs): "**Stench** 30 feet. DC 19 ..." and the
             # lines below it; a name alone ("**+2 Circumstance to All Saves vs. Disease**") has no text, and must not

@@ -16,7 +16,7 @@ import re
 
 from gmprep.common.errors import GmprepError
 from gmprep.common.text import STOP_WORDS
-from gmprep.core.creators import concept, tables
+from gmprep.core.creators import concept, groups, tables
 from gmprep.core.creators.models import (
     THREATS,
     Citation,
@@ -44,6 +44,15 @@ _ITEM = re.compile(
     r"(?:\s*(?:[x×]\s*(?P<n2>\d+)|\(\s*[x×]?\s*(?P<n3>\d+)\s*\)))?$",
     re.I,
 )
+# a level written in parentheses: "(level 2)", "(lvl 2)", "(creature 2)" (a statblock's heading), with other words
+# beside it ("(level 2, NPC Core p. 20)")
+_LEVEL_NOTE = re.compile(r"\s*\((?:[^()]*?[,;:]\s*)?(?:level|lvl|lv|creature)(?:\s+|-(?=\d))?(-?\d+)\b[^()]*\)", re.I)
+# ... or around the name: "level-2 bandits", "2nd-level bandits", "bandits lvl 2"
+_LEVEL_AROUND = re.compile(
+    r"^(?:(?:level|lvl)[- ]?(?P<l1>-?\d+)|(?P<l2>\d+)(?:st|nd|rd|th)[- ]level)\s+(?P<rest>.+)$"
+    r"|^(?P<head>.+?)\s+(?:level|lvl)\s*(?P<l3>-?\d+)$",
+    re.I,
+)
 _MARKUP = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]|\[([^\]]+)\]\([^)]*\)|[*_`]")
 
 
@@ -66,9 +75,23 @@ def _party(text: str, spec: EncounterSpec) -> None:
 _SEPARATOR = re.compile(r"[,;]|\s+and\s+|\s+&\s+", re.I)
 
 
+def _outside_parentheses(segment: str) -> list[bool]:
+    """Per character of ``segment``: whether it is outside any parentheses ("bandit (level 2, NPC Core)" is one item)."""
+    out, depth = [], 0
+    for ch in segment:
+        if ch == "(":
+            depth += 1
+        out.append(depth == 0)
+        if ch == ")" and depth:
+            depth -= 1
+    return out
+
+
 def _items(segment: str, base: int, spec: EncounterSpec) -> None:
     """Split ``segment`` (at offset ``base`` of the parsed text) on commas, semicolons and "and" into items."""
-    bounds = [(m.start(), m.end()) for m in _SEPARATOR.finditer(segment)] + [(len(segment), len(segment))]
+    outside = _outside_parentheses(segment)
+    bounds = [(m.start(), m.end()) for m in _SEPARATOR.finditer(segment) if outside[m.start()]]
+    bounds.append((len(segment), len(segment)))
     piece_start = 0
     for piece_end, next_start in bounds:
         raw = segment[piece_start:piece_end]
@@ -78,16 +101,31 @@ def _items(segment: str, base: int, spec: EncounterSpec) -> None:
         piece_start = next_start
 
 
+def _written_level(clean: str) -> tuple[str, int | None]:
+    """The level a GM wrote for a creature Monster Core may not have, and the item without it: "bandit (level 2)",
+    "(lvl 2)", "(creature 2, NPC Core)" as its statblock heads it, "level-2 bandits", "2nd-level bandits", "bandit
+    lvl 2"."""
+    if m := _LEVEL_NOTE.search(clean):
+        return (clean[: m.start()] + clean[m.end():]).strip(), int(m.group(1))
+    return clean, None
+
+
 def _item(text: str, start: int) -> EncounterLine | None:
     clean = _MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", text).strip().rstrip(".")
     clean = re.sub(r"^the\s+", "", clean, flags=re.I)
+    clean, level = _written_level(clean)
     m = _ITEM.match(clean)
     if not m or not m.group("name").strip():
         return None
+    name = m.group("name").strip()
+    if level is None and (lm := _LEVEL_AROUND.match(name)):
+        name, level = (lm.group("rest") or lm.group("head")).strip(), int(lm.group("l1") or lm.group("l2") or lm.group("l3"))
     n = m.group("n1") or m.group("n2") or m.group("n3")
     count = _NUMBER_WORDS.get(n.lower(), None) if n and not n.isdigit() else (int(n) if n else 1)
     adj = m.group("adj").lower() if m.group("adj") else None
-    return EncounterLine(text=text, name=m.group("name").strip(), count=count or 1, adjustment=adj,
+    if adj is None and (am := re.match(r"(elite|weak)\s+(.+)$", name, re.I)):  # "level-2 elite bandits"
+        adj, name = am.group(1).lower(), am.group(2)
+    return EncounterLine(text=text, name=name, count=count or 1, adjustment=adj, level=level,
                          start=start, end=start + len(text))
 
 
@@ -125,6 +163,13 @@ def _cite_entry(node) -> Citation:
     return Citation(id=node.source_id or node.node_id, name=node.name, book=node.book or "", page=node.page)
 
 
+def unknown_message(u: UnknownCreature) -> str:
+    """What to say of a creature no Monster Core entry is named: the closest names, and how to count one from another
+    book (the CLI's error, the editor's diagnostic, the report's warning)."""
+    sugg = f" (did you mean {', '.join(u.suggestions)}?)" if u.suggestions else ""
+    return f"unknown creature '{u.text}'{sugg}; from another book? write its level: '{u.text} (level N)'"
+
+
 def check_party(size: int, level: int) -> None:
     """A GmprepError unless the encounter tables cover a party of ``size`` characters of ``level``."""
     if not 1 <= size <= 20 or not -1 <= level <= 25:
@@ -151,24 +196,40 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
     ]
     for line in spec.lines:
         node = resolver.resolve(line.name)
-        if node is None or node.level is None:
+        if node is not None and node.level is None:
+            node = None
+        if line.level is not None and not tables.CREATURE_MIN_LEVEL <= line.level <= tables.CREATURE_MAX_LEVEL:
+            warnings.append(f"'{line.name}': level {line.level} is outside creature levels "
+                            f"{tables.CREATURE_MIN_LEVEL} to {tables.CREATURE_MAX_LEVEL}; not counted")
+            continue
+        if node is None and line.level is None:
             sugg = resolver.suggest(line.name)
             unknown.append(UnknownCreature(text=line.name, suggestions=sugg, start=line.start, end=line.end))
-            warnings.append(f"unknown creature '{line.name}'" + (f" (did you mean {', '.join(sugg)}?)" if sugg else ""))
+            warnings.append(unknown_message(unknown[-1]))
             continue
-        lvl = tables.adjusted_level(node.level, line.adjustment)
+        # the level the GM wrote wins over the entry's: a creature scaled to the table, or one Monster Core lacks
+        base = line.level if line.level is not None else node.level
+        lvl = tables.adjusted_level(base, line.adjustment)
         xp_each = tables.creature_xp(lvl, level)
         delta = lvl - level
         if line.adjustment:
             cites.setdefault(tables.adjustments_citation().id, tables.adjustments_citation())
-        cites.setdefault(node.node_id, _cite_entry(node))
+        if node is not None:
+            cites.setdefault(node.node_id, _cite_entry(node))
+            if line.level is not None and line.level != node.level:
+                warnings.append(f"{node.name} is level {node.level} in Monster Core; counted at level {line.level} "
+                                "as written")
+        name = node.name if node is not None else line.name
         creatures.append(EncounterCreature(
-            text=line.text, id=node.node_id, name=node.name, count=line.count, level=lvl, base_level=node.level,
-            adjustment=line.adjustment, xp_each=xp_each, book=node.book, page=node.page, start=line.start, end=line.end,
+            text=line.text, id=node.node_id if node is not None else None, name=name, count=line.count, level=lvl,
+            base_level=base, adjustment=line.adjustment, xp_each=xp_each, book=node.book if node is not None else None,
+            page=node.page if node is not None else None, start=line.start, end=line.end,
         ))
-        adj = f"{line.adjustment} (level {node.level} -> {lvl}, {tables.adjustments_citation().label()}) " if line.adjustment else ""
+        adj = f"{line.adjustment} (level {base} -> {lvl}, {tables.adjustments_citation().label()}) " if line.adjustment else ""
         rel = "party level" if delta == 0 else f"party level {'+' if delta > 0 else '-'} {abs(delta)}"
-        explanation.append(f"{line.count} × {adj}{node.name} (level {lvl} = {rel}): {xp_each} XP each = {xp_each * line.count} XP")
+        written = "" if node is not None else ", as written: not a Monster Core creature"
+        explanation.append(f"{line.count} × {adj}{name} (level {lvl} = {rel}{written}): {xp_each} XP each = "
+                           f"{xp_each * line.count} XP")
         if delta > tables.XP_MAX_DELTA:
             warnings.append(f"{node.name} (level {lvl}) is more than 4 levels above the party (level {level}); "
                             f"the XP table stops at party level + 4, counted as {xp_each} XP")
@@ -248,16 +309,72 @@ def _theme(words: list[str], nodes: list) -> tuple[list[int], list[float], bool]
     return shared, close, any(r >= 2 for r in shared) or not any(close) or max(close) >= THEME_FLOOR
 
 
-def unmatched_theme(party_level: int, words: list[str], resolver) -> str | None:
+def unmatched_theme(party_level: int, words: list[str], resolver,
+                    options: list[EncounterReport] | None = None) -> str | None:
     """The line to say when no Monster Core creature a party of ``party_level`` can meet matches the theme (``_theme``):
-    the options then fit the budget, not the theme. None when it matches or there is no theme."""
+    the options (``build_encounters``') are then the theme's people in GM Core's quick groups, with how to build the
+    first's leader, and creatures that fit the budget, not the theme. None when it matches or there is no theme."""
     theme = " ".join(v.strip() for v in words if v.strip())
     words = _theme_words(words)
     if not words or _theme(words, [node for node, _ in _fits(party_level, resolver)])[2]:
         return None
+    built = [max(r.creatures, key=lambda c: c.level) for r in options or [] if r.structure and r.creatures]
+    if built:
+        name, level = built[0].name, built[0].base_level
+        return (f"No Monster Core creature of these levels is close to “{theme}”. The first options are GM Core's Quick "
+                f"Adventure Groups of them at the levels the groups give: build each with `gmprep creature`, e.g. "
+                f"`gmprep creature \"{name}\" --level {level}`"
+                + ("; any further option fits the budget, not the theme." if len(built) < len(options or []) else "."))
     return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not the "
             f"theme. Monster Core has few human foes; build them yourself, e.g. "
             f"`gmprep creature \"{theme}\" --level {party_level}`.")
+
+
+def _fit_count(members: list[tuple[str, int, int]], party_size: int, party_level: int, threat: Threat) -> int | None:
+    """The count of the group's lowest-level member (its lackeys) that brings the group closest under the budget of
+    ``threat`` for ``party_size`` characters (GM Core p. 76: a larger party meets more creatures), at that threat; None
+    when no count does. For four characters it is the printed count."""
+    budget = tables.encounter_budget(party_size)
+    low = min(range(len(members)), key=lambda i: (members[i][2], -i))
+    rest = sum(c * tables.creature_xp(lvl, party_level) for i, (_, c, lvl) in enumerate(members) if i != low)
+    each = tables.creature_xp(members[low][2], party_level)
+    best = None
+    for count in range(1, max(members[low][1], 1) + 2 * max(party_size, 4) + 1):
+        xp = rest + count * each
+        if xp <= budget[threat] and tables.threat_for_xp(xp, budget) == threat:
+            best = count
+    return best
+
+
+def people_encounters(party_size: int, party_level: int, threat: Threat, theme: str, resolver) -> list[EncounterReport]:
+    """GM Core's Quick Adventure Groups (``groups``) of ``threat`` filled with the theme's people at the levels each
+    group gives, for a theme Monster Core has no creature of: "Boss and Lackeys" for "bandits" at party level 3 is a
+    bandit boss (level 5) and four bandit lackeys (level -1), each line written with its level so the block counts it
+    and the GM builds its statblock with ``gmprep creature``."""
+    one, several = groups.theme_people(theme)
+    entry = resolver.quick_groups_entry
+    if not one or entry is None:
+        return []
+    budget4 = tables.encounter_budget(4)[threat]
+    out = []
+    for group in resolver.quick_groups:
+        if group.xp != budget4:
+            continue
+        members = [(groups.member_name(m, one, several), m.count, party_level + m.delta) for m in group.members]
+        if any(not tables.CREATURE_MIN_LEVEL <= lvl <= tables.CREATURE_MAX_LEVEL for _, _, lvl in members):
+            continue  # lackeys of party level - 4 at party level 1
+        count = _fit_count(members, party_size, party_level, threat)
+        if count is None:
+            continue
+        low = min(range(len(members)), key=lambda i: (members[i][2], -i))
+        members[low] = (members[low][0], count, members[low][2])
+        spec = EncounterSpec(party_size=party_size, party_level=party_level, lines=[
+            EncounterLine(text=f"{c} {name} (level {lvl})", name=name, count=c, level=lvl) for name, c, lvl in members])
+        report = evaluate_encounter(spec, resolver)
+        report.structure = group.name
+        report.citations.append(_cite_entry(entry))
+        out.append(report)
+    return out
 
 
 def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
@@ -275,11 +392,18 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     check_party(party_size, party_level)
     budget = tables.encounter_budget(party_size)
     target = budget[threat]
+    theme = ", ".join(v.strip() for v in words if v.strip())  # each value a phrase: "bandits on the road", "cave"
     words = _theme_words(words)
     # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt"); whether the
     # theme matches is read over every creature of these levels, as ``unmatched_theme`` reads it
     every = _fits(party_level, resolver)
     shared, close, matched = _theme(words, [node for node, _ in every])
+    # a theme Monster Core has no creature of (bandits, pirates, a cult) is people to build: GM Core's quick groups of
+    # them come first, then Monster Core's creatures that fit the budget
+    people = people_encounters(party_size, party_level, threat, theme, resolver)[:n] if not matched else []
+    n -= len(people)
+    if n <= 0:
+        return people
     pool = [(r + concept.CONCEPT_WEIGHT * c, node, xp) for r, c, (node, xp) in zip(shared, close, every, strict=True)
             if xp <= target]
     shared = [r for r, (_, xp) in zip(shared, every, strict=True) if xp <= target]
@@ -329,7 +453,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
             EncounterLine(text=f"{c} {m[1].name}", name=m[1].name, count=c) for c, m in zip(counts, members, strict=True)
         ])
         reports.append(evaluate_encounter(spec, resolver))
-    return reports
+    return people + reports
 
 
 def render_encounter_block(report: EncounterReport) -> str:
@@ -337,6 +461,7 @@ def render_encounter_block(report: EncounterReport) -> str:
     lines = ["```encounter", f"party: {report.party_size} PCs, level {report.party_level}"]
     for c in report.creatures:
         adj = f"{c.adjustment} " if c.adjustment else ""
-        lines.append(f"- {c.count} {adj}{c.name}")
+        written = "" if c.id else f" (level {c.base_level})"  # no entry: the level is what counts it
+        lines.append(f"- {c.count} {adj}{c.name}{written}")
     lines.append("```")
     return "\n".join(lines) + "\n"

@@ -66,6 +66,9 @@ class EncounterRequest(BaseModel):
     party_size: int
     party_level: int
     words: list[str] = Field(default_factory=list)
+    # the same words as the phrases they were written in ("bandits on the road" -> "bandits", "road"): the first names
+    # the theme's people when Monster Core has none (``encounter.people_encounters``)
+    phrases: list[str] = Field(default_factory=list)
 
 
 def _num(text: str) -> int:
@@ -125,12 +128,18 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
     rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", rest))))
     words = [w for w in _rest_words(rest) if not _PCS_WORD.fullmatch(w)]
+    phrases = []
+    for part in re.split(r"[|,;:.!?()\n]+", _FILLER.sub("|", rest)):
+        said = [w.lower() for w in _WORDS.findall(part) if not _PCS_WORD.fullmatch(w)]
+        if said:
+            phrases.append(" ".join(said))
     return EncounterRequest(
         threat=threat.group(1).lower() if threat else "moderate",
         threat_stated=threat is not None,
         party_size=size,
         party_level=level,
         words=words,
+        phrases=phrases,
     )
 
 

@@ -44,6 +44,7 @@ class EncounterLine(BaseModel):
     name: str  # the creature name part (no count, no adjustment)
     count: int = 1
     adjustment: Adjustment | None = None
+    level: int | None = None  # the level the GM wrote ("bandit (level 2)"), before elite/weak; None: the entry's
     start: int | None = None  # char offsets of ``text`` in the parsed text
     end: int | None = None
 
@@ -57,10 +58,11 @@ class EncounterSpec(BaseModel):
 
 
 class EncounterCreature(BaseModel):
-    """One resolved creature group with its XP."""
+    """One creature group with its XP: a Monster Core entry (``id``), or a creature counted at the level the GM wrote
+    for it (``id`` None: an NPC from another book, a homebrew foe)."""
 
     text: str
-    id: str
+    id: str | None
     name: str
     count: int
     level: int  # after the elite/weak adjustment
@@ -86,6 +88,7 @@ class EncounterReport(BaseModel):
     unknown: list[UnknownCreature] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     explanation: list[str] = Field(default_factory=list)  # the arithmetic, one line per step
+    structure: str | None = None  # the shape it was built on ("Boss and Lackeys", GM Core's Quick Adventure Groups)
 
     def cli_json(self) -> dict:
         """The ``gmprep encounter --json`` shape."""

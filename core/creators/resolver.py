@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 
+from gmprep.core.creators.groups import QUICK_GROUPS_ID, parse_quick_groups
 from gmprep.kg.models import Node
 from gmprep.kg.names import NameIndex, name_key
 
@@ -18,13 +19,20 @@ class CreatureResolver:
     """Resolves creature names against the store's creature entries, with "did you mean" suggestions."""
 
     def __init__(self, creatures: list[Node], classes: list[Node] | None = None,
-                 spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None):
+                 spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None,
+                 quick_groups: Node | None = None, ancestries: list[Node] | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
         self.classes = list(classes or [])
         self.backgrounds = list(backgrounds or [])
         self.spellcasting = dict(spellcasting or {})
+        # the Player Core ancestries: a creature with one of their traits is one of the people PCs are (an Orc Veteran,
+        # a Kholo Sergeant), what an NPC of no named kind borrows its abilities from
+        self.ancestries = list(ancestries or [])
+        # GM Core's Quick Adventure Groups entry: the shapes the encounter builder fills with a theme's people
+        self.quick_groups_entry = quick_groups
+        self.quick_groups = parse_quick_groups(quick_groups.text) if quick_groups is not None else []
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
         self._index = NameIndex.build(self._nodes)
@@ -35,10 +43,10 @@ class CreatureResolver:
     def from_store(cls, store) -> CreatureResolver:
         """Every creature entry of ``store`` (a ``gmprep.kg.store.Store``), with its classes and backgrounds."""
         ids = [r[0] for r in store.db.execute(
-            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background') "
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background', 'ancestry') "
             "ORDER BY rowid")]
         nodes = list(store.get_many(ids).values())
-        features = store.get_many([_spellcasting_id(n.node_id) for n in nodes if n.type == "class"])
+        features = store.get_many([_spellcasting_id(n.node_id) for n in nodes if n.type == "class"] + [QUICK_GROUPS_ID])
         return cls.from_nodes([*nodes, *features.values()])
 
     @classmethod
@@ -51,7 +59,8 @@ class CreatureResolver:
         spellcasting = {c.node_id: by_id[_spellcasting_id(c.node_id)] for c in classes
                         if _spellcasting_id(c.node_id) in by_id}
         return cls([n for n in nodes if n.type == "creature"], classes, spellcasting,
-                   [n for n in nodes if n.type == "background"])
+                   [n for n in nodes if n.type == "background"], by_id.get(QUICK_GROUPS_ID),
+                   [n for n in nodes if n.type == "ancestry"])
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""

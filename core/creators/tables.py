@@ -49,6 +49,8 @@ def encounter_budget(party_size: int) -> dict[str, int]:
 
 
 XP_MIN_DELTA, XP_MAX_DELTA = -4, 4
+# the levels a creature can have (Monster Core's run from -1 to 25)
+CREATURE_MIN_LEVEL, CREATURE_MAX_LEVEL = -1, 25
 
 
 def creature_xp(creature_level: int, party_level: int) -> int:

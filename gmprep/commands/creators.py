@@ -68,6 +68,7 @@ def run_encounter(args: argparse.Namespace) -> int:
         evaluate_encounter,
         parse_encounter,
         render_encounter_block,
+        unknown_message,
         unmatched_theme,
     )
 
@@ -81,7 +82,7 @@ def run_encounter(args: argparse.Namespace) -> int:
         reports = build_encounters(args.party, args.level, threat, words, resolver, n=args.n)
         if not reports:
             raise GmprepError(f"no Monster Core encounter fits a {args.threat or 'moderate'} budget for {args.party} characters of level {args.level}")
-        note = unmatched_theme(args.level, words, resolver)
+        note = unmatched_theme(args.level, words, resolver, reports)
         if args.json:
             print(json.dumps([r.cli_json() for r in reports], indent=2))
             if note:
@@ -90,7 +91,8 @@ def run_encounter(args: argparse.Namespace) -> int:
         if note:
             print(note + "\n")
         for i, r in enumerate(reports, 1):
-            print(f"Option {i}: {r.xp} XP, {r.threat} (budget {r.budget[r.threat]})")
+            shape = f" — {r.structure} (GM Core's Quick Adventure Groups, p. 75)" if r.structure else ""
+            print(f"Option {i}: {r.xp} XP, {r.threat} (budget {r.budget[r.threat]}){shape}")
             print(render_encounter_block(r))
         return 0
     text = " ".join(args.text).strip()
@@ -101,9 +103,7 @@ def run_encounter(args: argparse.Namespace) -> int:
         raise GmprepError(f"no creatures found in {text!r}")
     report = evaluate_encounter(spec, _resolver(args), args.party, args.level)
     if report.unknown:
-        raise GmprepError("; ".join(
-            f"unknown creature '{u.text}'" + (f" (did you mean {', '.join(u.suggestions)}?)" if u.suggestions else "")
-            for u in report.unknown))
+        raise GmprepError("; ".join(unknown_message(u) for u in report.unknown))
     if args.json:
         print(json.dumps(report.cli_json(), indent=2))
         return 0

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from gmprep.cli import main
 
 
@@ -214,3 +216,41 @@ def test_an_ability_keeps_its_whole_paragraph_and_no_other(resolver):
     assert named_only and all(not by[n] for n in named_only), by
     # a reaction keeps its Effect, not only its Trigger line
     assert any("**Effect**" in t for t in by.values()), by
+
+
+@pytest.mark.parametrize("concept,level", [("bandit boss", 5), ("merchant", 1), ("pirate lieutenant", 5),
+                                           ("court wizard", 3), ("street urchin", 5)])
+def test_a_person_of_no_named_kind_borrows_what_people_carry(resolver, concept, level):
+    from gmprep.core.creators.creature import _person, infer_role, suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    # no word of these names a creature kind: they are people, and borrow from Monster Core's people (creatures of a
+    # Player Core ancestry), only what more than one ancestry carries. Before, a bandit boss of level 5 had a genie's
+    # Change Shape and a harpy's Putrid Plague, a merchant a ghoul's Stench, a street urchin a harpy's Stench
+    role, tradition, _, _ = infer_role(CreatureRequest(level=level, concept=concept), resolver)
+    req = CreatureRequest(level=level, concept=concept, role=role, tradition=tradition)
+    person = _person(req, resolver)
+    assert person is not None
+    people, ancestries = person
+    abilities = suggest_abilities(req, resolver)
+    assert abilities
+    by_id = {n.node_id: n for n in resolver.creatures()}
+    for a in abilities:
+        assert a.source_id in people, (a.name, a.source_name)
+        carriers = {t.lower() for n in resolver.creatures() if n.node_id in people
+                    and a.name in (n.fields.get("abilities") or []) for t in n.traits} & ancestries
+        assert len(carriers) > 1, (a.name, carriers)
+        assert not {"beast", "plant"} & {t.lower() for t in by_id[a.source_id].traits}
+    names = {a.name for a in abilities}
+    assert not names & {"Change Shape", "Putrid Plague", "Stench", "Deep Breath", "Ferocity"}, names
+
+
+def test_a_named_kind_is_no_person(resolver):
+    from gmprep.core.creators.creature import _person
+    from gmprep.core.creators.models import CreatureRequest
+
+    # a trait word (hag), a creature name's first word (ogre), a one-word creature name (wererat) or given traits say
+    # the kind; a background's word ("guard", of the Guard Dog too) does not
+    for concept, traits in [("swamp hag", []), ("ogre bouncer", []), ("wererat thief", []), ("bandit leader", ["human"])]:
+        assert _person(CreatureRequest(level=3, concept=concept, traits=traits), resolver) is None, concept
+    assert _person(CreatureRequest(level=3, concept="guard captain"), resolver) is not None

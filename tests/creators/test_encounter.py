@@ -135,6 +135,9 @@ def test_a_theme_monster_core_has_no_creature_for_is_said(resolver):
         assert unmatched_theme(3, words, resolver) is None, words
     answer = creators_answer("Build a moderate encounter for 4 level 3 PCs: bandits on the road", lambda: resolver)
     assert answer is not None and "No Monster Core creature of these levels is close to" in answer.text
+    # ... and offers GM Core's quick groups of bandits to build, citing the page that prints them
+    assert "Lieutenant and Lackeys" in answer.text and "- 1 bandit lieutenant (level 3)" in answer.text
+    assert "pf2e:rule:gm-core--xp-budget" in {c.source_id for c in answer.citations}
     crypt = creators_answer("Build a moderate encounter for 4 level 3 PCs: a haunted crypt", lambda: resolver)
     assert crypt is not None and "is close to" not in crypt.text
 
@@ -167,3 +170,74 @@ def test_build_refuses_a_party_the_tables_do_not_cover(resolver, size, level):
     # before, a party of 0 got "no encounter fits", and one of 40 enumerated every count of three kinds (33 s) first
     with pytest.raises(GmprepError, match="outside what the encounter tables cover"):
         build_encounters(size, level, "severe", [], resolver)
+
+
+def test_a_level_written_beside_a_creature():
+    # NPCs from other books and homebrew foes, as GMs list them: the level in parentheses (beside other words: a comma
+    # inside the parentheses does not split the item), before the name, or after it
+    spec = parse_encounter("Encounter (4 PCs, level 3): 2 bandits (level 2), bandit captain (creature 4, NPC Core); "
+                           "3 level-1 elite thugs, a 2nd-level cultist, ruffian lvl 0, wolf x2 (lvl 1), ogre warrior")
+    assert [(ln.name, ln.count, ln.adjustment, ln.level) for ln in spec.lines] == [
+        ("bandits", 2, None, 2), ("bandit captain", 1, None, 4), ("thugs", 3, "elite", 1), ("cultist", 1, None, 2),
+        ("ruffian", 1, None, 0), ("wolf", 2, None, 1), ("ogre warrior", 1, None, None)]
+
+
+def test_a_creature_monster_core_lacks_counts_at_the_level_written(resolver):
+    r = evaluate_encounter(parse_encounter(
+        "Encounter (4 PCs, level 3): 2 bandits (level 2), elite bandit captain (level 4), goblin warrior (level 1)"),
+        resolver)
+    assert not r.unknown
+    # GM Core p. 75: party level - 1 is 30 XP, + 2 (the elite captain, level 5) 80, - 2 20
+    assert [(c.name, c.id, c.level, c.xp_each) for c in r.creatures] == [
+        ("bandits", None, 2, 30), ("bandit captain", None, 5, 80),
+        ("Goblin Warrior", "pf2e:creature:goblin-warrior", 1, 20)]
+    assert r.xp == 160 and r.threat == "extreme"
+    # the written level wins over Monster Core's, and the report says so; the entry is still cited
+    assert any("Goblin Warrior is level -1 in Monster Core; counted at level 1" in w for w in r.warnings)
+    assert "pf2e:creature:goblin-warrior" in {c.id for c in r.citations}
+    # a level no creature has is not counted; a creature with neither an entry nor a level says how to give one
+    bad = evaluate_encounter(parse_encounter("Encounter (4 PCs, level 3): bandits (level 40), 2 bandits"), resolver)
+    assert not bad.creatures and any("outside creature levels" in w for w in bad.warnings)
+    assert bad.unknown[0].text == "bandits" and any("write its level: 'bandits (level N)'" in w for w in bad.warnings)
+
+
+def test_gm_cores_quick_adventure_groups_are_read_from_its_entry(resolver):
+    # GM Core p. 75 prints seven groups; each group's XP is what the creature XP table gives its creatures for four
+    # characters (the parse checked against the book's own arithmetic)
+    groups = resolver.quick_groups
+    assert [g.name for g in groups] == ["Boss and Lackeys", "Boss and Lieutenant", "Elite Enemies",
+                                        "Lieutenant and Lackeys", "Mated Pair", "Troop", "Mook Squad"]
+    for g in groups:
+        assert g.xp == sum(m.count * tables.creature_xp(10 + m.delta, 10) for m in g.members), g
+    assert [(m.count, m.delta, m.part) for m in groups[0].members] == [(1, 2, "Boss"), (4, -4, "Lackeys")]
+    assert resolver.quick_groups_entry.page == "75"
+
+
+@pytest.mark.parametrize("size,level,threat", [(4, 3, "severe"), (4, 5, "moderate"), (5, 3, "severe"), (3, 6, "low"),
+                                               (6, 1, "moderate")])
+def test_a_theme_of_people_gets_quick_groups_to_build(resolver, size, level, threat):
+    from gmprep.core.creators.encounter import render_encounter_block, unmatched_theme
+
+    # Monster Core has no bandits: the options are GM Core's quick groups of them at the levels the groups give,
+    # each line written with its level, so the block the builder writes counts to the same threat in a note
+    reports = build_encounters(size, level, threat, ["bandits on the road"], resolver)
+    people = [r for r in reports if r.structure]
+    assert people and reports[: len(people)] == people
+    for r in people:
+        assert r.threat == threat and r.xp <= r.budget[threat] and not r.unknown
+        assert all(c.id is None and c.name.startswith("bandit") for c in r.creatures)
+        assert "pf2e:rule:gm-core--xp-budget" in {c.id for c in r.citations}
+        again = evaluate_encounter(parse_encounter(render_encounter_block(r)), resolver)
+        assert (again.xp, again.threat, again.unknown) == (r.xp, r.threat, [])
+    if (size, level, threat) == (4, 3, "severe"):
+        assert [(c.name, c.count, c.level) for c in people[0].creatures] == [
+            ("bandit boss", 1, 5), ("bandit lackeys", 4, -1)]
+        note = unmatched_theme(level, ["bandits on the road"], resolver, reports)
+        assert note and '`gmprep creature "bandit boss" --level 5`' in note
+    # a theme Monster Core has creatures for keeps its creatures
+    assert not [r for r in build_encounters(size, level, threat, ["undead"], resolver) if r.structure]
+
+
+def test_a_written_level_below_zero():
+    spec = parse_encounter("Encounter (4 PCs, level 3): 4 bandit lackeys (level -1), rat (creature -1), level-1 thug")
+    assert [(ln.name, ln.level) for ln in spec.lines] == [("bandit lackeys", -1), ("rat", -1), ("thug", 1)]

@@ -32,6 +32,15 @@ def test_encounter_requests(text, threat, size, level, words):
     req = parse_encounter_request(text)
     assert req is not None
     assert (req.threat, req.party_size, req.party_level, req.words) == (threat, size, level, words)
+    # the same words, as the phrases they were written in
+    assert " ".join(req.phrases).split() == words
+
+
+def test_encounter_request_phrases():
+    req = parse_encounter_request("Build a severe encounter for 4 level 5 PCs: cultists of Urgathoa in a crypt")
+    assert req is not None and req.phrases == ["cultists", "urgathoa", "crypt"]
+    req = parse_encounter_request("moderate encounter for 4 level-3 PCs, city guard ambush, in the docks")
+    assert req is not None and req.phrases == ["city guard ambush", "docks"]
 
 
 @pytest.mark.parametrize("text", [

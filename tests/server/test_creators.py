@@ -43,6 +43,11 @@ party: 4 PCs, level 1
 moderate encounter for 4 level-3 PCs, undead, in a swamp
 
 level 4 brute: a bog troll
+
+## Encounter at the toll bridge (4 PCs, level 3)
+
+- 2 bandits (level 2)
+- bandit captain (creature 4, NPC Core)
 """
 
 STATBLOCK = """# Villains
@@ -149,6 +154,7 @@ async def test_unknown_creature_diagnostic_suggests_and_quick_fix_replaces(clien
     assert len(diags) == 1
     d = diags[0]
     assert "goblin warior" in d.message and "did you mean" in d.message and "Goblin Warrior" in d.message
+    assert 'write its level: "goblin warior (level N)"' in d.message
     start = position_of(NOTE, "goblin warior")
     assert (d.range.start.line, d.range.start.character) == (start.line, start.character)
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
@@ -157,6 +163,35 @@ async def test_unknown_creature_diagnostic_suggests_and_quick_fix_replaces(clien
     assert fixes and fixes[0].title == 'Did you mean "Goblin Warrior"?'
     (edit,) = fixes[0].edit.changes[note]
     assert edit.new_text == "Goblin Warrior" and edit.range == d.range
+
+
+async def test_a_creature_from_another_book_counts_at_the_level_written(client, note):
+    # bandits are in no book gmprep holds: the GM writes their level and the block is counted, with no unknown-creature
+    # diagnostic (before, both lines were "not a Monster Core creature" and the block had no total)
+    hints = await _hints(client, note, NOTE)
+    assert hints[_line(NOTE, "## Encounter at the toll bridge")] == ["120 XP · severe (4 PCs, level 3)"]
+    assert hints[_line(NOTE, "- 2 bandits (level 2)")] == ["2 × 30 = 60 XP (level 2)"]
+    assert hints[_line(NOTE, "- bandit captain")] == ["60 XP (level 4)"]
+    unknown = await _diagnostics(client, note, "encounter-unknown-creature")
+    assert not [d for d in unknown if "bandit" in d.message]
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=_ident(note), position=position_of(NOTE, "## Encounter at the toll bridge")))
+    assert h is not None and "| bandits (level as written) | 2 | 30 | 2 | 60 |" in h.contents.value
+    assert "as written: not a Monster Core creature" in h.contents.value
+
+
+async def test_build_encounter_action_for_people_monster_core_lacks(client, workspace):
+    # pirates: no Monster Core creature is close, so the options are GM Core's quick groups of pirates to build, each
+    # line with its level (before: three budget-fitting monsters, none of them pirates)
+    text = "# Boarding\n\nsevere encounter for 4 level-3 PCs, pirates\n"
+    uri = open_doc(client, workspace / "boarding.md", text)
+    rng = lsp.Range(start=lsp.Position(line=2, character=3), end=lsp.Position(line=2, character=3))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=_ident(uri), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+    builds = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Build encounter")]
+    assert builds and "Boss and Lackeys" in builds[0].title and "pirate boss (level 5)" in builds[0].title
+    (edit,) = builds[0].edit.changes[uri]
+    assert "- 1 pirate boss (level 5)\n- 4 pirate lackeys (level -1)" in edit.new_text
 
 
 async def test_warning_for_a_creature_far_above_the_party(client, note):
