@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from gmprep.core.creators.chat import report_markdown
 from gmprep.core.creators.models import EncounterReport
-from gmprep.kg.models import where_cited
 from gmprep.server.creators import NoteAnalysis
 from gmprep.server.documents import DocumentMentions, diagnostic_data, utf16_len
 
@@ -128,35 +128,8 @@ def hover(note: NoteAnalysis, pos: lsp.Position) -> lsp.Hover | None:
 
 
 def hover_markdown(r: EncounterReport, party_from: str | None) -> str:
-    """The arithmetic of one encounter: creatures, total, the budget row, the threat, citations."""
-    party = f"{r.party_size} PC{'s' if r.party_size != 1 else ''}, level {r.party_level}"
-    where = "" if party_from in (None, "block") else f" (party from {party_from})"
-    parts = [f"### Encounter: {r.xp} XP, {r.threat}", f"Party: **{party}**{where}"]
-    rows = ["| Creature | Level | XP each | Count | XP |", "|---|---:|---:|---:|---:|"]
-    for c in r.creatures:
-        name = f"{c.adjustment} {c.name}" if c.adjustment else c.name
-        name += "" if c.id else " (level as written)"
-        lvl = f"{c.level} ({c.base_level:+d} base)" if c.adjustment else str(c.level)
-        rows.append(f"| {name} | {lvl} | {c.xp_each} | {c.count} | {c.xp_each * c.count} |")
-    rows.append(f"| **Total** | | | | **{r.xp}** |")
-    parts.append("\n".join(rows))
-    parts.append("Budget for this party: " + " · ".join(
-        f"**{t} {xp}**" if t == r.threat else f"{t} {xp}" for t, xp in r.budget.items()
-    ))
-    if r.explanation:
-        parts.append("\n".join(f"- {line}" for line in r.explanation))
-    if r.warnings:
-        parts.append("\n".join(f"- ⚠ {w}" for w in r.warnings))
-    if r.unknown:
-        parts.append("\n".join(
-            f"- not counted: \"{u.text}\"" + (f" (did you mean {', '.join(u.suggestions)}?)" if u.suggestions else "")
-            for u in r.unknown
-        ))
-    cites = [c.label() for c in r.citations]
-    cites += [f"{c.name} ({where_cited(c.book, c.page)}) `{c.id}`" for c in r.creatures if c.book]
-    if cites:
-        parts.append("**Sources:** " + " · ".join(dict.fromkeys(cites)))
-    return "\n\n".join(parts)
+    """The arithmetic of one encounter (core's ``report_markdown``, which the chat answers with too)."""
+    return report_markdown(r, party_from)
 
 
 def quick_fixes(note: NoteAnalysis, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:

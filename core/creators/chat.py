@@ -13,7 +13,12 @@ import re
 from typing import TYPE_CHECKING
 
 from gmprep.core.creators.encounter import render_encounter_block
-from gmprep.core.creators.intent import EncounterRequest, parse_creature_request, parse_encounter_request
+from gmprep.core.creators.intent import (
+    EncounterRequest,
+    encounter_check_candidates,
+    parse_creature_request,
+    parse_encounter_request,
+)
 from gmprep.core.creators.models import Citation as CreatorCitation
 from gmprep.core.creators.models import EncounterReport
 from gmprep.kg.models import Citation
@@ -63,6 +68,39 @@ def report_citations(report: EncounterReport) -> list[Citation]:
     return _unique(out)
 
 
+def report_markdown(r: EncounterReport, party_from: str | None = None) -> str:
+    """The arithmetic of one encounter: creatures, total, the budget row, the threat, citations (the editor's hover on
+    an encounter block and the chat's answer to "how hard is this encounter")."""
+    party = party_label(r.party_size, r.party_level)
+    where = "" if party_from in (None, "block") else f" (party from {party_from})"
+    parts = [f"### Encounter: {r.xp} XP, {r.threat}", f"Party: **{party}**{where}"]
+    rows = ["| Creature | Level | XP each | Count | XP |", "|---|---:|---:|---:|---:|"]
+    for c in r.creatures:
+        name = f"{c.adjustment} {c.name}" if c.adjustment else c.name
+        name += "" if c.id else " (level as written)"
+        lvl = f"{c.level} ({c.base_level:+d} base)" if c.adjustment else str(c.level)
+        rows.append(f"| {name} | {lvl} | {c.xp_each} | {c.count} | {c.xp_each * c.count} |")
+    rows.append(f"| **Total** | | | | **{r.xp}** |")
+    parts.append("\n".join(rows))
+    parts.append("Budget for this party: " + " · ".join(
+        f"**{t} {xp}**" if t == r.threat else f"{t} {xp}" for t, xp in r.budget.items()
+    ))
+    if r.explanation:
+        parts.append("\n".join(f"- {line}" for line in r.explanation))
+    if r.warnings:
+        parts.append("\n".join(f"- ⚠ {w}" for w in r.warnings))
+    if r.unknown:
+        parts.append("\n".join(
+            f"- not counted: \"{u.text}\"" + (f" (did you mean {', '.join(u.suggestions)}?)" if u.suggestions else "")
+            for u in r.unknown
+        ))
+    # the rules, then each creature's entry with its id (once: the report cites each entry once)
+    cites = [f"{c.label()} `{c.id}`" if ":creature:" in c.id else c.label() for c in r.citations]
+    if cites:
+        parts.append("**Sources:** " + " · ".join(dict.fromkeys(cites)))
+    return "\n\n".join(parts)
+
+
 def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterReport], note: str | None = None) -> str:
     """The chat answer for an encounter request: each option as a block with its XP and threat; ``note``: what to say
     first (``encounter.unmatched_theme``)."""
@@ -102,6 +140,12 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
                          output={"options": [option_summary(r) for r in reports]})
         return Answer(text=encounter_options_markdown(enc, reports, note), outcome="answered" if reports else "partial",
                       citations=_unique(cites), steps=[step], question=question, backend="creators")
+    checked = _rated_encounter(question, resolver_factory)
+    if checked is not None:
+        step = TraceStep(name="rate_encounter", status="ok", input={"question": question},
+                         output={"xp": checked.xp, "threat": checked.threat})
+        return Answer(text=report_markdown(checked), outcome="answered", citations=report_citations(checked),
+                      steps=[step], question=question, backend="creators")
     req = parse_creature_request(question)
     if req is not None:
         from gmprep.core.creators.creature import build_creature, render_statblock_markdown
@@ -113,6 +157,23 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
         step = TraceStep(name="build_creature", status="ok", input=req.model_dump(), output={"name": sb.name})
         return Answer(text=render_statblock_markdown(sb), outcome="answered", citations=_unique(cites),
                       steps=[step], question=question, backend="creators")
+    return None
+
+
+def _rated_encounter(question: str, resolver_factory) -> EncounterReport | None:
+    """The encounter ``question`` asks to rate ("How hard is this encounter for 4 level 3 PCs: 2 goblin warriors and an
+    ogre warrior?"), evaluated as a note's block is; None unless it states a party and a list whose every creature is
+    a Monster Core entry or has its level written (a rules question naming one creature is no list)."""
+    candidates = encounter_check_candidates(question)
+    if not candidates:
+        return None
+    from gmprep.core.creators.encounter import evaluate_encounter
+
+    resolver = resolver_factory()
+    for spec in candidates:
+        report = evaluate_encounter(spec, resolver)
+        if report.creatures and not report.unknown and len(report.creatures) == len(spec.lines):
+            return report
     return None
 
 

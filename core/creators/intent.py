@@ -17,7 +17,7 @@ from typing import get_args
 
 from pydantic import BaseModel, Field
 
-from gmprep.core.creators.models import THREATS, CreatureRequest, Role, Threat
+from gmprep.core.creators.models import THREATS, CreatureRequest, EncounterSpec, Role, Threat
 
 _NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _N = r"(\d+|" + "|".join(_NUMBERS) + r")"
@@ -178,3 +178,53 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
 
 # "a level 5 divine spellcaster": the spells' tradition, said in the request (else the builder infers it)
 _TRADITION = re.compile(r"\b(arcane|divine|occult|primal)\b", re.I)
+
+
+# A question about an encounter's difficulty: "How hard is this encounter for 4 level 3 PCs: 2 goblin warriors and an
+# ogre warrior?", "What threat is 2 ogre warriors against 4 level-3 PCs?", "Encounter (4 PCs, level 3): 2 goblins"
+_RATES = re.compile(r"\b(?:encounters?|fights?|battles?|combats?|threat|xp|hard|difficult|deadly|easy|tough|budget)\b",
+                    re.I)
+_LIST_AFTER = re.compile(r"\b(?:with|against|versus|vs\.?|facing|fighting)\s+", re.I)
+# where a list the question names starts: after "with"/"against" (above), after "what threat is", or right after the
+# question word ("Would 2 bandits (level 2) be ...", "Is a fight with ...")
+_ASKING = re.compile(r"^\s*(?:how|what|which)\b[^:]*?\b(?:is|are|be|of)\s+", re.I)
+_LEADING = re.compile(r"^\s*(?:would|will|is|are|does|do|can|could)\s+", re.I)
+# ... and where it ends: the verb or the rating after it ("... be a severe encounter", "... worth for 4 PCs")
+_LIST_END = re.compile(r"\s+(?:be|is|are|was|were|worth|for|to|against|versus|vs\.?|in|on|at)\b|\s+(?:a\s+|an\s+)?"
+                       + _RATES.pattern, re.I)
+
+
+def encounter_check_candidates(text: str) -> list[EncounterSpec]:
+    """The creature lists ``text`` may be asking to rate for its stated party, best first; the caller keeps the first
+    whose every creature resolves (``creators.chat``: this module knows no creature). None without a party or a word of
+    rating (encounter, fight, threat, XP, hard, deadly ...)."""
+    from gmprep.core.creators.encounter import parse_encounter
+
+    if not _RATES.search(text):
+        return []
+    size, level, span = parse_party(text)
+    if size is None or level is None:
+        return []
+    segments: list[str] = []
+    if span is not None:
+        after = text[span[1]:]
+        if m := re.match(r"\s*\)?\s*[:\-\u2013\u2014]\s*(\S.*)", after, re.S):
+            segments.append(m.group(1))  # "... for 4 level 3 PCs: 2 goblin warriors, an ogre warrior?"
+        before = text[: span[0]]
+    else:
+        before, after = text, ""
+    starts = [m.end() for m in (_LIST_AFTER.search(before), _ASKING.match(before), _LEADING.match(before)) if m]
+    for start in starts:
+        seg = before[start:]
+        if m := _LIST_END.search(seg):
+            seg = seg[: m.start()]
+        segments.append(re.sub(r"^(?:an?\s+)?(?:encounter|fight|battle|combat)\s+(?:of|with|against)\s+", "", seg))
+    if span is not None and (m := _LIST_AFTER.search(after)):  # "... for 4 level-3 PCs with 2 wolves?"
+        segments.append(after[m.end():])
+    out = []
+    for seg in segments:
+        spec = parse_encounter(seg.strip().rstrip("?!. "))
+        if spec.lines:
+            spec.party_size, spec.party_level = size, level
+            out.append(spec)
+    return out

@@ -121,3 +121,39 @@ def test_gmprep_ask_answers_a_build_request_with_the_builder(store_dir, tmp_path
                  "--backend", "extractive"]) == 0
     out = capsys.readouterr().out
     assert "**Creature 4**" in out and "built as a brute" in out and "GM Core, p. 117" in out
+
+
+@pytest.mark.parametrize("question,xp,threat", [
+    # GM Core p. 75 for 4 PCs of level 3: Goblin Warrior (level -1) 10 XP, Ogre Warrior (3) 40, War Chanter (1) 20
+    ("How hard is this encounter for 4 level 3 PCs: 2 goblin warriors, an ogre warrior and a goblin war chanter?",
+     80, "moderate"),
+    ("What threat is 2 ogre warriors for 4 level 3 PCs?", 80, "moderate"),
+    # level 2: 3 wolves (level 1) 30 XP each, the war chanter (1) 30
+    ("Is a fight with 3 wolves and a goblin war chanter deadly for 4 level 2 PCs?", 120, "severe"),
+    ("Encounter (4 PCs, level 3): 2 goblin warriors, elite wolf", 50, "low"),
+    ("How much XP is an elite ogre warrior worth for 4 level-3 PCs?", 60, "low"),
+    # creatures from other books, counted at the levels written
+    ("Would 2 bandits (level 2) and a bandit captain (level 4) be a severe encounter for 4 level 3 PCs?", 120, "severe"),
+])
+def test_the_chat_rates_an_encounter_it_is_asked_about(resolver, question, xp, threat):
+    from gmprep.core.creators.chat import creators_answer
+
+    # before, these went to the rules search and the model ("The encounter is challenging for 4 level 3 PCs, with the
+    # goblin war chanter adding a Performance check ...", all of it struck by the support check)
+    answer = creators_answer(question, lambda: resolver)
+    assert answer is not None and answer.backend == "creators"
+    assert answer.text.startswith(f"### Encounter: {xp} XP, {threat}"), answer.text[:80]
+    assert "pf2e:rule:gm-screen--encounter-budget" in {c.source_id for c in answer.citations}
+
+
+@pytest.mark.parametrize("question", [
+    "How does flanking work in an encounter for 4 level 3 PCs?",
+    "What is the XP budget of a moderate encounter for 4 level 3 PCs?",
+    "How hard is it for 4 level 3 PCs to Grapple an ogre warrior in combat?",
+    "Can 4 level 3 PCs fight an ogre?",  # no creature is named "ogre": not a list to rate
+    "How hard is this encounter: 2 goblin warriors and an ogre warrior?",  # no party
+])
+def test_the_chat_leaves_rules_questions_to_the_rules(resolver, question):
+    from gmprep.core.creators.chat import creators_answer
+
+    assert creators_answer(question, lambda: resolver) is None
