@@ -314,11 +314,22 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
     """The line to say when no Monster Core creature a party of ``party_level`` can meet matches the theme (``_theme``):
     the options (``build_encounters``') are then the theme's people in GM Core's quick groups, with how to build the
     first's leader, and creatures that fit the budget, not the theme. None when it matches or there is no theme."""
-    theme = " ".join(v.strip() for v in words if v.strip())
+    theme = ", ".join(v.strip() for v in words if v.strip())
     words = _theme_words(words)
-    if not words or _theme(words, [node for node, _ in _fits(party_level, resolver)])[2]:
+    built = [max((c for c in r.creatures if not c.id), key=lambda c: c.level) for r in options or []
+             if r.structure and any(not c.id for c in r.creatures)]
+    if not words:
         return None
-    built = [max(r.creatures, key=lambda c: c.level) for r in options or [] if r.structure and r.creatures]
+    if _theme(words, [node for node, _ in _fits(party_level, resolver)])[2]:
+        if not built:
+            return None
+        # the theme's creatures are Monster Core's, its people are not ("cultists in the sewer")
+        nodes = [node for node, _ in _fits(party_level, resolver)]
+        people = next((p for p in _phrases(theme) if _names_people(p, resolver)
+                       and not _theme(_theme_words([p]), nodes)[2]), built[0].name)
+        return (f"Monster Core has no “{people}”: the first options put them in GM Core's Quick Adventure Groups "
+                f"with the theme's creatures; build them with `gmprep creature \"{built[0].name}\" --level "
+                f"{built[0].base_level}`.")
     if built:
         name, level = built[0].name, built[0].base_level
         return (f"No Monster Core creature of these levels is close to “{theme}”. The first options are GM Core's Quick "
@@ -328,6 +339,43 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
     return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not the "
             f"theme. Monster Core has few human foes; build them yourself, e.g. "
             f"`gmprep creature \"{theme}\" --level {party_level}`.")
+
+
+def _phrases(theme: str) -> list[str]:
+    """The theme's phrases: its words between commas and small words ("cultists in the sewer" -> cultists, sewer)."""
+    out: list[str] = []
+    run: list[str] = []
+    for w in re.findall(r"[A-Za-z][A-Za-z'-]*|[,;:.]", theme):
+        if w.lower() in STOP_WORDS or not w[0].isalpha():
+            if run:
+                out.append(" ".join(run))
+            run = []
+        else:
+            run.append(w)
+    return out + ([" ".join(run)] if run else [])
+
+
+def _names_people(phrase: str, resolver) -> bool:
+    """Whether a phrase names people by a Player Core background or class ("cultists", "city guards", "wizards"): beside
+    creatures Monster Core has, only such a phrase is taken for people to build ("haunted" of "haunted, crypt" or a
+    "volcano" beside fire creatures is no one)."""
+    said = {groups.singular(w).lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", phrase)}
+    return any(set(re.findall(r"[a-z]+", n.name.lower())) <= said
+               for n in [*getattr(resolver, "backgrounds", []), *getattr(resolver, "classes", [])])
+
+
+def _followers(phrases: list[str], nodes: list):
+    """level -> the creature of ``nodes`` of that level closest to ``phrases`` (a word of them in its name or traits, or
+    at least ``THEME_FLOOR`` close in meaning), or None."""
+    shared, close, _ = _theme(_theme_words(phrases), nodes)
+    best: dict[int, tuple[float, str, object]] = {}
+    for node, r, c in zip(nodes, shared, close, strict=True):
+        if r < 2 and c < THEME_FLOOR:
+            continue
+        key = (r + concept.CONCEPT_WEIGHT * c, node.name, node)
+        if node.level not in best or key[:2] > best[node.level][:2]:
+            best[node.level] = key
+    return lambda level: best[level][2] if level in best else None
 
 
 def _fit_count(members: list[tuple[str, int, int]], party_size: int, party_level: int, threat: Threat) -> int | None:
@@ -346,11 +394,16 @@ def _fit_count(members: list[tuple[str, int, int]], party_size: int, party_level
     return best
 
 
-def people_encounters(party_size: int, party_level: int, threat: Threat, theme: str, resolver) -> list[EncounterReport]:
+def people_encounters(party_size: int, party_level: int, threat: Threat, theme: str, resolver,
+                      followers=None) -> list[EncounterReport]:
     """GM Core's Quick Adventure Groups (``groups``) of ``threat`` filled with the theme's people at the levels each
     group gives, for a theme Monster Core has no creature of: "Boss and Lackeys" for "bandits" at party level 3 is a
     bandit boss (level 5) and four bandit lackeys (level -1), each line written with its level so the block counts it
-    and the GM builds its statblock with ``gmprep creature``."""
+    and the GM builds its statblock with ``gmprep creature``.
+
+    ``followers(level)``: the Monster Core creature of that level the theme's other words call for, or None; when
+    given, only groups of two members or more are built, their lowest (the lackeys) being that creature ("cultists in
+    the sewer": a cultist boss and four Sewer Oozes)."""
     one, several = groups.theme_people(theme)
     entry = resolver.quick_groups_entry
     if not one or entry is None:
@@ -358,7 +411,7 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
     budget4 = tables.encounter_budget(4)[threat]
     out = []
     for group in resolver.quick_groups:
-        if group.xp != budget4:
+        if group.xp != budget4 or (followers is not None and len(group.members) < 2):
             continue
         members = [(groups.member_name(m, one, several), m.count, party_level + m.delta) for m in group.members]
         if any(not tables.CREATURE_MIN_LEVEL <= lvl <= tables.CREATURE_MAX_LEVEL for _, _, lvl in members):
@@ -368,8 +421,16 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
             continue
         low = min(range(len(members)), key=lambda i: (members[i][2], -i))
         members[low] = (members[low][0], count, members[low][2])
+        written = [True] * len(members)
+        if followers is not None:
+            node = followers(members[low][2])
+            if node is None:
+                continue
+            members[low], written[low] = (node.name, count, members[low][2]), False
         spec = EncounterSpec(party_size=party_size, party_level=party_level, lines=[
-            EncounterLine(text=f"{c} {name} (level {lvl})", name=name, count=c, level=lvl) for name, c, lvl in members])
+            EncounterLine(text=f"{c} {name}" + (f" (level {lvl})" if w else ""), name=name, count=c,
+                          level=lvl if w else None)
+            for (name, c, lvl), w in zip(members, written, strict=True)])
         report = evaluate_encounter(spec, resolver)
         report.structure = group.name
         report.citations.append(_cite_entry(entry))
@@ -399,8 +460,17 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     every = _fits(party_level, resolver)
     shared, close, matched = _theme(words, [node for node, _ in every])
     # a theme Monster Core has no creature of (bandits, pirates, a cult) is people to build: GM Core's quick groups of
-    # them come first, then Monster Core's creatures that fit the budget
-    people = people_encounters(party_size, party_level, threat, theme, resolver)[:n] if not matched else []
+    # them come first, then Monster Core's creatures that fit the budget; a theme of such people and of creatures it has
+    # ("cultists in the sewer") puts the creatures in the groups' lackeys
+    people = []
+    if not matched:
+        people = people_encounters(party_size, party_level, threat, theme, resolver)[:n]
+    elif len(phrases := _phrases(theme)) > 1:
+        nodes = [node for node, _ in every]
+        unmatched = [p for p in phrases if _names_people(p, resolver) and not _theme(_theme_words([p]), nodes)[2]]
+        if unmatched:
+            people = people_encounters(party_size, party_level, threat, unmatched[0], resolver,
+                                       followers=_followers([p for p in phrases if p not in unmatched], nodes))[:n]
     n -= len(people)
     if n <= 0:
         return people

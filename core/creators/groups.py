@@ -61,7 +61,8 @@ def parse_quick_groups(text: str) -> list[QuickGroup]:
     return out
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """"bandits" -> "bandit", "thieves" -> "thief", "mercenaries" -> "mercenary"."""
     w = word.lower()
     if w.endswith("ies") and len(w) > 4:
         return word[:-3] + "y"
@@ -85,7 +86,7 @@ def theme_people(theme: str) -> tuple[str, str]:
         words.append(w)
     if not words:
         return "", ""
-    one = " ".join([*words[:-1], _singular(words[-1])])
+    one = " ".join([*words[:-1], singular(words[-1])])
     return one, " ".join(words) if one != " ".join(words) else one
 
 

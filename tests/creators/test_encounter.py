@@ -241,3 +241,26 @@ def test_a_theme_of_people_gets_quick_groups_to_build(resolver, size, level, thr
 def test_a_written_level_below_zero():
     spec = parse_encounter("Encounter (4 PCs, level 3): 4 bandit lackeys (level -1), rat (creature -1), level-1 thug")
     assert [(ln.name, ln.level) for ln in spec.lines] == [("bandit lackeys", -1), ("rat", -1), ("thug", 1)]
+
+
+def test_people_lead_the_creatures_the_theme_also_names(resolver):
+    from gmprep.core.creators.encounter import render_encounter_block, unmatched_theme
+
+    # "cultists in the sewer": Monster Core has sewer creatures and no cultists. The people lead GM Core's quick groups
+    # and the lackeys are the sewer's creatures at the group's level (party level - 4 = 1: the Sewer Ooze); before, the
+    # sewer matched and the cultists were dropped (4 Sewer Ooze and a Succubus)
+    reports = build_encounters(4, 5, "severe", ["cultists", "sewer"], resolver)
+    first = reports[0]
+    assert first.structure == "Boss and Lackeys"
+    assert [(c.name, c.id, c.count, c.level) for c in first.creatures] == [
+        ("cultist boss", None, 1, 7), ("Sewer Ooze", "pf2e:creature:sewer-ooze", 4, 1)]
+    assert (first.xp, first.threat) == (120, "severe")
+    again = evaluate_encounter(parse_encounter(render_encounter_block(first)), resolver)
+    assert (again.xp, again.threat, again.unknown) == (120, "severe", [])
+    note = unmatched_theme(5, ["cultists", "sewer"], resolver, reports)
+    assert note and "“cultists”" in note and '`gmprep creature "cultist boss" --level 7`' in note
+    # one phrase of several words, as the chat's request or the CLI's --traits "bandits with wolves" gives it
+    assert build_encounters(4, 5, "moderate", ["bandits with wolves"], resolver)[0].creatures[1].name == "Wolf"
+    # beside creatures Monster Core has, only a phrase naming a background or class is people: not a place or a word
+    for theme in (["fire", "volcano"], ["haunted", "crypt"], ["undead", "swamp"]):
+        assert not [r for r in build_encounters(4, 5, "severe", theme, resolver) if r.structure], theme
