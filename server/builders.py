@@ -16,6 +16,7 @@ from lsprotocol import types as lsp
 from gmprep.core.creators.chat import creature_line, option_summary
 from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import EncounterRequest, parse_creature_request, parse_encounter_request
+from gmprep.core.creators.models import CreatureRequest
 from gmprep.server.creators import Creators, NoteAnalysis
 from gmprep.server.documents import DocumentMentions
 
@@ -71,6 +72,13 @@ class Builders:
             r = block.report
             enc = EncounterRequest(threat=r.threat, party_size=r.party_size, party_level=r.party_level)
             out += self._encounter_actions(doc, enc, block.block.last_line, resolver, for_block=True)
+        elif block.report is not None:
+            # on a creature counted at the level written beside it (no Monster Core entry: "1 cultist boss (level 7)",
+            # as the builder writes people): its statblock, built below the block
+            for c in block.report.creatures:
+                if c.id is None and c.start is not None and doc.position(block.block.doc_offset(c.start)).line == line:
+                    req = CreatureRequest(level=min(max(c.base_level, -1), 24), concept=c.name)
+                    out += self._statblock_actions(doc, req, block.block.last_line, resolver)
         return out
 
     def _encounter_actions(self, doc, enc: EncounterRequest, after_line: int, resolver, for_block: bool = False):

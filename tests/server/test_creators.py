@@ -180,6 +180,26 @@ async def test_a_creature_from_another_book_counts_at_the_level_written(client, 
     assert "as written: not a Monster Core creature" in h.contents.value
 
 
+async def test_a_creature_with_its_level_written_offers_its_statblock(client, note):
+    # the people the encounter builder writes ("1 bandit boss (level 5)") have no entry: on their line the action builds
+    # their statblock, inserted below the block
+    line = _line(NOTE, "- bandit captain (creature 4")
+    rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+    inserts = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature statblock")]
+    assert [a.title for a in inserts] == ["Insert creature statblock: level 4 creature (bandit captain)"]
+    (edit,) = inserts[0].edit.changes[note]
+    assert "**Creature 4**" in edit.new_text and "Bandit" in edit.new_text
+    assert edit.range.start.line == line + 1  # the block's last line is the captain's
+    # a Monster Core creature's line offers nothing of the kind
+    line = _line(NOTE, "- goblin war chanter")
+    rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+    assert not [a for a in actions or [] if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature")]
+
+
 async def test_build_encounter_action_for_people_monster_core_lacks(client, workspace):
     # pirates: no Monster Core creature is close, so the options are GM Core's quick groups of pirates to build, each
     # line with its level (before: three budget-fitting monsters, none of them pirates)
