@@ -381,11 +381,6 @@ def _request_words(req: CreatureRequest) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
 
 
-# How many creatures of the Player Core ancestries must be within the level window for a person (``_people``) to
-# borrow from them alone; fewer (above level 10 there are none: Monster Core's run to level 6), every creature lends
-PEOPLE_MIN = 3
-
-
 def _person(req: CreatureRequest, resolver) -> tuple[set[str], set[str]] | None:
     """For a request that names no creature kind (no trait given or said, no creature's kind named: "bandit boss",
     "merchant", "court wizard"), which is one of the people PCs are: (the ids of Monster Core's people, the ancestry
@@ -414,14 +409,14 @@ def _person(req: CreatureRequest, resolver) -> tuple[set[str], set[str]] | None:
 
 
 def _people(req: CreatureRequest, resolver, near: list) -> list:
-    """``near`` narrowed to the people (``_person``) for a request of no named kind: a harpy's Putrid Plague or a
-    genie's Change Shape is no bandit's. Unchanged when it names a kind or fewer than ``PEOPLE_MIN`` are near (above
-    level 10 none are: Monster Core's people run to level 6)."""
+    """``near`` for a request of no named kind: the people (``_person``) of any level instead, the closest levels first
+    by ``ranked_lenders``' score (Monster Core's people run to level 6; a level-12 bandit king borrowed a dragon's
+    telepathy and a level 9 one nothing). A harpy's Putrid Plague or a genie's Change Shape is no bandit's. Unchanged
+    when the request names a kind."""
     person = _person(req, resolver)
     if person is None:
         return near
-    people = [n for n in near if n.node_id in person[0]]
-    return people if len(people) >= PEOPLE_MIN else near
+    return [n for n in resolver.creatures() if n.node_id in person[0] and n.level is not None]
 
 
 def _ancestry_own(resolver, ancestry: set[str], people: set[str]) -> set[str]:
