@@ -91,9 +91,11 @@ class Creators:
         blocks = NoteBlocks() if too_big else find_blocks(text, doc.line_starts)
         note = NoteAnalysis(version, text, doc, blocks)
         resolver = self.resolver() if blocks.encounters else None
+        spans = [] if too_big else self._statblocks(text)
+        known = self._own_creatures(text, spans) if blocks.encounters else {}
         for block in blocks.encounters:
-            note.encounters.append(self._evaluate(block, blocks, resolver))
-        note.stat_issues = [] if too_big else self._check(text)
+            note.encounters.append(self._evaluate(block, blocks, resolver, known))
+        note.stat_issues = [] if too_big else self._check(text, spans)
         if resolver is not None or not blocks.encounters:  # not while the creature index loads
             with self._lock:
                 self._notes[uri] = note
@@ -104,11 +106,11 @@ class Creators:
             self._notes.pop(uri, None)
 
     # ---- core calls (cached) ----------------------------------------------------------------
-    def _evaluate(self, block: EncounterBlock, blocks: NoteBlocks, resolver) -> EncounterResult:
+    def _evaluate(self, block: EncounterBlock, blocks: NoteBlocks, resolver, known: dict[str, int]) -> EncounterResult:
         if resolver is None:
             return EncounterResult(block, error="the creature index is still loading")
         fallback = _party_above(blocks, block.first_line)
-        key = (block.text, fallback[1] if fallback else None)
+        key = (block.text, fallback[1] if fallback else None, tuple(sorted(known.items())))
         with self._lock:
             hit = self._reports.get(key)
             if hit is not None:
@@ -116,19 +118,37 @@ class Creators:
         if hit is not None:  # the party line may have moved: say where it is now
             party_from = hit.party_from if hit.party_from in (None, "block") or fallback is None else f"line {fallback[0] + 1}"
             return EncounterResult(block, hit.report, party_from, hit.error)
-        result = _evaluate_block(block, fallback, resolver)
+        result = _evaluate_block(block, fallback, resolver, known)
         with self._lock:
             self._reports[key] = result
             if len(self._reports) > REPORT_CACHE:
                 self._reports.popitem(last=False)
         return result
 
-    def _check(self, text: str) -> list[StatIssue]:
-        """Core's statblock check of the whole note (``check_note``: it finds the statblocks)."""
+    @staticmethod
+    def _statblocks(text: str) -> list:
+        """The note's statblocks (core's ``find_statblocks``), found once for the check and the blocks."""
+        from gmprep.core.creators.statblock import find_statblocks
+
+        try:
+            return find_statblocks(text)
+        except Exception:  # a note core cannot read gets no statblock features, not a dead server
+            log.exception("find_statblocks failed")
+            return []
+
+    @staticmethod
+    def _own_creatures(text: str, spans: list) -> dict[str, int]:
+        """The creatures the note stats itself, for its blocks to count (``statblock.note_creatures``)."""
+        from gmprep.core.creators.statblock import note_creatures
+
+        return note_creatures(text, spans)
+
+    def _check(self, text: str, spans: list) -> list[StatIssue]:
+        """Core's statblock check of the note's statblocks (``check_note``)."""
         from gmprep.core.creators.statblock import check_note
 
         try:
-            return check_note(text)
+            return check_note(text, spans)
         except Exception:  # a statblock core cannot read gets no diagnostics, not a dead server
             log.exception("check_note failed")
             return []
@@ -147,20 +167,21 @@ def _party_above(blocks: NoteBlocks, line: int) -> tuple[int, tuple[int, int]] |
     return None
 
 
-def _evaluate_block(block: EncounterBlock, fallback, resolver) -> EncounterResult:
+def _evaluate_block(block: EncounterBlock, fallback, resolver, known: dict[str, int]) -> EncounterResult:
     from gmprep.core.creators.encounter import evaluate_encounter, parse_encounter
 
     try:
         spec = parse_encounter(block.text)
         if spec.party_size is not None and spec.party_level is not None:
-            return EncounterResult(block, evaluate_encounter(spec, resolver), "block")
+            return EncounterResult(block, evaluate_encounter(spec, resolver, known=known), "block")
         if fallback is None:
             return EncounterResult(block, error="no party stated: write the block's first line as "
                                                 "`Encounter (4 PCs, level 3)` or add a `Party: 4 PCs, level 3` line above")
         at, (size, level) = fallback
         return EncounterResult(
             block, evaluate_encounter(spec, resolver, party_size=spec.party_size or size,
-                                      party_level=spec.party_level if spec.party_level is not None else level),
+                                      party_level=spec.party_level if spec.party_level is not None else level,
+                                      known=known),
             f"line {at + 1}",
         )
     except Exception as exc:  # bad input: one clear diagnostic, the server stays up

@@ -176,9 +176,22 @@ def check_party(size: int, level: int) -> None:
         raise GmprepError(f"party of {size} at level {level} is outside what the encounter tables cover")
 
 
+def _known_level(name: str, known: dict[str, int]) -> int | None:
+    """The level of a creature the note stats itself (``statblock.note_creatures``), by its name or plural."""
+    from gmprep.kg.names import name_key
+
+    key = " ".join(name_key(name))
+    for k in (key, key[:-1] if key.endswith("s") else None, key[:-2] if key.endswith("es") else None):
+        if k and k in known:
+            return known[k]
+    return None
+
+
 def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = None,
-                       party_level: int | None = None) -> EncounterReport:
-    """XP per creature, total, threat, budgets and warnings for the party (given here, else in ``spec``)."""
+                       party_level: int | None = None, known: dict[str, int] | None = None) -> EncounterReport:
+    """XP per creature, total, threat, budgets and warnings for the party (given here, else in ``spec``). ``known``:
+    the creatures the note stats itself (name key -> level), counted at their statblock's level when Monster Core has
+    no entry of the name and no level is written beside it."""
     size = party_size if party_size is not None else spec.party_size
     level = party_level if party_level is not None else spec.party_level
     if size is None or level is None:
@@ -198,6 +211,11 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
         node = resolver.resolve(line.name)
         if node is not None and node.level is None:
             node = None
+        own = None
+        if node is None and line.level is None and known:
+            own = _known_level(line.name, known)
+            if own is not None:
+                line = line.model_copy(update={"level": own})
         if line.level is not None and not tables.CREATURE_MIN_LEVEL <= line.level <= tables.CREATURE_MAX_LEVEL:
             warnings.append(f"'{line.name}': level {line.level} is outside creature levels "
                             f"{tables.CREATURE_MIN_LEVEL} to {tables.CREATURE_MAX_LEVEL}; not counted")
@@ -227,7 +245,8 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
         ))
         adj = f"{line.adjustment} (level {base} -> {lvl}, {tables.adjustments_citation().label()}) " if line.adjustment else ""
         rel = "party level" if delta == 0 else f"party level {'+' if delta > 0 else '-'} {abs(delta)}"
-        written = "" if node is not None else ", as written: not a Monster Core creature"
+        written = "" if node is not None else (", this note's statblock" if own is not None
+                                               else ", as written: not a Monster Core creature")
         explanation.append(f"{line.count} × {adj}{name} (level {lvl} = {rel}{written}): {xp_each} XP each = "
                            f"{xp_each * line.count} XP")
         if delta > tables.XP_MAX_DELTA:

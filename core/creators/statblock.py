@@ -179,6 +179,19 @@ class StatblockSpan(BaseModel):
     start: int
     end: int
     level: int
+    name: str | None = None  # its heading's text ("Bog Hag"), when it has one
+
+
+def note_creatures(document: str, spans: list[StatblockSpan] | None = None) -> dict[str, int]:
+    """The creatures a note stats itself (``find_statblocks`` with a heading; ``spans``: already found): name key ->
+    level, for its encounter blocks to count ("- 2 bog hags" beside a "## Bog Hag" statblock of Creature 3)."""
+    from gmprep.kg.names import name_key
+
+    out: dict[str, int] = {}
+    for span in find_statblocks(document) if spans is None else spans:
+        if span.name and (key := " ".join(name_key(span.name))):
+            out.setdefault(key, span.level)
+    return out
 
 
 def find_statblocks(document: str) -> list[StatblockSpan]:
@@ -199,14 +212,16 @@ def find_statblocks(document: str) -> list[StatblockSpan]:
         level = own if own is not None else next((lv for _, lv in reversed(stack) if lv is not None), None)
         stack.append((depth, own))
         if level is not None and len(_STAT_LABELS.findall(section)) >= 2:
-            out.append(StatblockSpan(start=start, end=end, level=level))
+            title = re.sub(r"[*_`]|\[\[|\]\]", "", h.group(0)[len(h.group(1)):]).strip() if h else ""
+            out.append(StatblockSpan(start=start, end=end, level=level, name=title or None))
     return out
 
 
-def check_note(document: str) -> list[StatIssue]:
-    """``check_statblock`` over every statblock of a note, offsets relative to the document."""
+def check_note(document: str, spans: list[StatblockSpan] | None = None) -> list[StatIssue]:
+    """``check_statblock`` over every statblock of a note (``spans``: already found), offsets relative to the
+    document."""
     issues: list[StatIssue] = []
-    for span in find_statblocks(document):
+    for span in find_statblocks(document) if spans is None else spans:
         for issue in check_statblock(document[span.start:span.end], span.level):
             issues.append(issue.model_copy(update={"start": issue.start + span.start, "end": issue.end + span.start}))
     return issues

@@ -264,3 +264,19 @@ def test_people_lead_the_creatures_the_theme_also_names(resolver):
     # beside creatures Monster Core has, only a phrase naming a background or class is people: not a place or a word
     for theme in (["fire", "volcano"], ["haunted", "crypt"], ["undead", "swamp"]):
         assert not [r for r in build_encounters(4, 5, "severe", theme, resolver) if r.structure], theme
+
+
+def test_a_creature_the_note_stats_itself(resolver):
+    from gmprep.core.creators.statblock import note_creatures
+
+    note = ("## Bog Hag\n\n**Creature 3** (uncommon, humanoid)\n\n**Perception** +9\n\n**AC** 19; **Fort** +9\n\n"
+            "**HP** 45\n\n## Encounter (4 PCs, level 3)\n\n- 2 bog hags\n- wolf\n")
+    known = note_creatures(note)
+    assert known == {"bog hag": 3}
+    spec = parse_encounter("Encounter (4 PCs, level 3): 2 bog hags, wolf")
+    r = evaluate_encounter(spec, resolver, known=known)
+    assert not r.unknown and [(c.name, c.id, c.level, c.xp_each) for c in r.creatures] == [
+        ("bog hags", None, 3, 40), ("Wolf", "pf2e:creature:wolf", 1, 20)]
+    assert any("this note's statblock" in line for line in r.explanation)
+    # without the note's statblocks the hag is unknown
+    assert evaluate_encounter(spec, resolver).unknown[0].text == "bog hags"

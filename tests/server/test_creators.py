@@ -200,6 +200,18 @@ async def test_a_creature_with_its_level_written_offers_its_statblock(client, no
     assert not [a for a in actions or [] if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature")]
 
 
+async def test_a_creature_the_note_stats_itself_is_counted_at_its_level(client, workspace):
+    # the GM's own Bog Hag (Creature 3, statted in the note) in the note's encounter: counted at its statblock's level
+    # (before: "not a Monster Core creature" and no total)
+    text = STATBLOCK + "\n## Encounter in the fen (4 PCs, level 3)\n\n- 2 bog hags\n- goblin war chanter\n"
+    uri = open_doc(client, workspace / "fen.md", text)
+    hints = await _hints(client, uri, text)
+    assert hints[_line(text, "## Encounter in the fen")] == ["100 XP · severe (4 PCs, level 3)"]
+    assert hints[_line(text, "- 2 bog hags")] == ["2 × 40 = 80 XP (level 3)"]
+    await asyncio.sleep(0.5)
+    assert not [d for d in client.diagnostics.get(uri, []) if d.code == "encounter-unknown-creature"]
+
+
 async def test_build_encounter_action_for_people_monster_core_lacks(client, workspace):
     # pirates: no Monster Core creature is close, so the options are GM Core's quick groups of pirates to build, each
     # line with its level (before: three budget-fitting monsters, none of them pirates)
