@@ -136,6 +136,20 @@ def class_build(node, spellcasting=None) -> tuple[Role, Tradition | None]:
     return "skill paragon", None
 
 
+_ATTR = {"Str": "str", "Dex": "dex", "Con": "con", "Int": "int", "Wis": "wis", "Cha": "cha"}
+
+
+def background_attributes(node) -> list[str]:
+    """The attributes a background's restricted boost may go to ("One must be to Intelligence or Wisdom": int, wis),
+    physical first (Strength, Dexterity: they decide ``background_build``'s role), Constitution last; [] for two free
+    boosts."""
+    said = [a.strip() for a in str(node.fields.get("boosts", "")).split(",")[0].split("/")]
+    if len(said) >= 6:
+        return []
+    order = ["Str", "Dex", "Int", "Wis", "Cha", "Con"]
+    return [_ATTR[a] for a in order if a in said]
+
+
 def background_build(node) -> tuple[Role | None, list[str]]:
     """(role, skills) a Player Core background gives an NPC, from its own entry: the attribute boost it restricts
     ("One must be to Intelligence or Charisma": Cha/Int) decides the role, Strength a soldier, else Dexterity a
@@ -266,6 +280,15 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                 if column == "extreme":
                     plan = {f: (below if f.startswith("skill:") and c == "extreme" else c) for f, c in plan.items()}
                 plan[f"skill:{skill}"] = column
+        # ... and its restricted boost is one of the NPC's strong attributes: a scholar's Intelligence (Intelligence or
+        # Wisdom) is high, not the skill paragon's moderate; nothing moves where one of them is high already
+        options = background_attributes(background)
+        acols = tables.columns("attribute-modifiers")
+        if options and all(acols.index(plan[a]) > acols.index("high") for a in options):
+            # Strength or Dexterity where offered (they chose the role), else the option the role rates best
+            physical = [a for a in options if a in ("str", "dex")]
+            attr = physical[0] if physical else min(options, key=lambda a: acols.index(plan[a]))
+            plan[attr] = "high"
     stats: list[StatValue] = []
     for field, column in plan.items():
         tid = table_for(field)

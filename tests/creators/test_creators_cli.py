@@ -254,3 +254,19 @@ def test_a_named_kind_is_no_person(resolver):
     for concept, traits in [("swamp hag", []), ("ogre bouncer", []), ("wererat thief", []), ("bandit leader", ["human"])]:
         assert _person(CreatureRequest(level=3, concept=concept, traits=traits), resolver) is None, concept
     assert _person(CreatureRequest(level=3, concept="guard captain"), resolver) is not None
+
+
+def test_a_backgrounds_restricted_boost_is_a_strong_attribute(resolver):
+    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.models import CreatureRequest
+
+    def columns(concept: str) -> dict[str, str]:
+        sb = build_creature(CreatureRequest(level=3, concept=concept), resolver)
+        return {s.field: s.column for s in sb.stats if s.field in ("str", "dex", "con", "int", "wis", "cha")}
+
+    # Scholar: "One must be to Intelligence or Wisdom"; the skill paragon's Intelligence was moderate, now high.
+    # Field Medic (Constitution or Wisdom): Wisdom. A merchant (Intelligence or Charisma) already has Charisma high.
+    assert columns("scholar")["int"] == "high"
+    assert columns("field medic")["wis"] == "high"
+    merchant = columns("merchant")
+    assert merchant["cha"] == "high" and merchant["int"] == "moderate"
