@@ -253,6 +253,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     one of the class the concept names: ``infer_role``)."""
     role_from = ""
     read: list[Node] = []  # the entries the build was read from, cited with the tables
+    source = None
     if req.role is None:
         role, from_class, role_from, source = infer_role(req, resolver)
         read += [source] if source is not None else []
@@ -268,9 +269,12 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # a background the concept names gives its trained skills, whatever the role: its first at the role's best skill
     # column (a merchant's Diplomacy), a Lore one column below (Mercantile Lore); one extreme skill stays the rule,
     # so the role's own extreme one (a skill paragon's Deception) steps down to high
-    background = named_background(req, resolver) if resolver is not None else None
+    if source is not None and source.type == "background":  # the role came from it: found once
+        background = source
+    else:
+        background = named_background(req, resolver) if resolver is not None else None
+        read += [background] if background is not None else []
     if background is not None:
-        read.append(background)
         cols = tables.columns("skills")
         best = min((c for f, c in plan.items() if f.startswith("skill:")), key=cols.index, default="high")
         below = cols[min(cols.index(best) + 1, len(cols) - 1)]
