@@ -269,6 +269,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # a background the concept names gives its trained skills, whatever the role: its first at the role's best skill
     # column (a merchant's Diplomacy), a Lore one column below (Mercantile Lore); one extreme skill stays the rule,
     # so the role's own extreme one (a skill paragon's Deception) steps down to high
+    background: Node | None = None
     if source is not None and source.type == "background":  # the role came from it: found once
         background = source
     else:
