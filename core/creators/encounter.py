@@ -355,6 +355,9 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
                 f"Adventure Groups of them at the levels the groups give: build each with `gmprep creature`, e.g. "
                 f"`gmprep creature \"{name}\" --level {level}`"
                 + ("; any further option fits the budget, not the theme." if len(built) < len(options or []) else "."))
+    if not _is_people(_phrases(theme)[0] if _phrases(theme) else "", resolver):
+        return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not "
+                f"the theme.")
     return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not the "
             f"theme. Monster Core has few human foes; build them yourself, e.g. "
             f"`gmprep creature \"{theme}\" --level {party_level}`.")
@@ -381,6 +384,18 @@ def _names_people(phrase: str, resolver) -> bool:
     said = {groups.singular(w).lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", phrase)}
     return any(set(re.findall(r"[a-z]+", n.name.lower())) <= said
                for n in [*getattr(resolver, "backgrounds", []), *getattr(resolver, "classes", [])])
+
+
+def _is_people(phrase: str, resolver) -> bool:
+    """Whether a theme's phrase Monster Core has no creature for is people to build: it names a background or class,
+    or it is closer in meaning to people than to a place (``concept.people_margin``: smugglers, a militia; not a
+    desert, a canyon)."""
+    if not phrase:
+        return False
+    if _names_people(phrase, resolver):
+        return True
+    margin = concept.people_margin(phrase)
+    return margin is not None and margin >= concept.PEOPLE_MARGIN
 
 
 def _followers(phrases: list[str], nodes: list):
@@ -482,7 +497,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     # them come first, then Monster Core's creatures that fit the budget; a theme of such people and of creatures it has
     # ("cultists in the sewer") puts the creatures in the groups' lackeys
     people = []
-    if not matched:
+    if not matched and _is_people(_phrases(theme)[0] if _phrases(theme) else "", resolver):
         people = people_encounters(party_size, party_level, threat, theme, resolver)[:n]
     elif len(phrases := _phrases(theme)) > 1:
         nodes = [node for node, _ in every]

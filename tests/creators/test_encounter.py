@@ -238,6 +238,23 @@ def test_a_theme_of_people_gets_quick_groups_to_build(resolver, size, level, thr
     assert not [r for r in build_encounters(size, level, threat, ["undead"], resolver) if r.structure]
 
 
+def test_a_place_monster_core_has_nothing_for_is_no_people(resolver):
+    from gmprep.core.creators import concept
+    from gmprep.core.creators.encounter import unmatched_theme
+
+    # "desert" is close to no Monster Core creature and is a place, not people: no "desert boss" groups (as there were
+    # for a first version), the options fit the budget and the note says only that; "smugglers" names no background
+    # and is people by meaning
+    for theme in ("desert", "canyon"):
+        assert concept.people_margin(theme) < concept.PEOPLE_MARGIN
+        reports = build_encounters(4, 3, "severe", [theme], resolver)
+        assert reports and not [r for r in reports if r.structure]
+        note = unmatched_theme(3, [theme], resolver, reports)
+        assert note and "fit the budget, not the theme" in note and "human foes" not in note
+    assert concept.people_margin("smugglers") >= concept.PEOPLE_MARGIN
+    assert build_encounters(4, 3, "severe", ["smugglers"], resolver)[0].structure == "Boss and Lackeys"
+
+
 def test_a_written_level_below_zero():
     spec = parse_encounter("Encounter (4 PCs, level 3): 4 bandit lackeys (level -1), rat (creature -1), level-1 thug")
     assert [(ln.name, ln.level) for ln in spec.lines] == [("bandit lackeys", -1), ("rat", -1), ("thug", 1)]
