@@ -91,8 +91,8 @@ class EncounterReport(BaseModel):
     structure: str | None = None  # the shape it was built on ("Boss and Lackeys", GM Core's Quick Adventure Groups)
 
     def cli_json(self) -> dict:
-        """The ``gmprep encounter --json`` shape."""
-        return {
+        """The ``gmprep encounter --json`` shape (with the quick group it was built on, when it was)."""
+        return ({"structure": self.structure} if self.structure else {}) | {
             "xp": self.xp,
             "threat": self.threat,
             "budget": self.budget,

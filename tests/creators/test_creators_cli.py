@@ -44,6 +44,22 @@ def test_encounter_build(store_dir, capsys):
     options = json.loads(capsys.readouterr().out)
     assert 1 <= len(options) <= 3 and all(o["threat"] == "severe" and o["xp"] <= 120 for o in options)
     assert main(["--store", str(store_dir), "encounter", "build", "--party", "4", "--level", "3", "--threat", "deadly"]) == 1
+    capsys.readouterr()
+    # people Monster Core lacks: GM Core's quick groups, each creature with the level it is counted at and no entry;
+    # the note on stderr with --json
+    assert main(["--store", str(store_dir), "encounter", "build", "--party", "4", "--level", "3", "--threat", "severe",
+                 "--traits", "bandits on the road", "--json"]) == 0
+    out = capsys.readouterr()
+    first = json.loads(out.out)[0]
+    assert first["structure"] == "Boss and Lackeys" and first["xp"] == 120
+    assert [(c["text"], c["id"], c["level"]) for c in first["creatures"]] == [
+        ("1 bandit boss (level 5)", None, 5), ("4 bandit lackeys (level -1)", None, -1)]
+    assert '`gmprep creature "bandit boss" --level 5`' in out.err
+    # a written level in the evaluated list
+    assert main(["--store", str(store_dir), "encounter", "--party", "4", "--level", "3",
+                 "2 bandits (level 2), goblin war chanter", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["xp"] == 80 and report["creatures"][0]["id"] is None and "structure" not in report
 
 
 def test_creature(store_dir, capsys):
