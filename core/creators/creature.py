@@ -532,6 +532,7 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
                 continue
             seen.add(key)
             out.append(SuggestedAbility(name=ab, text=body, source_id=node.node_id, source_name=node.name,
+                                        source_level=node.level,
                                         book=node.book, page=node.page))
         if len(out) >= k:
             break
@@ -572,9 +573,12 @@ def render_statblock_markdown(sb: Statblock) -> str:
                   f"{_signed(s['spell_attack'].value)} <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column}"
                   f"{why} -->"]
     if sb.abilities:
-        lines += ["", "Suggested abilities (from Monster Core creatures near this level):"]
+        # a lender may be several levels away (a person's lenders are Monster Core's people, levels -1 to 6): its
+        # level says how far its numbers are to scale
+        lines += ["", "Suggested abilities (from Monster Core creatures; numbers as the lender's level has them):"]
         for ab in sb.abilities:
-            where = f"{ab.source_name}, {where_cited(ab.book, ab.page)}"
+            lvl = f" (level {ab.source_level})" if ab.source_level is not None else ""
+            where = f"{ab.source_name}{lvl}, {where_cited(ab.book, ab.page)}"
             lines.append(f"- **{ab.name}** ({where})" + (f" {ab.text}" if ab.text else ""))
     lines += ["", "Numbers: " + "; ".join(c.label() for c in sb.citations)]
     return "\n".join(lines) + "\n"

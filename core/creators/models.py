@@ -141,12 +141,14 @@ class Strike(BaseModel):
 
 
 class SuggestedAbility(BaseModel):
-    """An ability seen on a real Monster Core creature of the same level band and role, cited."""
+    """An ability seen on a real Monster Core creature close to the request, cited; its numbers are the lender's, of
+    the lender's level."""
 
     name: str
     text: str
     source_id: str
     source_name: str
+    source_level: int | None = None
     book: str | None = None
     page: str | None = None
 
