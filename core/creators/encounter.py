@@ -438,7 +438,9 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
     ``followers(level)``: the Monster Core creature of that level the theme's other words call for, or None; when
     given, only groups of two members or more are built, their lowest (the lackeys) being that creature ("cultists in
     the sewer": a cultist boss and four Sewer Oozes)."""
-    one, several = groups.theme_people(theme)
+    persons = frozenset(w for n in [*getattr(resolver, "backgrounds", []), *getattr(resolver, "classes", [])]
+                        for w in re.findall(r"[a-z]+", n.name.lower()))
+    one, several = groups.theme_people(theme, persons)
     entry = resolver.quick_groups_entry
     if not one or entry is None:
         return []

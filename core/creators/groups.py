@@ -73,9 +73,10 @@ def singular(word: str) -> str:
     return word
 
 
-def theme_people(theme: str) -> tuple[str, str]:
+def theme_people(theme: str, person_words: frozenset[str] = frozenset()) -> tuple[str, str]:
     """(one, several): what to call the theme's people in an encounter line: its words up to the first small word or comma,
-    the last made singular ("bandits on the road" -> "bandit", "bandits"; "thieves guild" -> "thieves guild"); the
+    the last made singular ("bandits on the road" -> "bandit", "bandits"; "thieves guild" -> "thieves guild"), cut
+    after its last word that names a background or class (``person_words``: "city guard ambush" -> "city guard"); the
     plural is the theme's word when it was written plural, else the singular."""
     words: list[str] = []
     for w in re.findall(r"[A-Za-z][A-Za-z'-]*|[,;:.]", theme):
@@ -84,6 +85,10 @@ def theme_people(theme: str) -> tuple[str, str]:
                 break
             continue
         words.append(w)
+    # a phrase that names people by a background or class word ends there: "city guard ambush" -> city guard
+    named = [i for i, w in enumerate(words) if singular(w).lower() in person_words]
+    if named:
+        words = words[: named[-1] + 1]
     if not words:
         return "", ""
     one = " ".join([*words[:-1], singular(words[-1])])

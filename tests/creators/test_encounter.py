@@ -297,3 +297,16 @@ def test_a_creature_the_note_stats_itself(resolver):
     assert any("this note's statblock" in line for line in r.explanation)
     # without the note's statblocks the hag is unknown
     assert evaluate_encounter(spec, resolver).unknown[0].text == "bog hags"
+
+
+def test_what_the_theme_calls_its_people():
+    from gmprep.core.creators.groups import theme_people
+
+    persons = frozenset({"guard", "bandit", "cultist"})
+    assert theme_people("bandits on the road", persons) == ("bandit", "bandits")
+    assert theme_people("cultists of Urgathoa", persons) == ("cultist", "cultists")
+    # cut after the last word naming a background or class: "city guard ambush" is a city guard's
+    assert theme_people("city guard ambush", persons) == ("city guard", "city guard")
+    assert theme_people("bandit ambush", persons) == ("bandit", "bandit")
+    assert theme_people("thieves guild", persons) == ("thieves guild", "thieves guild")
+    assert theme_people("the mercenaries, docks") == ("mercenary", "mercenaries")
