@@ -409,31 +409,21 @@ def _request_words(req: CreatureRequest) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
 
 
-def _person(req: CreatureRequest, resolver) -> tuple[set[str], set[str]] | None:
+def _person(req: CreatureRequest, resolver) -> tuple[frozenset[str], frozenset[str]] | None:
     """For a request that names no creature kind (no trait given or said, no creature's kind named: "bandit boss",
-    "merchant", "court wizard"), which is one of the people PCs are: (the ids of Monster Core's people, the ancestry
-    traits). People: creatures with a Player Core ancestry's trait (the Orc Veteran, the Kholo Sergeant, the
-    Lawbringer Warpriest) whose other traits are people's too, a heritage's that only people have (changeling) or one
-    most of them have (humanoid); a Weretiger's beast is neither, nor a leshy's plant. None when it names a kind."""
-    ancestry = {a.name.lower() for a in getattr(resolver, "ancestries", [])}
-    if not ancestry:
+    "merchant", "court wizard"), which is one of the people PCs are: (the ids of Monster Core's people,
+    ``CreatureResolver.people``; the ancestry traits). None when it names a kind or the resolver has no ancestries."""
+    if not getattr(resolver, "ancestries", None):
         return None
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
     words = _request_words(req)
     # a kind is named by a trait word or a creature name's first word ("ogre" of "Ogre Warrior"), unless the word names
     # a person's background or class ("guard": the Guard background, not the Guard Dog)
-    persons = {w for n in [*resolver.backgrounds, *resolver.classes] for w in re.findall(r"[a-z]+", n.name.lower())}
-    kinds = (traits | {m.group(0) for n in creatures if (m := re.match(r"[a-z]+", n.name.lower()))}) - persons
+    kinds = (traits | {m.group(0) for n in creatures if (m := re.match(r"[a-z]+", n.name.lower()))}) - resolver.person_words
     if req.traits or words & kinds or any(_named_by(n, words, traits) for n in creatures):
         return None
-    ids = {n.node_id for n in creatures if ancestry & {t.lower() for t in n.traits}}
-    having: dict[str, set[str]] = {}
-    for n in creatures:
-        for t in n.traits:
-            having.setdefault(t.lower(), set()).add(n.node_id)
-    own = {t for t, nids in having.items() if nids <= ids or 2 * len(nids & ids) > len(ids)}
-    return {n.node_id for n in creatures if n.node_id in ids and {t.lower() for t in n.traits} <= own}, ancestry
+    return resolver.people, resolver.ancestry_traits
 
 
 def _people(req: CreatureRequest, resolver, near: list) -> list:
@@ -447,7 +437,7 @@ def _people(req: CreatureRequest, resolver, near: list) -> list:
     return [n for n in resolver.creatures() if n.node_id in person[0] and n.level is not None]
 
 
-def _ancestry_own(resolver, ancestry: set[str], people: set[str]) -> set[str]:
+def _ancestry_own(resolver, ancestry: frozenset[str], people: frozenset[str]) -> set[str]:
     """Abilities (lower-case) that among the people only one ancestry has: the lizardfolk's Deep Breath, the orcs'
     Ferocity, the kholo's Pack Attack; a person of no named kind does not borrow them (Reactive Strike, Shield Block
     and Sneak Attack are carried by several)."""

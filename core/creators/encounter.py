@@ -279,11 +279,15 @@ def _forms(word: str) -> set[str]:
     return out
 
 
-def _relevance(node, words: list[str]) -> int:
-    """2 per word that is a trait or in the name, 1 per word only found in the text or lore."""
+def _relevance(node, words: list[str], resolver=None) -> int:
+    """2 per word that is a trait or in the name, 1 per word only found in the text or lore. A word that names a person
+    (a background's or class's: "guard", "sailor") is in the name of people only (``CreatureResolver.people``): a
+    city guard is no Guard Dog, a sailor no Drowned Sailor."""
     score = 0
     traits = {t.lower() for t in node.traits}
     name = set(re.findall(r"[a-z]+", node.name.lower()))
+    if resolver is not None and getattr(resolver, "ancestries", None) and node.node_id not in resolver.people:
+        name -= resolver.person_words
     body = set(re.findall(r"[a-z]+", (node.text + " " + str(node.fields.get("lore", ""))).lower()))
     for w in words:
         f = _forms(w)
@@ -316,14 +320,14 @@ def _fits(party_level: int, resolver) -> list:
     return out
 
 
-def _theme(words: list[str], nodes: list) -> tuple[list[int], list[float], bool]:
+def _theme(words: list[str], nodes: list, resolver=None) -> tuple[list[int], list[float], bool]:
     """Each creature's shared words (``_relevance``) and closeness in meaning to the theme, and whether anything matches
     it: a creature with a theme word in its name or traits, or one at least ``THEME_FLOOR`` close. When nothing does,
     the closeness still orders the creatures (a Reefclaw and a Vordine for pirates; ordering by name gave the level's
     first creatures, an Aapoph Serpentfolk for every such theme), and the builders say the theme is not matched."""
     if not words:
         return [0] * len(nodes), [0.0] * len(nodes), True
-    shared = [_relevance(node, words) for node in nodes]
+    shared = [_relevance(node, words, resolver) for node in nodes]
     close = concept.closeness(" ".join(words), nodes)
     return shared, close, any(r >= 2 for r in shared) or not any(close) or max(close) >= THEME_FLOOR
 
@@ -339,13 +343,13 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
              if r.structure and any(not c.id for c in r.creatures)]
     if not words:
         return None
-    if _theme(words, [node for node, _ in _fits(party_level, resolver)])[2]:
+    if _theme(words, [node for node, _ in _fits(party_level, resolver)], resolver)[2]:
         if not built:
             return None
         # the theme's creatures are Monster Core's, its people are not ("cultists in the sewer")
         nodes = [node for node, _ in _fits(party_level, resolver)]
         people = next((p for p in _phrases(theme) if _names_people(p, resolver)
-                       and not _theme(_theme_words([p]), nodes)[2]), built[0].name)
+                       and not _theme(_theme_words([p]), nodes, resolver)[2]), built[0].name)
         return (f"Monster Core has no “{people}”: the first options put them in GM Core's Quick Adventure Groups "
                 f"with the theme's creatures; build them with `gmprep creature \"{built[0].name}\" --level "
                 f"{built[0].base_level}`.")
@@ -398,10 +402,10 @@ def _is_people(phrase: str, resolver) -> bool:
     return margin is not None and margin >= concept.PEOPLE_MARGIN
 
 
-def _followers(phrases: list[str], nodes: list):
+def _followers(phrases: list[str], nodes: list, resolver=None):
     """level -> the creature of ``nodes`` of that level closest to ``phrases`` (a word of them in its name or traits, or
     at least ``THEME_FLOOR`` close in meaning), or None."""
-    shared, close, _ = _theme(_theme_words(phrases), nodes)
+    shared, close, _ = _theme(_theme_words(phrases), nodes, resolver)
     best: dict[int, tuple[float, str, object]] = {}
     for node, r, c in zip(nodes, shared, close, strict=True):
         if r < 2 and c < THEME_FLOOR:
@@ -494,7 +498,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt"); whether the
     # theme matches is read over every creature of these levels, as ``unmatched_theme`` reads it
     every = _fits(party_level, resolver)
-    shared, close, matched = _theme(words, [node for node, _ in every])
+    shared, close, matched = _theme(words, [node for node, _ in every], resolver)
     # a theme Monster Core has no creature of (bandits, pirates, a cult) is people to build: GM Core's quick groups of
     # them come first, then Monster Core's creatures that fit the budget; a theme of such people and of creatures it has
     # ("cultists in the sewer") puts the creatures in the groups' lackeys
@@ -503,10 +507,12 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
         people = people_encounters(party_size, party_level, threat, theme, resolver)[:n]
     elif len(phrases := _phrases(theme)) > 1:
         nodes = [node for node, _ in every]
-        unmatched = [p for p in phrases if _names_people(p, resolver) and not _theme(_theme_words([p]), nodes)[2]]
+        unmatched = [p for p in phrases
+                     if _names_people(p, resolver) and not _theme(_theme_words([p]), nodes, resolver)[2]]
         if unmatched:
             people = people_encounters(party_size, party_level, threat, unmatched[0], resolver,
-                                       followers=_followers([p for p in phrases if p not in unmatched], nodes))[:n]
+                                       followers=_followers([p for p in phrases if p not in unmatched], nodes,
+                                                            resolver))[:n]
     n -= len(people)
     if n <= 0:
         return people

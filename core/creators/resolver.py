@@ -8,7 +8,9 @@ built over creature entries only so "wolf" is the creature, never a trait. An un
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
+from functools import cached_property
 
 from gmprep.core.creators.groups import QUICK_GROUPS_ID, parse_quick_groups
 from gmprep.kg.models import Node
@@ -107,6 +109,30 @@ class CreatureResolver:
     def creatures(self) -> list[Node]:
         """All creature entries, by level then name."""
         return list(self._nodes)
+
+    @cached_property
+    def ancestry_traits(self) -> frozenset[str]:
+        """The Player Core ancestries' names as traits (lower-case)."""
+        return frozenset(a.name.lower() for a in self.ancestries)
+
+    @cached_property
+    def people(self) -> frozenset[str]:
+        """Ids of Monster Core's people: creatures with an ancestry's trait (the Orc Veteran, the Kholo Sergeant, the
+        Lawbringer Warpriest) whose other traits are people's too, a heritage's that only people have (changeling) or
+        one most of them have (humanoid); a Weretiger's beast is neither, nor a leshy's plant."""
+        ids = {n.node_id for n in self._nodes if self.ancestry_traits & {t.lower() for t in n.traits}}
+        having: dict[str, set[str]] = {}
+        for n in self._nodes:
+            for t in n.traits:
+                having.setdefault(t.lower(), set()).add(n.node_id)
+        own = {t for t, nids in having.items() if nids <= ids or 2 * len(nids & ids) > len(ids)}
+        return frozenset(n.node_id for n in self._nodes if n.node_id in ids and {t.lower() for t in n.traits} <= own)
+
+    @cached_property
+    def person_words(self) -> frozenset[str]:
+        """The words of the Player Core backgrounds' and classes' names: what names a person ("guard", "merchant",
+        "wizard"), not a creature kind."""
+        return frozenset(w for n in [*self.backgrounds, *self.classes] for w in re.findall(r"[a-z]+", n.name.lower()))
 
 
 def _spellcasting_id(class_id: str) -> str:
