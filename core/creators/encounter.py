@@ -350,9 +350,9 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
         nodes = [node for node, _ in _fits(party_level, resolver)]
         people = next((p for p in _phrases(theme) if _names_people(p, resolver)
                        and not _theme(_theme_words([p]), nodes, resolver)[2]), built[0].name)
-        return (f"Monster Core has no “{people}”: the first options put them in GM Core's Quick Adventure Groups "
-                f"with the theme's creatures; build them with `gmprep creature \"{built[0].name}\" --level "
-                f"{built[0].base_level}`.")
+        return (f"Monster Core has no “{people}”: the options built on GM Core's Quick Adventure Groups have them, "
+                f"with the theme's creatures where Monster Core has them at the groups' levels; build them with "
+                f"`gmprep creature \"{built[0].name}\" --level {built[0].base_level}`.")
     if built:
         name, level = built[0].name, built[0].base_level
         return (f"No Monster Core creature of these levels is close to “{theme}”. The first options are GM Core's Quick "
@@ -513,6 +513,9 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
             people = people_encounters(party_size, party_level, threat, unmatched[0], resolver,
                                        followers=_followers([p for p in phrases if p not in unmatched], nodes,
                                                             resolver))[:n]
+            # no creature of the other phrases at the groups' levels ("cultists of Urgathoa": the god's name matches
+            # the whole theme's undead, no lackey alone): the people's own groups, then the theme's creatures
+            people = people or people_encounters(party_size, party_level, threat, unmatched[0], resolver)[:1]
     n -= len(people)
     if n <= 0:
         return people

@@ -278,6 +278,11 @@ def test_people_lead_the_creatures_the_theme_also_names(resolver):
     assert note and "“cultists”" in note and '`gmprep creature "cultist boss" --level 7`' in note
     # one phrase of several words, as the chat's request or the CLI's --traits "bandits with wolves" gives it
     assert build_encounters(4, 5, "moderate", ["bandits with wolves"], resolver)[0].creatures[1].name == "Wolf"
+    # the other phrase matches no creature at the groups' levels alone ("Urgathoa": the whole theme's undead): one
+    # group of the people themselves, then the theme's creatures
+    urgathoa = build_encounters(4, 5, "severe", ["cultists of Urgathoa"], resolver)
+    assert urgathoa[0].structure and urgathoa[0].creatures[0].name == "cultist boss"
+    assert urgathoa[1:] and not [r for r in urgathoa[1:] if r.structure]
     # beside creatures Monster Core has, only a phrase naming a background or class is people: not a place or a word
     for theme in (["fire", "volcano"], ["haunted", "crypt"], ["undead", "swamp"]):
         assert not [r for r in build_encounters(4, 5, "severe", theme, resolver) if r.structure], theme
