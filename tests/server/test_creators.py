@@ -97,6 +97,14 @@ def _line(text: str, needle: str) -> int:
     return position_of(text, needle).line
 
 
+async def _actions(client: LanguageClient, uri: str, line: int, title: str) -> list[lsp.CodeAction]:
+    """The code actions at ``line`` (no diagnostics given) whose title starts with ``title``."""
+    rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=_ident(uri), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+    return [a for a in actions or [] if isinstance(a, lsp.CodeAction) and a.title.startswith(title)]
+
+
 @pytest.fixture(scope="module")
 def note(client: LanguageClient, workspace: Path) -> str:
     return open_doc(client, workspace / "session-05.md", NOTE)
@@ -184,20 +192,13 @@ async def test_a_creature_with_its_level_written_offers_its_statblock(client, no
     # the people the encounter builder writes ("1 bandit boss (level 5)") have no entry: on their line the action builds
     # their statblock, inserted below the block
     line = _line(NOTE, "- bandit captain (creature 4")
-    rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-    inserts = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature statblock")]
+    inserts = await _actions(client, note, line, "Insert creature statblock")
     assert [a.title for a in inserts] == ["Insert creature statblock: level 4 creature (bandit captain)"]
     (edit,) = inserts[0].edit.changes[note]
     assert "**Creature 4**" in edit.new_text and "Bandit" in edit.new_text
     assert edit.range.start.line == line + 1  # the block's last line is the captain's
     # a Monster Core creature's line offers nothing of the kind
-    line = _line(NOTE, "- goblin war chanter")
-    rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-    assert not [a for a in actions or [] if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature")]
+    assert not await _actions(client, note, _line(NOTE, "- goblin war chanter"), "Insert creature")
 
 
 async def test_a_creature_the_note_stats_itself_is_counted_at_its_level(client, workspace):
@@ -217,10 +218,7 @@ async def test_build_encounter_action_for_people_monster_core_lacks(client, work
     # line with its level (before: three budget-fitting monsters, none of them pirates)
     text = "# Boarding\n\nsevere encounter for 4 level-3 PCs, pirates\n"
     uri = open_doc(client, workspace / "boarding.md", text)
-    rng = lsp.Range(start=lsp.Position(line=2, character=3), end=lsp.Position(line=2, character=3))
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=_ident(uri), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-    builds = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Build encounter")]
+    builds = await _actions(client, uri, 2, "Build encounter")
     assert builds and "Boss and Lackeys" in builds[0].title and "pirate boss (level 5)" in builds[0].title
     (edit,) = builds[0].edit.changes[uri]
     assert "- 1 pirate boss (level 5)\n- 4 pirate lackeys (level -1)" in edit.new_text
@@ -237,10 +235,7 @@ async def test_warning_for_a_creature_far_above_the_party(client, note):
 
 async def test_build_encounter_action_inserts_a_block_that_evaluates_to_the_threat(client, note, workspace):
     line = _line(NOTE, "moderate encounter for 4 level-3 PCs")
-    rng = lsp.Range(start=lsp.Position(line=line, character=3), end=lsp.Position(line=line, character=3))
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-    builds = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Build encounter")]
+    builds = await _actions(client, note, line, "Build encounter")
     assert 1 <= len(builds) <= 3
     assert all("moderate" in a.title for a in builds)
     (edit,) = builds[0].edit.changes[note]
@@ -258,10 +253,7 @@ async def test_build_encounter_action_inserts_a_block_that_evaluates_to_the_thre
 
 async def test_build_encounter_from_the_first_line_of_a_block(client, note):
     line = _line(NOTE, "## Encounter")
-    rng = lsp.Range(start=lsp.Position(line=line, character=4), end=lsp.Position(line=line, character=4))
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-    builds = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Build another encounter")]
+    builds = await _actions(client, note, line, "Build another encounter")
     assert builds and "moderate" in builds[0].title
     (edit,) = builds[0].edit.changes[note]
     assert "party: 4 PCs, level 3" in edit.new_text
@@ -284,10 +276,7 @@ async def test_chat_build_request_is_answered_by_the_builder(client, note):
 
 async def test_insert_statblock_action_writes_a_cited_statblock_that_checks_clean(client, note, workspace):
     line = _line(NOTE, "level 4 brute: a bog troll")
-    rng = lsp.Range(start=lsp.Position(line=line, character=2), end=lsp.Position(line=line, character=2))
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=_ident(note), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-    inserts = [a for a in actions if isinstance(a, lsp.CodeAction) and a.title.startswith("Insert creature statblock")]
+    inserts = await _actions(client, note, line, "Insert creature statblock")
     assert len(inserts) == 1 and inserts[0].title == "Insert creature statblock: level 4 brute (bog troll)"
     (edit,) = inserts[0].edit.changes[note]
     assert edit.range.start.line == line + 1
@@ -309,11 +298,7 @@ async def test_the_editor_builds_the_statblock_the_cli_builds(client, workspace)
     built = {}
     for needle in ("court wizard", "goblin merchant"):
         line = _line(text, needle)
-        rng = lsp.Range(start=lsp.Position(line=line, character=2), end=lsp.Position(line=line, character=2))
-        actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-            text_document=_ident(uri), range=rng, context=lsp.CodeActionContext(diagnostics=[])))
-        (insert,) = [a for a in actions if isinstance(a, lsp.CodeAction)
-                     and a.title.startswith("Insert creature statblock")]
+        (insert,) = await _actions(client, uri, line, "Insert creature statblock")
         built[needle] = insert.edit.changes[uri][0].new_text
     assert "built as a spellcaster <!-- the Wizard's build -->" in built["court wizard"]
     assert "**Arcane Innate Spells**" in built["court wizard"]
