@@ -250,10 +250,10 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
         explanation.append(f"{line.count} × {adj}{name} (level {lvl} = {rel}{written}): {xp_each} XP each = "
                            f"{xp_each * line.count} XP")
         if delta > tables.XP_MAX_DELTA:
-            warnings.append(f"{node.name} (level {lvl}) is more than 4 levels above the party (level {level}); "
+            warnings.append(f"{name} (level {lvl}) is more than 4 levels above the party (level {level}); "
                             f"the XP table stops at party level + 4, counted as {xp_each} XP")
         elif delta < tables.XP_MIN_DELTA:
-            warnings.append(f"{node.name} (level {lvl}) is more than 4 levels below the party (level {level}): 0 XP")
+            warnings.append(f"{name} (level {lvl}) is more than 4 levels below the party (level {level}): 0 XP")
     xp = sum(c.xp_each * c.count for c in creatures)
     threat = tables.threat_for_xp(xp, budget)
     if xp > budget["extreme"]:

@@ -195,6 +195,11 @@ def test_a_creature_monster_core_lacks_counts_at_the_level_written(resolver):
     # the written level wins over Monster Core's, and the report says so; the entry is still cited
     assert any("Goblin Warrior is level -1 in Monster Core; counted at level 1" in w for w in r.warnings)
     assert "pf2e:creature:goblin-warrior" in {c.id for c in r.citations}
+    # far above or below the party, as a Monster Core creature would be (this raised an AttributeError first)
+    far = evaluate_encounter(parse_encounter("Encounter (4 PCs, level 5): bandit king (level 12), urchin (level -1)"),
+                             resolver)
+    assert any("bandit king (level 12) is more than 4 levels above" in w for w in far.warnings)
+    assert any("urchin (level -1) is more than 4 levels below" in w for w in far.warnings)
     # a level no creature has is not counted; a creature with neither an entry nor a level says how to give one
     bad = evaluate_encounter(parse_encounter("Encounter (4 PCs, level 3): bandits (level 40), 2 bandits"), resolver)
     assert not bad.creatures and any("outside creature levels" in w for w in bad.warnings)
