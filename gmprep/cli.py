@@ -74,3 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except GmprepError as exc:
         print(f"gmprep: error: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # a defect of ours: one line for the user, the traceback with -v
+        if args.verbose:
+            raise
+        print(f"gmprep: internal error: {type(exc).__name__}: {exc} (run with -v for the traceback, and please "
+              f"report it)", file=sys.stderr)
+        return 1

@@ -27,3 +27,19 @@ def test_no_command_prints_help(capsys):
 def test_index_build_rejects_missing_notes_folder(tmp_path, capsys, notes):
     assert main(["index", "build", "--store", str(tmp_path / "s"), "--notes", str(tmp_path / notes)]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_defect_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import gmprep.commands.creators as creators
+
+    # a defect of ours (here: a command that raises) reaches the user as one line; -v shows the traceback
+    def broken(args):
+        raise AttributeError("'NoneType' object has no attribute 'name'")
+
+    monkeypatch.setattr(creators, "run_encounter", broken)
+    assert main(["encounter", "--party", "4", "--level", "3", "2 wolves"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("gmprep: internal error: AttributeError: 'NoneType' object has no attribute 'name'")
+    with pytest.raises(AttributeError):
+        main(["-v", "encounter", "--party", "4", "--level", "3", "2 wolves"])
