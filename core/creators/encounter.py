@@ -343,13 +343,12 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
              if r.structure and any(not c.id for c in r.creatures)]
     if not words:
         return None
-    if _theme(words, [node for node, _ in _fits(party_level, resolver)], resolver)[2]:
+    nodes = [node for node, _ in _fits(party_level, resolver)]
+    if _theme(words, nodes, resolver)[2]:
         if not built:
             return None
         # the theme's creatures are Monster Core's, its people are not ("cultists in the sewer")
-        nodes = [node for node, _ in _fits(party_level, resolver)]
-        people = next((p for p in _phrases(theme) if _names_people(p, resolver)
-                       and not _theme(_theme_words([p]), nodes, resolver)[2]), built[0].name)
+        people = _people_phrase(_phrases(theme), nodes, resolver) or built[0].name
         return (f"Monster Core has no “{people}”: the options built on GM Core's Quick Adventure Groups have them, "
                 f"with the theme's creatures where Monster Core has them at the groups' levels; build them with "
                 f"`gmprep creature \"{built[0].name}\" --level {built[0].base_level}`.")
@@ -359,7 +358,7 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
                 f"Adventure Groups of them at the levels the groups give: build each with `gmprep creature`, e.g. "
                 f"`gmprep creature \"{name}\" --level {level}`"
                 + ("; any further option fits the budget, not the theme." if len(built) < len(options or []) else "."))
-    if not _is_people(_phrases(theme)[0] if _phrases(theme) else "", resolver):
+    if not _is_people(next(iter(_phrases(theme)), ""), resolver):
         return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not "
                 f"the theme.")
     return (f"No Monster Core creature of these levels is close to “{theme}”: the options below fit the budget, not the "
@@ -379,6 +378,13 @@ def _phrases(theme: str) -> list[str]:
         else:
             run.append(w)
     return out + ([" ".join(run)] if run else [])
+
+
+def _people_phrase(phrases: list[str], nodes: list, resolver) -> str | None:
+    """The first phrase that names people by a background or class and that no creature of ``nodes`` matches alone
+    ("cultists" of "cultists, sewer"), or None."""
+    return next((p for p in phrases if _names_people(p, resolver)
+                 and not _theme(_theme_words([p]), nodes, resolver)[2]), None)
 
 
 def _names_people(phrase: str, resolver) -> bool:
@@ -442,9 +448,7 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
     ``followers(level)``: the Monster Core creature of that level the theme's other words call for, or None; when
     given, only groups of two members or more are built, their lowest (the lackeys) being that creature ("cultists in
     the sewer": a cultist boss and four Sewer Oozes)."""
-    persons = frozenset(w for n in [*getattr(resolver, "backgrounds", []), *getattr(resolver, "classes", [])]
-                        for w in re.findall(r"[a-z]+", n.name.lower()))
-    one, several = groups.theme_people(theme, persons)
+    one, several = groups.theme_people(theme, resolver.person_words)
     entry = resolver.quick_groups_entry
     if not one or entry is None:
         return []
@@ -503,19 +507,17 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     # them come first, then Monster Core's creatures that fit the budget; a theme of such people and of creatures it has
     # ("cultists in the sewer") puts the creatures in the groups' lackeys
     people = []
-    if not matched and _is_people(_phrases(theme)[0] if _phrases(theme) else "", resolver):
+    phrases = _phrases(theme)
+    if not matched and _is_people(next(iter(phrases), ""), resolver):
         people = people_encounters(party_size, party_level, threat, theme, resolver)[:n]
-    elif len(phrases := _phrases(theme)) > 1:
+    elif len(phrases) > 1:
         nodes = [node for node, _ in every]
-        unmatched = [p for p in phrases
-                     if _names_people(p, resolver) and not _theme(_theme_words([p]), nodes, resolver)[2]]
-        if unmatched:
-            people = people_encounters(party_size, party_level, threat, unmatched[0], resolver,
-                                       followers=_followers([p for p in phrases if p not in unmatched], nodes,
-                                                            resolver))[:n]
+        if (who := _people_phrase(phrases, nodes, resolver)) is not None:
+            people = people_encounters(party_size, party_level, threat, who, resolver,
+                                       followers=_followers([p for p in phrases if p != who], nodes, resolver))[:n]
             # no creature of the other phrases at the groups' levels ("cultists of Urgathoa": the god's name matches
             # the whole theme's undead, no lackey alone): the people's own groups, then the theme's creatures
-            people = people or people_encounters(party_size, party_level, threat, unmatched[0], resolver)[:1]
+            people = people or people_encounters(party_size, party_level, threat, who, resolver)[:1]
     n -= len(people)
     if n <= 0:
         return people
