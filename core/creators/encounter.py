@@ -279,7 +279,7 @@ def _forms(word: str) -> set[str]:
     return out
 
 
-def _relevance(node, words: list[str], resolver=None) -> int:
+def _relevance(node, words: list[str], resolver=None, body: bool = True) -> int:
     """2 per word that is a trait or in the name, 1 per word only found in the text or lore. A word that names a person
     (a background's or class's: "guard", "sailor") is in the name of people only (``CreatureResolver.people``): a
     city guard is no Guard Dog, a sailor no Drowned Sailor."""
@@ -288,12 +288,12 @@ def _relevance(node, words: list[str], resolver=None) -> int:
     name = set(re.findall(r"[a-z]+", node.name.lower()))
     if resolver is not None and getattr(resolver, "ancestries", None) and node.node_id not in resolver.people:
         name -= resolver.person_words
-    body = set(re.findall(r"[a-z]+", (node.text + " " + str(node.fields.get("lore", ""))).lower()))
+    text = set(re.findall(r"[a-z]+", (node.text + " " + str(node.fields.get("lore", ""))).lower())) if body else set()
     for w in words:
         f = _forms(w)
         if f & traits or f & name:
             score += 2
-        elif f & body:
+        elif f & text:
             score += 1
     return score
 
@@ -320,7 +320,7 @@ def _fits(party_level: int, resolver) -> list:
     return out
 
 
-def _theme(words: list[str], nodes: list, resolver=None) -> tuple[list[int], list[float], bool]:
+def _theme(words: list[str], nodes: list, resolver=None, people_only: bool = False) -> tuple[list[int], list[float], bool]:
     """Each creature's shared words (``_relevance``) and closeness in meaning to the theme, and whether anything matches
     it: a creature with a theme word in its name or traits, or one at least ``THEME_FLOOR`` close. When nothing does,
     the closeness still orders the creatures (a Reefclaw and a Vordine for pirates; ordering by name gave the level's
@@ -329,7 +329,14 @@ def _theme(words: list[str], nodes: list, resolver=None) -> tuple[list[int], lis
         return [0] * len(nodes), [0.0] * len(nodes), True
     shared = [_relevance(node, words, resolver) for node in nodes]
     close = concept.closeness(" ".join(words), nodes)
-    return shared, close, any(r >= 2 for r in shared) or not any(close) or max(close) >= THEME_FLOOR
+    # ``people_only``: a theme that is one phrase naming people ("city guard ambush") is close to people only, not to
+    # a Guard Dog its words call up
+    near = [c for c, node in zip(close, nodes, strict=True)
+            if not people_only or resolver is None or node.node_id in resolver.people]
+    # matched by a word in a creature's name or traits, not by two found in stat blocks' text ("ambush" and "guard" of
+    # "city guard ambush" are in a Crocodile's: Aquatic Ambush, off-guard)
+    named = any(_relevance(node, words, resolver, body=False) >= 2 for node, r in zip(nodes, shared, strict=True) if r >= 2)
+    return shared, close, named or not any(close) or max(near, default=0.0) >= THEME_FLOOR
 
 
 def unmatched_theme(party_level: int, words: list[str], resolver,
@@ -344,7 +351,7 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
     if not words:
         return None
     nodes = [node for node, _ in _fits(party_level, resolver)]
-    if _theme(words, nodes, resolver)[2]:
+    if _theme(words, nodes, resolver, _one_people_phrase(theme, resolver))[2]:
         if not built:
             return None
         # the theme's creatures are Monster Core's, its people are not ("cultists in the sewer")
@@ -380,6 +387,12 @@ def _phrases(theme: str) -> list[str]:
     return out + ([" ".join(run)] if run else [])
 
 
+def _one_people_phrase(theme: str, resolver) -> bool:
+    """Whether the theme is one phrase that names people by a background or class ("city guard ambush")."""
+    phrases = _phrases(theme)
+    return len(phrases) == 1 and _names_people(phrases[0], resolver)
+
+
 def _people_phrase(phrases: list[str], nodes: list, resolver) -> str | None:
     """The first phrase that names people by a background or class and that no creature of ``nodes`` matches alone
     ("cultists" of "cultists, sewer"), or None."""
@@ -392,8 +405,7 @@ def _names_people(phrase: str, resolver) -> bool:
     creatures Monster Core has, only such a phrase is taken for people to build ("haunted" of "haunted, crypt" or a
     "volcano" beside fire creatures is no one)."""
     said = {groups.singular(w).lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", phrase)}
-    return any(set(re.findall(r"[a-z]+", n.name.lower())) <= said
-               for n in [*getattr(resolver, "backgrounds", []), *getattr(resolver, "classes", [])])
+    return any(name <= said for name in getattr(resolver, "person_names", ()))
 
 
 def _is_people(phrase: str, resolver) -> bool:
@@ -502,7 +514,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt"); whether the
     # theme matches is read over every creature of these levels, as ``unmatched_theme`` reads it
     every = _fits(party_level, resolver)
-    shared, close, matched = _theme(words, [node for node, _ in every], resolver)
+    shared, close, matched = _theme(words, [node for node, _ in every], resolver, _one_people_phrase(theme, resolver))
     # a theme Monster Core has no creature of (bandits, pirates, a cult) is people to build: GM Core's quick groups of
     # them come first, then Monster Core's creatures that fit the budget; a theme of such people and of creatures it has
     # ("cultists in the sewer") puts the creatures in the groups' lackeys

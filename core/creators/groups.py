@@ -92,7 +92,18 @@ def theme_people(theme: str, person_words: frozenset[str] = frozenset()) -> tupl
     if not words:
         return "", ""
     one = " ".join([*words[:-1], singular(words[-1])])
-    return one, " ".join(words) if one != " ".join(words) else one
+    if one != " ".join(words):
+        return one, " ".join(words)
+    # written singular: a background's or class's word is a noun of people, made plural ("city guard" -> guards)
+    return one, " ".join([*words[:-1], _plural(words[-1])]) if named else one
+
+
+def _plural(word: str) -> str:
+    if re.search(r"(?:s|x|z|ch|sh)$", word, re.I):
+        return word + "es"
+    if re.search(r"[^aeiou]y$", word, re.I):
+        return word[:-1] + "ies"
+    return word + "s"
 
 
 def member_name(member: GroupMember, one: str, several: str) -> str:

@@ -129,10 +129,21 @@ class CreatureResolver:
         return frozenset(n.node_id for n in self._nodes if n.node_id in ids and {t.lower() for t in n.traits} <= own)
 
     @cached_property
+    def person_names(self) -> tuple[frozenset[str], ...]:
+        """The Player Core backgrounds' and classes' names as word sets, those that name people ("guard", "street
+        urchin", "wizard"); not one named by a past participle, which describes someone ("Haunted", "Cursed",
+        "Blessed", "Returned": a "haunted crypt" is no haunted person's)."""
+        out = []
+        for n in [*self.backgrounds, *self.classes]:
+            words = re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", "", n.name).lower())
+            if words and not words[-1].endswith("ed"):
+                out.append(frozenset(words))
+        return tuple(out)
+
+    @cached_property
     def person_words(self) -> frozenset[str]:
-        """The words of the Player Core backgrounds' and classes' names: what names a person ("guard", "merchant",
-        "wizard"), not a creature kind."""
-        return frozenset(w for n in [*self.backgrounds, *self.classes] for w in re.findall(r"[a-z]+", n.name.lower()))
+        """The words of ``person_names``: what names a person ("guard", "merchant"), not a creature kind."""
+        return frozenset(w for name in self.person_names for w in name)
 
 
 def _spellcasting_id(class_id: str) -> str:

@@ -316,7 +316,24 @@ def test_what_the_theme_calls_its_people():
     assert theme_people("bandits on the road", persons) == ("bandit", "bandits")
     assert theme_people("cultists of Urgathoa", persons) == ("cultist", "cultists")
     # cut after the last word naming a background or class: "city guard ambush" is a city guard's
-    assert theme_people("city guard ambush", persons) == ("city guard", "city guard")
-    assert theme_people("bandit ambush", persons) == ("bandit", "bandit")
+    assert theme_people("city guard ambush", persons) == ("city guard", "city guards")
+    assert theme_people("bandit ambush", persons) == ("bandit", "bandits")
+    assert theme_people("witch coven", frozenset({"witch"})) == ("witch", "witches")
     assert theme_people("thieves guild", persons) == ("thieves guild", "thieves guild")
     assert theme_people("the mercenaries, docks") == ("mercenary", "mercenaries")
+
+
+def test_a_theme_is_matched_by_names_and_traits_not_by_stat_block_text(resolver):
+    from gmprep.core.creators.encounter import unmatched_theme
+
+    # "city guard ambush": "ambush" and "guard" are in a Crocodile's text (Aquatic Ambush, off-guard), and the Guard
+    # Dog's name calls up "guard"; neither made Monster Core match the theme (the Guard Dog was the first option). A
+    # city guard is people: the quick groups of city guards
+    for level in (1, 3):
+        reports = build_encounters(4, level, "moderate", ["city guard ambush"], resolver)
+        assert reports[0].structure and reports[0].creatures[0].name.startswith("city guard"), reports[0].creatures
+    # a background named by a participle describes someone: a haunted crypt stays a crypt's undead (Haunted, PC2)
+    assert unmatched_theme(3, ["haunted crypt"], resolver) is None
+    # "town watch" matched an Arboreal Warden through two words of text; it is said to be unmatched now
+    note = unmatched_theme(3, ["town watch"], resolver)
+    assert note and "fit the budget, not the theme" in note
