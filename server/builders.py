@@ -105,15 +105,19 @@ class Builders:
     def _statblock_actions(self, doc, req, line: int, resolver):
         from gmprep.core.creators.creature import build_creature, render_statblock_markdown
 
+        def build() -> tuple[str, str]:
+            sb = build_creature(req, resolver)
+            return sb.role, render_statblock_markdown(sb)
+
         try:
-            md = self._cached(("sb", req.model_dump_json()),
-                              lambda: render_statblock_markdown(build_creature(req, resolver)))
+            role, md = self._cached(("sb", req.model_dump_json()), build)
         except Exception:
             log.exception("build_creature failed")
             return []
         concept = f" ({req.concept})" if req.concept else ""
+        # the role the statblock is built as: the GM's, else the one its concept's class, background or kind gives
         return [lsp.CodeAction(
-            title=f"Insert creature statblock: level {req.level} {req.role or 'creature'}{concept}",
+            title=f"Insert creature statblock: level {req.level} {role}{concept}",
             kind=KIND, edit=_insert_below(doc, line, md),
         )]
 

@@ -193,7 +193,8 @@ async def test_a_creature_with_its_level_written_offers_its_statblock(client, no
     # their statblock, inserted below the block
     line = _line(NOTE, "- bandit captain (creature 4")
     inserts = await _actions(client, note, line, "Insert creature statblock")
-    assert [a.title for a in inserts] == ["Insert creature statblock: level 4 creature (bandit captain)"]
+    # titled with the role it is built as: the Bandit background's skirmisher
+    assert [a.title for a in inserts] == ["Insert creature statblock: level 4 skirmisher (bandit captain)"]
     (edit,) = inserts[0].edit.changes[note]
     assert "**Creature 4**" in edit.new_text and "Bandit" in edit.new_text
     assert edit.range.start.line == line + 1  # the block's last line is the captain's
