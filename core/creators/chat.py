@@ -152,7 +152,7 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
 
         sb = build_creature(req, resolver_factory())
         cites = [_citation(c) for c in sb.citations]
-        cites += [Citation(source_id=a.source_id, name=a.source_name, type="creature", book=a.book, page=a.page)
+        cites += [Citation(source_id=a.source_id, name=a.source_name, type=a.source_type, book=a.book, page=a.page)
                   for a in sb.abilities]
         step = TraceStep(name="build_creature", status="ok", input=req.model_dump(), output={"name": sb.name})
         return Answer(text=render_statblock_markdown(sb), outcome="answered", citations=_unique(cites),

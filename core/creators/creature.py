@@ -13,7 +13,7 @@ import logging
 import re
 from typing import cast
 
-from gmprep.core.creators import concept, tables
+from gmprep.core.creators import concept, roadmaps, tables
 from gmprep.core.creators.models import (
     Citation,
     CreatureRequest,
@@ -266,6 +266,14 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     elif "spell_dc" not in ROLES[req.role]:
         tradition = None
     plan = _plan(req.role, tradition)
+    # an NPC that works like a class (the concept names it, the GM named no role) follows GM Core's road map for it
+    roadmap = resolver.roadmap(source, req.concept) if source is not None and source.type == "class" and \
+        getattr(resolver, "roadmaps", None) else None
+    if roadmap is not None:
+        plan = roadmap_plan(roadmap.columns, plan)
+        read += [resolver.roadmaps_entry]
+        if "spell_dc" not in plan:
+            tradition = None
     # a background the concept names gives its trained skills, whatever the role: its first at the role's best skill
     # column (a merchant's Diplomacy), a Lore one column below (Mercantile Lore); one extreme skill stays the rule,
     # so the role's own extreme one (a skill paragon's Deception) steps down to high
@@ -306,11 +314,47 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     cites = {t: tables.building_citation(t) for t in {s.table for s in stats}}
     cites |= {n.node_id: Citation(id=n.source_id or n.node_id, name=n.name, book=n.book or "", page=n.page)
               for n in read}
-    abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
+    if roadmap is not None:
+        abilities = [SuggestedAbility(name=n.name, text=excerpt(n.text), source_id=n.node_id, source_name=n.name,
+                                      source_level=n.level, book=n.book, page=n.page, source_type=n.type)
+                     for _, n in resolver.roadmap_abilities(roadmap, source, req.level) if n is not None]
+    else:
+        abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
+    said = " ".join(roadmap.abilities).lower() if roadmap is not None else ""
+    casting = "Prepared" if "prepared" in said else "Spontaneous" if "spontaneous" in said else "Innate"
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
     return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
-                     tradition_from=tradition_from, role_from=role_from)
+                     tradition_from=tradition_from, role_from=role_from,
+                     roadmap=roadmap.name if roadmap is not None else None,
+                     roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting)
+
+
+def roadmap_plan(columns: dict[str, str], role_plan: dict[str, str]) -> dict[str, str]:
+    """A road map's statistics as a build plan: what it lists at its column (within what the field's table prints: no
+    "extreme" HP), everything else of ``BASE_FIELDS`` moderate, as GM Core says ("Any statistic that isn't
+    specifically listed can use moderate numbers"); but an attribute it does not list keeps the column of the class's
+    role (``role_plan``): a wizard's Strength stays low, not a moderate +4."""
+    attrs = {f: c for f, c in role_plan.items() if f in ("str", "dex", "con", "int", "wis", "cha")}
+    plan = dict.fromkeys(roadmaps.BASE_FIELDS, "moderate") | attrs | dict(columns)
+    for field, column in plan.items():
+        cols = tables.columns(table_for(field))
+        if column not in cols:  # the nearest column the table has
+            order: list[str] = list(tables.COLUMNS)
+            at = order.index(column)
+            plan[field] = min(cols, key=lambda c: abs(order.index(c) - at) if c in order else 99)
+    return plan
+
+
+def excerpt(text: str, limit: int = 450) -> str:
+    """An entry's text for a statblock line: its paragraphs on one line ("**Frequency** once per day" is not all of
+    Drain Bonded Item), cut at the last sentence end within ``limit``."""
+    para = " ".join(text.split())
+    if len(para) <= limit:
+        return para
+    cut = para[:limit]
+    end = max(cut.rfind(". "), cut.rfind(".)"))
+    return (cut[:end + 1] if end > limit // 3 else cut.rstrip() + "…")
 
 
 def _role_fit(node, role: str | None) -> int:
@@ -559,10 +603,17 @@ def render_statblock_markdown(sb: Statblock) -> str:
                   f" <!-- attack {st.attack_column}, damage {st.damage_column} -->"]
     if "spell_dc" in s:
         why = f", tradition of the {sb.tradition_from}'s spells" if sb.tradition_from else ""
-        lines += ["", f"**{(sb.tradition or 'arcane').capitalize()} Innate Spells** DC {s['spell_dc'].value}, attack "
+        lines += ["", f"**{(sb.tradition or 'arcane').capitalize()} {sb.casting} Spells** DC {s['spell_dc'].value}, attack "
                   f"{_signed(s['spell_attack'].value)} <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column}"
                   f"{why} -->"]
-    if sb.abilities:
+    if sb.roadmap is not None:
+        lines += ["", f"Abilities (GM Core's Class Road Maps, {sb.roadmap}: \"{sb.roadmap_abilities}\"; those gmprep "
+                  "holds, at this level):"]
+        for ab in sb.abilities:
+            lvl = f", level {ab.source_level}" if ab.source_level is not None else ""
+            what = f"{ab.source_type.replace('-', ' ')}{lvl}"
+            lines.append(f"- **{ab.name}** ({what}; {where_cited(ab.book, ab.page)})" + (f" {ab.text}" if ab.text else ""))
+    elif sb.abilities:
         # a lender may be several levels away (a person's lenders are Monster Core's people, levels -1 to 6): its
         # level says how far its numbers are to scale
         lines += ["", "Suggested abilities (from Monster Core creatures; numbers as the lender's level has them):"]

@@ -151,6 +151,7 @@ class SuggestedAbility(BaseModel):
     source_level: int | None = None
     book: str | None = None
     page: str | None = None
+    source_type: str = "creature"  # the lender's; a road map's ability is its own entry (a class feature, a feat)
 
 
 class Statblock(BaseModel):
@@ -168,6 +169,11 @@ class Statblock(BaseModel):
     tradition: Tradition | None = None  # of its spells, for a role that casts
     tradition_from: str = ""  # the creature whose spells gave the tradition, when inferred
     role_from: str = ""  # the class the concept names, when it gave the role the GM did not say
+    # GM Core's road map the NPC follows (an NPC that works like a class): its name ("Wizard") and its abilities as
+    # printed; the abilities above are then the entries those name
+    roadmap: str | None = None
+    roadmap_abilities: str | None = None
+    casting: str = "Innate"  # "Prepared", "Spontaneous": as the road map's spellcasting says
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

@@ -13,6 +13,13 @@ from collections import Counter
 from functools import cached_property
 
 from gmprep.core.creators.groups import QUICK_GROUPS_ID, parse_quick_groups
+from gmprep.core.creators.roadmaps import (
+    CLASS_ROADMAPS_ID,
+    ClassRoadMap,
+    parse_class_roadmaps,
+    roadmap_abilities,
+    roadmap_for,
+)
 from gmprep.kg.models import Node
 from gmprep.kg.names import NameIndex, name_key
 
@@ -22,7 +29,8 @@ class CreatureResolver:
 
     def __init__(self, creatures: list[Node], classes: list[Node] | None = None,
                  spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None,
-                 quick_groups: Node | None = None, ancestries: list[Node] | None = None):
+                 quick_groups: Node | None = None, ancestries: list[Node] | None = None,
+                 roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -35,6 +43,15 @@ class CreatureResolver:
         # GM Core's Quick Adventure Groups entry: the shapes the encounter builder fills with a theme's people
         self.quick_groups_entry = quick_groups
         self.quick_groups = parse_quick_groups(quick_groups.text) if quick_groups is not None else []
+        # GM Core's Class Road Maps entry (an NPC that works like a class: its statistics' columns, its abilities) and
+        # the entries its abilities may name: the classes' features, feats and actions by name
+        self.roadmaps_entry = roadmaps
+        names = {n.name for n in skills or []}
+        self.roadmaps: list[ClassRoadMap] = parse_class_roadmaps(roadmaps.text, names) if roadmaps is not None else []
+        self.class_features = [n for n in abilities or [] if n.type == "class-feature"]
+        self._abilities: dict[str, list[Node]] = {}
+        for n in abilities or []:
+            self._abilities.setdefault(n.name.lower(), []).append(n)
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
         self._index = NameIndex.build(self._nodes)
@@ -47,9 +64,20 @@ class CreatureResolver:
         ids = [r[0] for r in store.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background', 'ancestry') "
             "ORDER BY rowid")]
-        nodes = list(store.get_many(ids).values())
-        features = store.get_many([_spellcasting_id(n.node_id) for n in nodes if n.type == "class"] + [QUICK_GROUPS_ID])
-        return cls.from_nodes([*nodes, *features.values()])
+        ids += [r[0] for r in store.db.execute(
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature') ORDER BY rowid")]
+        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID]).values())
+        # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
+        entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
+        said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
+                       for r in parse_class_roadmaps(entry.text, set()) for a in r.abilities} if entry else set())
+        if said:
+            marks = ", ".join("?" * len(said))
+            named = [r[0] for r in store.db.execute(
+                f"SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('feat', 'action') AND lower(name) IN ({marks})",
+                said)]
+            nodes += list(store.get_many(named).values())
+        return cls.from_nodes(nodes)
 
     @classmethod
     def from_nodes(cls, nodes) -> CreatureResolver:
@@ -62,7 +90,9 @@ class CreatureResolver:
                         if _spellcasting_id(c.node_id) in by_id}
         return cls([n for n in nodes if n.type == "creature"], classes, spellcasting,
                    [n for n in nodes if n.type == "background"], by_id.get(QUICK_GROUPS_ID),
-                   [n for n in nodes if n.type == "ancestry"])
+                   [n for n in nodes if n.type == "ancestry"], by_id.get(CLASS_ROADMAPS_ID),
+                   [n for n in nodes if n.type == "skill"],
+                   [n for n in nodes if n.type in ("class-feature", "feat", "action")])
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""
@@ -105,6 +135,15 @@ class CreatureResolver:
                     scored.append((-ratio, real))
                     best = sorted([*best, ratio], reverse=True)
         return [real for _, real in sorted(scored)[:k]]
+
+    def roadmap(self, class_node: Node, concept: str) -> ClassRoadMap | None:
+        """GM Core's road map of the class (of its variant the concept names: a "warpriest"), or None."""
+        return roadmap_for(self.roadmaps, class_node.name, concept)
+
+    def roadmap_abilities(self, roadmap: ClassRoadMap, class_node: Node, level: int) -> list[tuple[str, Node | None]]:
+        """The road map's abilities an NPC of ``level`` has, each with the entry it names (``roadmaps.roadmap_abilities``)."""
+        slugs = {c.node_id.rsplit(":", 1)[-1] for c in self.classes}
+        return roadmap_abilities(roadmap, class_node.node_id, level, self._abilities, self.class_features, slugs)  # type: ignore[return-value]
 
     def creatures(self) -> list[Node]:
         """All creature entries, by level then name."""

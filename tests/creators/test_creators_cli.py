@@ -164,6 +164,42 @@ def test_a_concept_that_names_a_class_is_built_as_that_class(resolver):
     assert build_creature(CreatureRequest(level=6, role="brute", concept="court wizard"), resolver).role == "brute"
 
 
+def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # GM Core's Class Road Maps, read from the rules entry: all sixteen, each with columns and abilities
+    maps = {r.name: r for r in resolver.roadmaps}
+    assert len(maps) == 17 and {"Cleric (Cloistered Cleric)", "Cleric (Warpriest)", "Wizard", "Rogue"} <= set(maps)
+    assert maps["Wizard"].columns == {"perception": "low", "skill:Arcana": "high", "int": "high", "ac": "low",
+                                      "fort": "low", "hp": "low", "attack": "low", "spell_dc": "high",
+                                      "spell_attack": "high"}
+    # "low to moderate damage before sneak attack plus high or extreme damage with sneak attack": the first
+    assert maps["Rogue"].columns["damage"] == "low" and maps["Rogue"].columns["skill:Thievery"] == "high"
+    assert maps["Barbarian"].columns["damage"] == "extreme"  # "(when raging)" dropped
+
+    wizard = build_creature(CreatureRequest(level=5, concept="court wizard"), resolver)
+    cols = {s.field: s.column for s in wizard.stats}
+    # listed: the road map's column; not listed: moderate (Will, damage); an attribute not listed: the role's (Str low)
+    assert (cols["perception"], cols["ac"], cols["hp"], cols["spell_dc"]) == ("low", "low", "low", "high")
+    assert (cols["will"], cols["damage"], cols["str"]) == ("moderate", "moderate", "low")
+    # the abilities are the entries the road map names, cited, not a Monster Core lender's Reactive Strike
+    names = [a.name for a in wizard.abilities]
+    assert names[:2] == ["Wizard Spellcasting", "Drain Bonded Item"], names
+    assert {a.source_type for a in wizard.abilities} <= {"class-feature", "feat", "action"}
+    md = render_statblock_markdown(wizard)
+    assert "**Arcane Prepared Spells**" in md and "GM Core's Class Road Maps, Wizard" in md
+    assert "pf2e:rule:gm-core--pc-style-build" in {c.id for c in wizard.citations}
+    # a feature above the NPC's level is left out: Debilitating Strike comes at 9th
+    low = [a.name for a in build_creature(CreatureRequest(level=5, concept="halfling rogue"), resolver).abilities]
+    high = [a.name for a in build_creature(CreatureRequest(level=9, concept="halfling rogue"), resolver).abilities]
+    assert "Sneak Attack" in low and "Debilitating Strike" not in low and "Debilitating Strike" in high
+    # the variant the concept names
+    assert build_creature(CreatureRequest(level=4, concept="warpriest cleric"), resolver).roadmap == "Cleric (Warpriest)"
+    # a role the GM says wins, and then no road map
+    assert build_creature(CreatureRequest(level=5, role="brute", concept="court wizard"), resolver).roadmap is None
+
+
 def test_the_kind_a_name_says_and_what_a_concept_does(resolver):
     from gmprep.core.creators.creature import build_creature, suggest_abilities
     from gmprep.core.creators.models import CreatureRequest

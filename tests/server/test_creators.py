@@ -302,7 +302,8 @@ async def test_the_editor_builds_the_statblock_the_cli_builds(client, workspace)
         (insert,) = await _actions(client, uri, line, "Insert creature statblock")
         built[needle] = insert.edit.changes[uri][0].new_text
     assert "built as a spellcaster <!-- the Wizard's build -->" in built["court wizard"]
-    assert "**Arcane Innate Spells**" in built["court wizard"]
+    assert "**Arcane Prepared Spells**" in built["court wizard"]  # GM Core's road map for a wizard
+    assert "- **Drain Bonded Item** (action;" in built["court wizard"]
     assert "built as a skill paragon <!-- the Merchant background's build -->" in built["goblin merchant"]
     assert "Diplomacy +" in built["goblin merchant"] and "Mercantile Lore +" in built["goblin merchant"]
 
