@@ -536,6 +536,10 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
     others_own = _ancestry_own(resolver, person[1], person[0]) if person is not None else set()
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
+    carriers_of: dict[str, list] = {}
+    for n in creatures:
+        for ab in n.fields.get("abilities") or []:
+            carriers_of.setdefault(ab.lower(), []).append(n)
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
         same_kind = _same_kind(node, words, within, core, traits)
         for ab in node.fields.get("abilities") or []:
@@ -556,21 +560,120 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             # the ability's paragraph (a stat block's abilities are paragraphs): "**Stench** 30 feet. DC 19 ..." and the
             # lines below it; a name alone ("**+2 Circumstance to All Saves vs. Disease**") has no text, and must not
             # take the next ability's
-            m = re.search(r"\*\*" + re.escape(ab) + r"\*\*[ \t]*(.*?)(?:\n[ \t]*\n|\Z)", node.text, re.S)
-            if not m:
+            body = _paragraph(node, ab)
+            if body is None:
                 continue
-            body = " ".join(m.group(1).split())
             # an ability that works on the lender's spells ("cast one prepared spell ... without spending a spell slot")
             # is dead text on a statblock whose role has no spells
             if not casts and _ON_SPELLS.search(body):
                 continue
             seen.add(key)
-            out.append(SuggestedAbility(name=ab, text=body, source_id=node.node_id, source_name=node.name,
-                                        source_level=node.level,
-                                        book=node.book, page=node.page))
+            # the same ability as a creature closer to the request's level prints it (its numbers are that level's)
+            carrier, body = _closest_carrier(ab, body, node, req.level, carriers_of.get(key, []))
+            out.append(SuggestedAbility(name=ab, text=_at_level(_renamed(body, carrier.name, req.concept), carrier.level,
+                                                                req.level),
+                                        source_id=carrier.node_id, source_name=carrier.name,
+                                        source_level=carrier.level, book=carrier.book, page=carrier.page))
         if len(out) >= k:
             break
     return out
+
+
+def _paragraph(node, ability: str) -> str | None:
+    """The ability's paragraph in the creature's stat block (a stat block's abilities are paragraphs): "**Stench** 30
+    feet. DC 19 ..." and the lines below it, on one line; "" for a name alone ("**+2 Circumstance to All Saves vs.
+    Disease**" has no text and must not take the next ability's); None when the stat block does not print it."""
+    m = re.search(r"\*\*" + re.escape(ability) + r"\*\*[ \t]*(.*?)(?:\n[ \t]*\n|\Z)", node.text, re.S)
+    return " ".join(m.group(1).split()) if m else None
+
+
+def _names(name: str) -> list[str]:
+    """A creature's name as its text says it, longest first: "kobold cavern mage", "cavern mage" (not one word of it)."""
+    words = name.lower().split()
+    return [" ".join(words[i:]) for i in range(max(1, len(words) - 1))]
+
+
+def _shape(body: str, name: str) -> tuple[int, frozenset[str]]:
+    """An ability's text with its creature's name taken out, as (how many numbers, its words): two creatures print the
+    same ability alike but for those ("The lizardfolk scout deals an extra 1d6 precision damage to Off Guard
+    creatures", "The phade deals 2d6 extra precision damage to off-guard creatures")."""
+    text = body.lower()
+    for n in _names(name):
+        text = text.replace(n, " ")
+    return len(re.findall(r"\d+", text)), frozenset(re.findall(r"[a-z]+", re.sub(r"\d+", " ", text)))
+
+
+def _alike(a: tuple[int, frozenset[str]], b: tuple[int, frozenset[str]], texts: tuple[str, str]) -> bool:
+    """The same ability printed alike (``_shape``): as many numbers, and nearly all words shared (Jaccard >= 0.8: an
+    "an" more or less; not "The Coil spy's Strikes deal", nor a dragon's "additional ... to off-guard targets"), none
+    of the others capitalized, as a stat block's parameters are (Swallow Whole's "Small," is not a giant anaconda's
+    "Large,")."""
+    if a[0] != b[0] or len(a[1] & b[1]) < 0.8 * len(a[1] | b[1]):
+        return False
+    return not any(re.search(r"\b" + w.capitalize() + r"\b", t) for w in a[1] ^ b[1] for t in texts)
+
+
+# within this many levels a lender's numbers are about the requested level's, and a carrier must be this much closer to
+# replace it: Monster Core's creatures of one level print an ability's dice differently (level 2: a leopard's Sneak
+# Attack 1d4, a dero stalker's 1d6)
+NEAR_LEVELS = 2
+
+
+def _closest_carrier(ability: str, body: str, lender, level: int, carriers: list) -> tuple:
+    """(creature, paragraph) of the creature printing ``ability`` just as ``lender`` does (``_shape``) whose level is
+    closest to ``level``; the lender where none is closer. Monster Core's numbers for an ability grow by their own
+    measure, not the Strike tables' (Sneak Attack: 1d6 to level 6, 2d6 from 7, 3d6 from 17), so a level-7 bandit
+    boss's Sneak Attack is the level-7 Phade's 2d6, not the level-1 lizardfolk scout's 1d6."""
+    if lender.level is None or not re.search(r"\d", body) or abs(lender.level - level) <= NEAR_LEVELS:
+        # no number to move (Reactive Strike, Shield Block), or the lender's are about this level's (creatures of one
+        # level print 1d4 or 1d6): the lender chosen for its kind
+        return lender, body
+    best, best_body = lender, body
+    shape = _shape(body, lender.name)
+    numbers = re.findall(r"\d+", body)
+    for n in carriers:
+        far = abs(n.level - level) if n.level is not None else 99
+        if far >= abs(lender.level - level) - NEAR_LEVELS or far >= abs(best.level - level):
+            continue
+        other = _paragraph(n, ability)
+        # the same numbers (Ferocity's "reduced to 0 HP" at every level) are no reason to cite another creature
+        if other is not None and re.findall(r"\d+", other) != numbers and \
+                _alike(_shape(other, n.name), shape, (body, other)):
+            best, best_body = n, other
+    return best, best_body
+
+
+def _renamed(body: str, name: str, concept: str) -> str:
+    """The ability's text with its creature's name made the requested one's ("The lizardfolk scout deals" -> "The
+    bandit boss deals"); as it was when the request names nothing."""
+    said = " ".join(concept.lower().split())
+    if not said:
+        return body
+    for n in _names(name):
+        body = re.sub(r"\b" + re.escape(n) + r"\b", said, body, flags=re.I)
+    return body
+
+
+def _at_level(body: str, lender_level: int | None, level: int) -> str:
+    """A saving throw DC of the ability moved to ``level``: the Spell DC table's column it falls in at the lender's level, at the
+    requested level (GM Core, Active Abilities: "You can use the Spell DC and Spell Attack Modifier table to determine
+    active ability DCs"); the lender's own DC is kept in a comment."""
+    if lender_level is None or lender_level == level or not (tables.CREATURE_MIN_LEVEL <= level <= 24):
+        return body
+
+    def move(m: re.Match) -> str:
+        dc = int(m.group(1))
+        cols = [(c, r[0]) for c in tables.columns("spell-dc") if (r := tables.cell_range("spell-dc", lender_level, c))]
+        if not cols:
+            return m.group(0)
+        column = min(cols, key=lambda cv: abs(cv[1] - dc))[0]
+        new = tables.cell_range("spell-dc", level, column)
+        if new is None or new[0] == dc:
+            return m.group(0)
+        return f"DC {new[0]} <!-- DC {dc} at level {lender_level}, {column} in the Spell DC table -->"
+
+    # a saving throw's DC only: a flat check's DC (5, 11, 15) is the same at every level
+    return re.sub(r"\bDC (\d+)(?=,?\s+(?:basic\s+)?(?:Fortitude|Reflex|Will)\b)", move, body)
 
 
 def _signed(v: int) -> str:
@@ -615,8 +718,9 @@ def render_statblock_markdown(sb: Statblock) -> str:
             lines.append(f"- **{ab.name}** ({what}; {where_cited(ab.book, ab.page)})" + (f" {ab.text}" if ab.text else ""))
     elif sb.abilities:
         # a lender may be several levels away (a person's lenders are Monster Core's people, levels -1 to 6): its
-        # level says how far its numbers are to scale
-        lines += ["", "Suggested abilities (from Monster Core creatures; numbers as the lender's level has them):"]
+        # level says how far its numbers are from this one's
+        lines += ["", "Suggested abilities (from Monster Core creatures, each as the one closest to this level prints it; "
+                  "a save DC of another level moved by GM Core's Spell DC table):"]
         for ab in sb.abilities:
             lvl = f" (level {ab.source_level})" if ab.source_level is not None else ""
             where = f"{ab.source_name}{lvl}, {where_cited(ab.book, ab.page)}"

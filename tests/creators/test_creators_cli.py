@@ -288,13 +288,39 @@ def test_a_person_of_no_named_kind_borrows_what_people_carry(resolver, concept, 
     assert abilities
     by_id = {n.node_id: n for n in resolver.creatures()}
     for a in abilities:
-        assert a.source_id in people, (a.name, a.source_name)
-        carriers = {t.lower() for n in resolver.creatures() if n.node_id in people
-                    and a.name in (n.fields.get("abilities") or []) for t in n.traits} & ancestries
+        # a person carries it; the text shown may be another creature's closer to the level that prints it alike
+        # (``_closest_carrier``), and then that creature is cited
+        lenders = [n for n in resolver.creatures() if n.node_id in people and a.name in (n.fields.get("abilities") or [])]
+        assert lenders, (a.name, a.source_name)
+        assert a.name in (by_id[a.source_id].fields.get("abilities") or [])
+        carriers = {t.lower() for n in lenders for t in n.traits} & ancestries
         assert len(carriers) > 1, (a.name, carriers)
-        assert not {"beast", "plant"} & {t.lower() for t in by_id[a.source_id].traits}
+        if a.source_id in people:
+            assert not {"beast", "plant"} & {t.lower() for t in by_id[a.source_id].traits}
     names = {a.name for a in abilities}
     assert not names & {"Change Shape", "Putrid Plague", "Stench", "Deep Breath", "Ferocity"}, names
+
+
+def test_a_borrowed_ability_is_printed_as_at_the_requested_level(resolver):
+    from gmprep.core.creators.creature import _at_level, suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    # Monster Core's Sneak Attack is 1d6 to level 6 and 2d6 from level 7: a level-9 bandit boss's is a level 7-10
+    # creature's, named for the bandit boss; a level-2 one keeps 1d6 from a creature near its level
+    def sneak(level: int):
+        req = CreatureRequest(level=level, role="skirmisher", concept="bandit boss")
+        return next(a for a in suggest_abilities(req, resolver) if a.name == "Sneak Attack")
+
+    high, low = sneak(9), sneak(2)
+    assert "2d6" in high.text and "bandit boss" in high.text and 7 <= high.source_level <= 11, high
+    assert "1d6" in low.text and abs(low.source_level - 2) <= 1, low
+    # an ability no closer creature prints alike keeps its lender, with a save DC moved by the Spell DC table's column
+    # (GM Core: "use the Spell DC and Spell Attack Modifier table to determine active ability DCs"); a flat check's
+    # DC stays
+    moved = _at_level("30 feet. DC 19 Fortitude save; a DC 5 flat check", 5, 9)
+    assert moved.startswith("30 feet. DC 25 <!-- DC 19 at level 5, moderate in the Spell DC table --> Fortitude")
+    assert "DC 5 flat check" in moved
+    assert _at_level("DC 19 Fortitude", 5, 5) == "DC 19 Fortitude"
 
 
 def test_a_named_kind_is_no_person(resolver):
