@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The creature builder on NPC concepts that name no creature kind, for judging by hand (docs/creators.md, "A person of
-no named kind borrows what people carry"): each concept at levels 1 and 5, the role ``infer_role`` gives it and the
-abilities ``suggest_abilities`` lends, with their lenders.
+no named kind borrows what people carry"): each concept at levels 1 and 5, the role ``build_creature`` gives it (and the
+class road map it follows) and its abilities, each with the entry it is cited to.
 
     python bench/creators_people.py --store STORE [--levels 1 5] [CONCEPT ...]
 """
@@ -17,7 +17,7 @@ CONCEPTS = ["bandit boss", "bandit lackeys", "pirate boss", "pirate lieutenant",
 
 
 def main() -> int:
-    from gmprep.core.creators.creature import infer_role, suggest_abilities
+    from gmprep.core.creators.creature import build_creature
     from gmprep.core.creators.models import CreatureRequest
     from gmprep.core.creators.resolver import CreatureResolver
     from gmprep.kg.store import Store
@@ -34,10 +34,10 @@ def main() -> int:
         store.close()
     for concept in args.concepts:
         for level in args.levels:
-            role, tradition, built_as, _ = infer_role(CreatureRequest(concept=concept, level=level), resolver)
-            req = CreatureRequest(concept=concept, level=level, role=role, tradition=tradition)
-            abilities = suggest_abilities(req, resolver)
-            print(f"{concept} L{level} [{role}; {built_as}]:", "; ".join(f"{a.name} [{a.source_name}]" for a in abilities))
+            sb = build_creature(CreatureRequest(concept=concept, level=level), resolver)
+            built_as = sb.role_from + (f"; road map {sb.roadmap}" if sb.roadmap else "")
+            print(f"{concept} L{level} [{sb.role}; {built_as}]:",
+                  "; ".join(f"{a.name} [{a.source_name}]" for a in sb.abilities))
     return 0
 
 
