@@ -534,6 +534,15 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             kin |= {ab.lower() for ab in n.fields.get("abilities") or []}
     person = _person(req, resolver)
     others_own = _ancestry_own(resolver, person[1], person[0]) if person is not None else set()
+    # the roles of the people that carry each ability (``creature_build``: Sneak Attack's are all skirmishers, Shield
+    # Block's soldiers and a caster): a person borrows only what people of its own role carry, so a merchant (a skill
+    # paragon) no longer gets a soldier's Reactive Strike and Shield Block and a skirmisher's Sneak Attack
+    roles_of: dict[str, set[str | None]] = {}
+    if person is not None:
+        for n in creatures:
+            if n.node_id in person[0]:
+                for ab in n.fields.get("abilities") or []:
+                    roles_of.setdefault(ab.lower(), set()).add(creature_build(n))
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
     carriers_of: dict[str, list] = {}
@@ -556,6 +565,8 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             if not same_kind and kin and key not in kin:
                 continue
             if key in others_own:  # one ancestry's own, for a person of no named kind
+                continue
+            if person is not None and req.role is not None and req.role not in roles_of.get(key, {req.role}):
                 continue
             # the ability's paragraph (a stat block's abilities are paragraphs): "**Stench** 30 feet. DC 19 ..." and the
             # lines below it; a name alone ("**+2 Circumstance to All Saves vs. Disease**") has no text, and must not

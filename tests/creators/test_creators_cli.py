@@ -273,7 +273,7 @@ def test_an_ability_keeps_its_whole_paragraph_and_no_other(resolver):
 @pytest.mark.parametrize("concept,level", [("bandit boss", 5), ("merchant", 1), ("pirate lieutenant", 5),
                                            ("court wizard", 3), ("street urchin", 5)])
 def test_a_person_of_no_named_kind_borrows_what_people_carry(resolver, concept, level):
-    from gmprep.core.creators.creature import _person, infer_role, suggest_abilities
+    from gmprep.core.creators.creature import _person, creature_build, infer_role, suggest_abilities
     from gmprep.core.creators.models import CreatureRequest
 
     # no word of these names a creature kind: they are people, and borrow from Monster Core's people (creatures of a
@@ -285,9 +285,13 @@ def test_a_person_of_no_named_kind_borrows_what_people_carry(resolver, concept, 
     assert person is not None
     people, ancestries = person
     abilities = suggest_abilities(req, resolver)
-    assert abilities
+    # a merchant is a skill paragon, and no person of Monster Core's who carries an ability is one: none
+    assert bool(abilities) == (concept != "merchant"), abilities
     by_id = {n.node_id: n for n in resolver.creatures()}
     for a in abilities:
+        # and a person borrows only what people of its role carry (``creature_build``)
+        assert any(creature_build(n) == role for n in resolver.creatures() if n.node_id in people
+                   and a.name in (n.fields.get("abilities") or [])), (concept, role, a.name)
         # a person carries it; the text shown may be another creature's closer to the level that prints it alike
         # (``_closest_carrier``), and then that creature is cited
         lenders = [n for n in resolver.creatures() if n.node_id in people and a.name in (n.fields.get("abilities") or [])]
