@@ -460,7 +460,7 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
     ``followers(level)``: the Monster Core creature of that level the theme's other words call for, or None; when
     given, only groups of two members or more are built, their lowest (the lackeys) being that creature ("cultists in
     the sewer": a cultist boss and four Sewer Oozes)."""
-    one, several = groups.theme_people(theme, resolver.person_words)
+    one, several = groups.theme_people(theme, resolver.person_words, concept.people_margin)
     entry = resolver.quick_groups_entry
     if not one or entry is None:
         return []

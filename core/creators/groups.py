@@ -73,11 +73,12 @@ def singular(word: str) -> str:
     return word
 
 
-def theme_people(theme: str, person_words: frozenset[str] = frozenset()) -> tuple[str, str]:
+def theme_people(theme: str, person_words: frozenset[str] = frozenset(), margin=None) -> tuple[str, str]:
     """(one, several): what to call the theme's people in an encounter line: its words up to the first small word or comma,
-    the last made singular ("bandits on the road" -> "bandit", "bandits"; "thieves guild" -> "thieves guild"), cut
-    after its last word that names a background or class (``person_words``: "city guard ambush" -> "city guard"); the
-    plural is the theme's word when it was written plural, else the singular."""
+    the last made singular ("bandits on the road" -> "bandit", "bandits"), cut after its last word that names a
+    background or class (``person_words``: "city guard ambush" -> "city guard"), else after its word closest to people
+    in meaning (``margin``, ``concept.people_margin``: "thieves guild" -> "thief", "thieves"; not "2 thieves guild");
+    the plural is the theme's word when it was written plural, else the singular."""
     words: list[str] = []
     for w in re.findall(r"[A-Za-z][A-Za-z'-]*|[,;:.]", theme):
         if w.lower() in STOP_WORDS or not w[0].isalpha():  # a small word or a comma ends the phrase
@@ -89,6 +90,11 @@ def theme_people(theme: str, person_words: frozenset[str] = frozenset()) -> tupl
     named = [i for i, w in enumerate(words) if singular(w).lower() in person_words]
     if named:
         words = words[: named[-1] + 1]
+    elif len(words) > 1 and margin is not None:
+        scores = [margin(w) for w in words]
+        if all(v is not None for v in scores):
+            words = words[: max(range(len(words)), key=lambda i: scores[i]) + 1]
+            named = [len(words) - 1]  # a noun of people too: "mercenary company" -> mercenaries
     if not words:
         return "", ""
     one = " ".join([*words[:-1], singular(words[-1])])

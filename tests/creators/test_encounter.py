@@ -321,6 +321,13 @@ def test_what_the_theme_calls_its_people():
     assert theme_people("witch coven", frozenset({"witch"})) == ("witch", "witches")
     assert theme_people("thieves guild", persons) == ("thieves guild", "thieves guild")
     assert theme_people("the mercenaries, docks") == ("mercenary", "mercenaries")
+    # no background's or class's word: cut after the word closest to people in meaning (MiniLM, as the encounter
+    # builder reads it): "2 thieves", not "2 thieves guild"
+    from gmprep.core.creators.concept import people_margin
+
+    assert theme_people("thieves guild", persons, people_margin) == ("thief", "thieves")
+    assert theme_people("mercenary company", persons, people_margin) == ("mercenary", "mercenaries")
+    assert theme_people("bandit camp", persons, people_margin) == ("bandit", "bandits")  # the background's word first
 
 
 def test_a_theme_is_matched_by_names_and_traits_not_by_stat_block_text(resolver):
