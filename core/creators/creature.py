@@ -496,6 +496,27 @@ def _ancestry_own(resolver, ancestry: frozenset[str], people: frozenset[str]) ->
     return {k for k, v in kinds.items() if v}
 
 
+def _kind_beyond(req: CreatureRequest, resolver, near: list, words: set[str]) -> list:
+    """``near`` and, when none of it is of the kind the request names (``_named_by``: Monster Core's goblins are levels
+    -1 to 1, a level-7 goblin shaman had no goblin within ``LEVEL_WINDOW``, so no goblin's ability and a soldier's
+    build), the creatures of that kind of any level: the ranking's level distance still puts the closest first, and a
+    borrowed ability's numbers are moved to the level (``_closest_carrier``, ``_at_level``)."""
+    creatures = resolver.creatures()
+    traits = {t.lower() for n in creatures for t in n.traits}
+    # the kind as ``_person`` reads it: a trait word, or a creature name's first word ("ogre" of Ogre Boss: its traits
+    # are giant and humanoid) that names no person ("guard" of Guard Dog)
+    first = words - getattr(resolver, "person_words", frozenset())
+
+    def of_kind(n) -> bool:
+        m = re.match(r"[a-z]+", n.name.lower())
+        return _named_by(n, words, traits) or (m is not None and m.group(0) in first)
+
+    if not words or _person(req, resolver) is not None or any(of_kind(n) for n in near):
+        return near
+    have = {n.node_id for n in near}
+    return near + [n for n in creatures if n.level is not None and n.node_id not in have and of_kind(n)]
+
+
 def ranked_lenders(req: CreatureRequest, resolver) -> list:
     """Monster Core creatures within ``LEVEL_WINDOW`` levels of ``req.level`` (of the Player Core ancestries for a
     request of no named kind: ``_people``), closest to the request first: its words in their names and traits, the
@@ -503,6 +524,7 @@ def ranked_lenders(req: CreatureRequest, resolver) -> list:
     words = _request_words(req)
     near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= LEVEL_WINDOW]
     near = _people(req, resolver, near)
+    near = _kind_beyond(req, resolver, near, words)
     closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
     for node, close in zip(near, closeness, strict=True):
@@ -599,8 +621,9 @@ def _paragraph(node, ability: str) -> str | None:
 
 
 def _names(name: str) -> list[str]:
-    """A creature's name as its text says it, longest first: "kobold cavern mage", "cavern mage" (not one word of it)."""
-    words = name.lower().split()
+    """A creature's name as its text says it, longest first: "kobold cavern mage", "cavern mage" (not one word of it:
+    see ``_renamed``); without a parenthesis ("Conspirator Dragon (Young)")."""
+    words = re.sub(r"\([^)]*\)", " ", name).lower().split()
     return [" ".join(words[i:]) for i in range(max(1, len(words) - 1))]
 
 
@@ -662,6 +685,12 @@ def _renamed(body: str, name: str, concept: str) -> str:
         return body
     for n in _names(name):
         body = re.sub(r"\b" + re.escape(n) + r"\b", said, body, flags=re.I)
+    # and its last word after "the" ("The chanter attempts", "The dragon's Strikes"): alone it may be a rules word
+    # ("guard" of off-guard), so only so
+    last = re.sub(r"\([^)]*\)", " ", name).lower().split()[-1:]
+    if last and last[0] not in said.split():
+        body = re.sub(r"\b([Tt]he) " + re.escape(last[0]) + r"\b", lambda m: f"{m.group(1)} {said}", body,
+                      flags=re.I)
     return body
 
 

@@ -327,6 +327,24 @@ def test_a_borrowed_ability_is_printed_as_at_the_requested_level(resolver):
     assert _at_level("DC 19 Fortitude", 5, 5) == "DC 19 Fortitude"
 
 
+def test_a_kind_far_from_the_level_still_lends(resolver):
+    from gmprep.core.creators.creature import _renamed, suggest_abilities
+    from gmprep.core.creators.models import CreatureRequest
+
+    # Monster Core's goblins are levels -1 to 1: a level-7 goblin shaman had no goblin within the level window, and no
+    # ability; now the goblins of any level lend (the closest first), named for the shaman
+    shaman = suggest_abilities(CreatureRequest(level=7, role="soldier", concept="goblin shaman"), resolver)
+    assert shaman and all(a.source_name.startswith("Goblin") for a in shaman), [a.source_name for a in shaman]
+    assert "goblin shaman" in " ".join(a.text for a in shaman)
+    # ogres have no ogre trait (giant, humanoid): the name's first word says the kind
+    king = suggest_abilities(CreatureRequest(level=12, role="soldier", concept="ogre king"), resolver)
+    assert any(a.source_name.startswith("Ogre") for a in king), [a.source_name for a in king]
+    # the lender's last name word is renamed only after "the": off-guard keeps its guard
+    assert _renamed("The chanter attempts a check; the target is off-guard.", "Goblin War Chanter", "goblin shaman") \
+        == "The goblin shaman attempts a check; the target is off-guard."
+    assert _renamed("It is off-guard to the guard.", "Skeleton Guard", "bandit") == "It is off-guard to the bandit."
+
+
 def test_a_named_kind_is_no_person(resolver):
     from gmprep.core.creators.creature import _person
     from gmprep.core.creators.models import CreatureRequest
