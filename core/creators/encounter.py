@@ -394,9 +394,10 @@ def _one_people_phrase(theme: str, resolver) -> bool:
 
 
 def _people_phrase(phrases: list[str], nodes: list, resolver) -> str | None:
-    """The first phrase that names people by a background or class and that no creature of ``nodes`` matches alone
-    ("cultists" of "cultists, sewer"), or None."""
-    return next((p for p in phrases if _names_people(p, resolver)
+    """The first phrase that no creature of ``nodes`` matches alone and that is people (``_is_people``: it names a
+    background or class, "cultists" of "cultists, sewer"; or it is close to people in meaning, "thieves guild ambush"
+    of "thieves guild ambush in the sewers", "necromancer" of "necromancer, undead"), or None."""
+    return next((p for p in phrases if _is_people(p, resolver)
                  and not _theme(_theme_words([p]), nodes, resolver)[2]), None)
 
 

@@ -288,7 +288,12 @@ def test_people_lead_the_creatures_the_theme_also_names(resolver):
     urgathoa = build_encounters(4, 5, "severe", ["cultists of Urgathoa"], resolver)
     assert urgathoa[0].structure and urgathoa[0].creatures[0].name == "cultist boss"
     assert urgathoa[1:] and not [r for r in urgathoa[1:] if r.structure]
-    # beside creatures Monster Core has, only a phrase naming a background or class is people: not a place or a word
+    # beside creatures Monster Core has, a phrase is people when it names a background or class or is close to people
+    # in meaning (``_is_people``): "thieves guild ambush" of the chat's "a thieves guild ambush in the sewers" (before,
+    # dropped: Sewer Ooze and a Weretiger); not a place or a word
+    thieves = build_encounters(4, 5, "moderate", ["thieves guild ambush in the sewers"], resolver)[0]
+    assert [(c.name, c.id) for c in thieves.creatures] == [("thief lieutenant", None),
+                                                          ("Sewer Ooze", "pf2e:creature:sewer-ooze")]
     for theme in (["fire", "volcano"], ["haunted", "crypt"], ["undead", "swamp"]):
         assert not [r for r in build_encounters(4, 5, "severe", theme, resolver) if r.structure], theme
 
