@@ -322,12 +322,22 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
     said = " ".join(roadmap.abilities).lower() if roadmap is not None else ""
     casting = "Prepared" if "prepared" in said else "Spontaneous" if "spontaneous" in said else "Innate"
+    slots: list[tuple[int, int]] = []
+    cantrips = None
+    if casting != "Innate" and "spell_dc" in plan:
+        slots, count, rank = roadmaps.spell_slots(req.level)
+        cantrips = (count, rank)
+        entry = getattr(resolver, "spell_slots_entry", None)
+        if entry is not None:
+            cites[entry.node_id] = Citation(id=entry.source_id or entry.node_id, name=entry.name, book=entry.book or "",
+                                            page=entry.page)
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
     return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
                      tradition_from=tradition_from, role_from=role_from,
                      roadmap=roadmap.name if roadmap is not None else None,
-                     roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting)
+                     roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
+                     slots=slots, cantrips=cantrips)
 
 
 def roadmap_plan(columns: dict[str, str], role_plan: dict[str, str]) -> dict[str, str]:
@@ -716,6 +726,10 @@ def _at_level(body: str, lender_level: int | None, level: int) -> str:
     return re.sub(r"\bDC (\d+)(?=,?\s+(?:basic\s+)?(?:Fortitude|Reflex|Will)\b)", move, body)
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def _signed(v: int) -> str:
     return f"{v:+d}"
 
@@ -749,6 +763,11 @@ def render_statblock_markdown(sb: Statblock) -> str:
         lines += ["", f"**{(sb.tradition or 'arcane').capitalize()} {sb.casting} Spells** DC {s['spell_dc'].value}, attack "
                   f"{_signed(s['spell_attack'].value)} <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column}"
                   f"{why} -->"]
+        if sb.cantrips is not None:
+            ranks = "; ".join(f"**{_ordinal(r)}** {n} slots" for r, n in sb.slots)
+            lines += ["", (ranks + "; " if ranks else "") + f"**Cantrips ({_ordinal(sb.cantrips[1])})** {sb.cantrips[0]} "
+                      "<!-- GM Core, Prepared and Spontaneous Spells: the highest rank is half the level rounded up; "
+                      "fill the top three ranks and the cantrips with spells of the theme -->"]
     if sb.roadmap is not None:
         lines += ["", f"Abilities (GM Core's Class Road Maps, {sb.roadmap}: \"{sb.roadmap_abilities}\"; those gmprep "
                   "holds, at this level):"]

@@ -174,6 +174,10 @@ class Statblock(BaseModel):
     roadmap: str | None = None
     roadmap_abilities: str | None = None
     casting: str = "Innate"  # "Prepared", "Spontaneous": as the road map's spellcasting says
+    # a creature casting like a PC (prepared or spontaneous): (rank, slots) from the highest rank down, and its cantrips'
+    # count and rank (GM Core, Prepared and Spontaneous Spells)
+    slots: list[tuple[int, int]] = Field(default_factory=list)
+    cantrips: tuple[int, int] | None = None
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

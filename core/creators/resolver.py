@@ -15,6 +15,7 @@ from functools import cached_property
 from gmprep.core.creators.groups import QUICK_GROUPS_ID, parse_quick_groups
 from gmprep.core.creators.roadmaps import (
     CLASS_ROADMAPS_ID,
+    SPELL_SLOTS_ID,
     ClassRoadMap,
     parse_class_roadmaps,
     roadmap_abilities,
@@ -30,7 +31,8 @@ class CreatureResolver:
     def __init__(self, creatures: list[Node], classes: list[Node] | None = None,
                  spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None,
                  quick_groups: Node | None = None, ancestries: list[Node] | None = None,
-                 roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None):
+                 roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None,
+                 spell_slots: Node | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -46,6 +48,7 @@ class CreatureResolver:
         # GM Core's Class Road Maps entry (an NPC that works like a class: its statistics' columns, its abilities) and
         # the entries its abilities may name: the classes' features, feats and actions by name
         self.roadmaps_entry = roadmaps
+        self.spell_slots_entry = spell_slots
         names = {n.name for n in skills or []}
         self.roadmaps: list[ClassRoadMap] = parse_class_roadmaps(roadmaps.text, names) if roadmaps is not None else []
         self.class_features = [n for n in abilities or [] if n.type == "class-feature"]
@@ -66,7 +69,7 @@ class CreatureResolver:
             "ORDER BY rowid")]
         ids += [r[0] for r in store.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature') ORDER BY rowid")]
-        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID]).values())
+        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID]).values())
         # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
@@ -92,7 +95,7 @@ class CreatureResolver:
                    [n for n in nodes if n.type == "background"], by_id.get(QUICK_GROUPS_ID),
                    [n for n in nodes if n.type == "ancestry"], by_id.get(CLASS_ROADMAPS_ID),
                    [n for n in nodes if n.type == "skill"],
-                   [n for n in nodes if n.type in ("class-feature", "feat", "action")])
+                   [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID))
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""

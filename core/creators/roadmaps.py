@@ -18,6 +18,20 @@ from gmprep.common.text import STOP_WORDS
 
 # the rules entry that prints the road maps (GM Core, Building Creatures > Building NPCs)
 CLASS_ROADMAPS_ID = "pf2e:rule:gm-core--pc-style-build"
+# the rules entry that says how many spell slots a creature casting like a PC gets
+SPELL_SLOTS_ID = "pf2e:rule:gm-core--prepared-and-spontaneous-spells"
+
+
+def spell_slots(level: int) -> tuple[list[tuple[int, int]], int, int]:
+    """(rank, slots) from the highest rank down, the cantrips and their rank, for a creature of ``level`` that casts as
+    many spells as a PC, as GM Core's "Prepared and Spontaneous Spells" says: "the highest spell rank the creature can
+    cast is half its level rounded up. It gets five cantrips. If the creature's level is odd, it gets two spell slots of
+    the highest spell rank (plus three spell slots of each lower rank) ... If its level is even, it gets three spell
+    slots of the highest spell rank (plus three spell slots of each lower rank)" (the smaller of the two options each
+    time; the GM may give more)."""
+    top = max(0, -(-level // 2))
+    slots = [(rank, (2 if level % 2 else 3) if rank == top else 3) for rank in range(top, 0, -1)]
+    return slots, 5, max(1, top)
 
 _MAP = re.compile(r"^\*\*(?P<name>[^*\n]+?)\*\*\s*(?P<body>[^\n]*?)\s*\*\*Abilities\*\*\s*(?P<abilities>[^\n]+)$", re.M)
 _COLUMNS = ("extreme", "high", "moderate", "low", "terrible")

@@ -190,6 +190,14 @@ def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
     md = render_statblock_markdown(wizard)
     assert "**Arcane Prepared Spells**" in md and "GM Core's Class Road Maps, Wizard" in md
     assert "pf2e:rule:gm-core--pc-style-build" in {c.id for c in wizard.citations}
+    # it casts like a PC: GM Core's slots (level 5: 3rd rank the highest, 2 slots; 3 of each lower; 5 cantrips)
+    assert wizard.slots == [(3, 2), (2, 3), (1, 3)] and wizard.cantrips == (5, 3)
+    assert "**3rd** 2 slots; **2nd** 3 slots; **1st** 3 slots; **Cantrips (3rd)** 5" in md
+    assert "pf2e:rule:gm-core--prepared-and-spontaneous-spells" in {c.id for c in wizard.citations}
+    from gmprep.core.creators.roadmaps import spell_slots
+
+    assert spell_slots(6) == ([(3, 3), (2, 3), (1, 3)], 5, 3) and spell_slots(1) == ([(1, 2)], 5, 1)
+    assert spell_slots(0) == ([], 5, 1)
     # a feature above the NPC's level is left out: Debilitating Strike comes at 9th
     low = [a.name for a in build_creature(CreatureRequest(level=5, concept="halfling rogue"), resolver).abilities]
     high = [a.name for a in build_creature(CreatureRequest(level=9, concept="halfling rogue"), resolver).abilities]
