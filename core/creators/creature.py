@@ -320,6 +320,10 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      for _, n in resolver.roadmap_abilities(roadmap, source, req.level) if n is not None]
     else:
         abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
+    skill_actions = False
+    if not abilities and req.role == "skill paragon" and resolver is not None:
+        abilities = _skill_actions(stats, resolver)
+        skill_actions = bool(abilities)
     said = " ".join(roadmap.abilities).lower() if roadmap is not None else ""
     casting = "Prepared" if "prepared" in said else "Spontaneous" if "spontaneous" in said else "Innate"
     slots: list[tuple[int, int]] = []
@@ -337,7 +341,31 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      tradition_from=tradition_from, role_from=role_from,
                      roadmap=roadmap.name if roadmap is not None else None,
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
-                     slots=slots, cantrips=cantrips)
+                     slots=slots, cantrips=cantrips, skill_actions=skill_actions)
+
+
+def _skill_actions(stats: list[StatValue], resolver, k: int = 3) -> list[SuggestedAbility]:
+    """For a skill paragon that borrows nothing (a merchant: no person of Monster Core's with an ability is one), GM
+    Core's road map asks for "at least one special ability to use the creature's skills in combat": the encounter
+    actions its best skills' entries list (``CreatureResolver.skill_actions``) that act on a foe, an attack's
+    (Grapple, Trip) or a mental one that is no talk (Feint, Create a Diversion, Demoralize; not a linguistic Request),
+    best skill first, each once, with the skill's modifier."""
+    skills = sorted((st for st in stats if st.field.startswith("skill:")), key=lambda st: -st.value)
+    out: list[SuggestedAbility] = []
+    seen: set[str] = set()
+    for st in skills:
+        skill = st.field.split(":", 1)[1]
+        for n in resolver.skill_actions(skill):
+            traits = {t.lower() for t in n.traits}
+            if n.node_id in seen or not ("attack" in traits or ("mental" in traits and "linguistic" not in traits)):
+                continue
+            seen.add(n.node_id)
+            out.append(SuggestedAbility(name=n.name, text=f"({skill} {_signed(st.value)}) {excerpt(n.text)}",
+                                        source_id=n.node_id, source_name=n.name, book=n.book, page=n.page,
+                                        source_type=n.type))
+            if len(out) >= k:
+                return out
+    return out
 
 
 def roadmap_plan(columns: dict[str, str], role_plan: dict[str, str]) -> dict[str, str]:
@@ -768,7 +796,13 @@ def render_statblock_markdown(sb: Statblock) -> str:
             lines += ["", (ranks + "; " if ranks else "") + f"**Cantrips ({_ordinal(sb.cantrips[1])})** {sb.cantrips[0]} "
                       "<!-- GM Core, Prepared and Spontaneous Spells: the highest rank is half the level rounded up; "
                       "fill the top three ranks and the cantrips with spells of the theme -->"]
-    if sb.roadmap is not None:
+    if sb.skill_actions:
+        lines += ["", "Skill actions (GM Core's skill paragon has \"at least one special ability to use the creature's "
+                  "skills in combat\"; no Monster Core person of this role lends one, so these are its best skills' "
+                  "actions against a foe):"]
+        for ab in sb.abilities:
+            lines.append(f"- **{ab.name}** (action; {where_cited(ab.book, ab.page)}) {ab.text}")
+    elif sb.roadmap is not None:
         lines += ["", f"Abilities (GM Core's Class Road Maps, {sb.roadmap}: \"{sb.roadmap_abilities}\"; those gmprep "
                   "holds, at this level):"]
         for ab in sb.abilities:

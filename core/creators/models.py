@@ -178,6 +178,7 @@ class Statblock(BaseModel):
     # count and rank (GM Core, Prepared and Spontaneous Spells)
     slots: list[tuple[int, int]] = Field(default_factory=list)
     cantrips: tuple[int, int] | None = None
+    skill_actions: bool = False  # the abilities are its best skills' actions (a skill paragon that borrows none)
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

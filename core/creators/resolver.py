@@ -52,6 +52,7 @@ class CreatureResolver:
         names = {n.name for n in skills or []}
         self.roadmaps: list[ClassRoadMap] = parse_class_roadmaps(roadmaps.text, names) if roadmaps is not None else []
         self.class_features = [n for n in abilities or [] if n.type == "class-feature"]
+        self._skills = list(skills or [])
         self._abilities: dict[str, list[Node]] = {}
         for n in abilities or []:
             self._abilities.setdefault(n.name.lower(), []).append(n)
@@ -74,6 +75,8 @@ class CreatureResolver:
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
                        for r in parse_class_roadmaps(entry.text, set()) for a in r.abilities} if entry else set())
+        # and the actions the skills' entries list (a skill paragon's ways to use its skills in combat)
+        said = sorted(set(said) | {a.lower() for n in nodes if n.type == "skill" for a in skill_action_names(n.text)})
         if said:
             marks = ", ".join("?" * len(said))
             named = [r[0] for r in store.db.execute(
@@ -148,6 +151,21 @@ class CreatureResolver:
         slugs = {c.node_id.rsplit(":", 1)[-1] for c in self.classes}
         return roadmap_abilities(roadmap, class_node.node_id, level, self._abilities, self.class_features, slugs)  # type: ignore[return-value]
 
+    def skill_actions(self, skill: str) -> list[Node]:
+        """The actions of ``skill``'s entry ("**Untrained actions** Create a Diversion, Impersonate, Lie", "**Trained
+        actions** Feint") that take an encounter's actions (one, two, three, a reaction or a free action: Feint, Create
+        a Diversion, Demoralize; not Lie or Impersonate, which take minutes), in the entry's order."""
+        node = next((n for n in self._skills if n.name.lower() == skill.lower()), None)
+        if node is None:
+            return []
+        out = []
+        for name in skill_action_names(node.text):
+            for n in self._abilities.get(name.lower(), []):
+                if n.type == "action" and _COMBAT_CAST.search(str(n.fields.get("cast", ""))):
+                    out.append(n)
+                    break
+        return out
+
     def creatures(self) -> list[Node]:
         """All creature entries, by level then name."""
         return list(self._nodes)
@@ -186,6 +204,17 @@ class CreatureResolver:
     def person_words(self) -> frozenset[str]:
         """The words of ``person_names``: what names a person ("guard", "merchant"), not a creature kind."""
         return frozenset(w for name in self.person_names for w in name)
+
+
+_COMBAT_CAST = re.compile(r"\[(?:one-action|two-actions|three-actions|reaction|free-action)\]")
+
+
+def skill_action_names(text: str) -> list[str]:
+    """The action names a skill's entry lists as its untrained and trained actions, in order."""
+    out: list[str] = []
+    for m in re.finditer(r"^\*\*(?:Untrained|Trained) actions\*\*(?:\s*\([^)]*\))?\s*(.+)$", text, re.M):
+        out += [a.strip() for a in m.group(1).split(",") if a.strip()]
+    return out
 
 
 def _spellcasting_id(class_id: str) -> str:

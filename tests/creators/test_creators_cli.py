@@ -335,6 +335,24 @@ def test_a_borrowed_ability_is_printed_as_at_the_requested_level(resolver):
     assert _at_level("DC 19 Fortitude", 5, 5) == "DC 19 Fortitude"
 
 
+def test_a_skill_paragon_that_borrows_nothing_gets_its_skills_combat_actions(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # a merchant borrows nothing (no Monster Core person with an ability is a skill paragon); GM Core's skill paragon
+    # wants "at least one special ability to use the creature's skills in combat": its best skills' actions on a foe
+    merchant = build_creature(CreatureRequest(level=4, concept="merchant"), resolver)
+    assert merchant.skill_actions and merchant.abilities
+    names = [a.name for a in merchant.abilities]
+    assert set(names) <= {"Create a Diversion", "Feint", "Demoralize", "Grapple", "Trip", "Shove", "Disarm",
+                          "Reposition"}, names
+    assert "Request" not in names and "Lie" not in names  # talk, or minutes long
+    md = render_statblock_markdown(merchant)
+    assert "Skill actions (GM Core's skill paragon" in md and "(Deception +" in md
+    # a statblock with abilities of its own keeps them
+    assert not build_creature(CreatureRequest(level=4, concept="bandit boss"), resolver).skill_actions
+
+
 def test_a_kind_far_from_the_level_still_lends(resolver):
     from gmprep.core.creators.creature import _renamed, suggest_abilities
     from gmprep.core.creators.models import CreatureRequest
