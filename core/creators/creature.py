@@ -254,6 +254,11 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     role_from = ""
     read: list[Node] = []  # the entries the build was read from, cited with the tables
     source = None
+    # an ancestry said by its adjective ("elven archer", "dwarven smith") is the kind the request names: its trait
+    if resolver is not None and not req.traits and hasattr(resolver, "ancestry_adjective"):
+        adjectives = [t for w in re.findall(r"[a-z]+", req.concept.lower()) if (t := resolver.ancestry_adjective(w))]
+        if adjectives:
+            req = req.model_copy(update={"traits": list(dict.fromkeys(adjectives))})
     if req.role is None:
         role, from_class, role_from, source = infer_role(req, resolver)
         read += [source] if source is not None else []

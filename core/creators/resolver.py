@@ -151,6 +151,22 @@ class CreatureResolver:
         slugs = {c.node_id.rsplit(":", 1)[-1] for c in self.classes}
         return roadmap_abilities(roadmap, class_node.node_id, level, self._abilities, self.class_features, slugs)  # type: ignore[return-value]
 
+    @cached_property
+    def _ancestry_forms(self) -> NameIndex:
+        # the forms a note's hover reads (kg.names: "elven", "dwarven", "orcish"), of the ancestries, with the
+        # creatures' and class features' prose as the English an adjective is checked against
+        return NameIndex.build([*self.ancestries, *self._nodes, *self.class_features])
+
+    def ancestry_adjective(self, word: str) -> str | None:
+        """The ancestry (its name, lower-case) an adjective names ("elven" -> "elf", "dwarven" -> "dwarf"), or None;
+        not the name itself or its plural ("elf", "goblins": those name the kind already)."""
+        ids = {a.node_id: a.name.lower() for a in self.ancestries}
+        for nid in self._ancestry_forms.candidates(word):
+            name = ids.get(nid)
+            if name is not None and word.lower() not in (name, name + "s", name + "es"):
+                return name
+        return None
+
     def skill_actions(self, skill: str) -> list[Node]:
         """The actions of ``skill``'s entry ("**Untrained actions** Create a Diversion, Impersonate, Lie", "**Trained
         actions** Feint") that take an encounter's actions (one, two, three, a reaction or a free action: Feint, Create

@@ -353,6 +353,21 @@ def test_a_skill_paragon_that_borrows_nothing_gets_its_skills_combat_actions(res
     assert not build_creature(CreatureRequest(level=4, concept="bandit boss"), resolver).skill_actions
 
 
+def test_an_ancestry_said_by_its_adjective_is_the_kind(resolver):
+    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.models import CreatureRequest
+
+    # "elven archer" named no kind (no "elf" word): it borrowed nothing. The adjective is the ancestry's (the forms
+    # hovers read, kg.names): the elf trait, and Monster Core's Elf Ranger lends
+    assert resolver.ancestry_adjective("elven") == "elf" and resolver.ancestry_adjective("dwarven") == "dwarf"
+    assert resolver.ancestry_adjective("elf") is None and resolver.ancestry_adjective("goblins") is None
+    archer = build_creature(CreatureRequest(level=4, concept="elven archer"), resolver)
+    assert archer.traits == ["elf"] and archer.abilities
+    assert {a.source_name for a in archer.abilities} == {"Elf Ranger"}, [a.source_name for a in archer.abilities]
+    # traits the GM gives stand
+    assert build_creature(CreatureRequest(level=4, concept="elven archer", traits=["human"]), resolver).traits == ["human"]
+
+
 def test_a_kind_far_from_the_level_still_lends(resolver):
     from gmprep.core.creators.creature import _renamed, suggest_abilities
     from gmprep.core.creators.models import CreatureRequest
