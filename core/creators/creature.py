@@ -261,6 +261,10 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
             req = req.model_copy(update={"traits": list(dict.fromkeys(adjectives))})
     if req.role is None:
         role, from_class, role_from, source = infer_role(req, resolver)
+        if req.tradition and "spell_dc" not in ROLES[role] and (source is None or source.type != "class"):
+            # a tradition said ("a cult leader who casts divine spells") is spells: GM Core's spellcaster, not a
+            # soldier whose build drops the tradition; a class the concept names keeps its own build
+            role, role_from, source = "spellcaster", "", None
         read += [source] if source is not None else []
         req = req.model_copy(update={"role": role, "tradition": req.tradition or from_class})
     assert req.role is not None

@@ -104,6 +104,23 @@ def _is_question(text: str) -> bool:
     return any(s.strip().endswith("?") and not _POLITE.match(s) for s in _SENTENCE.findall(text))
 
 
+# what ends the noun phrase that names the creature: a relative clause ("a cult leader who casts divine spells") or a
+# phrase of place, time or purpose ("a goblin shaman NPC for tonight", "a bandit in the woods", "an ogre with a club");
+# not "of", which is part of many names ("captain of the guard", "priest of Pharasma")
+_PHRASE_END = re.compile(r"\b(?:who|that|which|whose|for|in|at|on|from|to|with|near|inside|during|tonight)\b", re.I)
+
+
+def _concept_phrase(rest: str) -> str:
+    """``rest`` (the request without its level, role and creature words) up to the first word that ends the creature's
+    noun phrase (``_PHRASE_END``) after a word of it; all of it when nothing of the concept comes before ("an NPC who
+    is a wizard")."""
+    for m in _PHRASE_END.finditer(rest):
+        before = rest[: m.start()]
+        if _rest_words(before.split(",")[-1]):
+            return before + rest[m.end():][rest[m.end():].find(",") if "," in rest[m.end():] else len(rest):]
+    return rest
+
+
 def _rest_words(text: str) -> list[str]:
     """The content words left of a request once the grammar's own words are taken out."""
     cleaned = _FILLER.sub(" ", text)
@@ -163,6 +180,7 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         return None
     tradition = _TRADITION.search(text)
     rest = _TRADITION.sub(" ", _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text))))
+    rest = _concept_phrase(rest)
     # "a level 3 bandit captain NPC, human": one word after the last comma, with the concept before it, is a trait
     parts = [_rest_words(part) for part in rest.split(",")]
     traits = parts.pop() if len(parts) > 1 and len(parts[-1]) == 1 and any(parts[:-1]) else []

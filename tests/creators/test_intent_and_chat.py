@@ -72,6 +72,11 @@ def test_not_encounter_requests(text):
     ("Can you make a 5th-level hag?", 5, None, "hag"),
     ("I need stats for a bandit captain, level 5", 5, None, "bandit captain"),
     ("Give me an NPC: a level 7 corrupt noble who is a skill paragon", 7, "skill paragon", "corrupt noble"),
+    # the creature's noun phrase ends at a relative clause or a phrase of time, place or purpose ("Goblin Shaman
+    # Tonight" was the statblock's name)
+    ("I need a level 3 goblin shaman NPC for tonight", 3, None, "goblin shaman"),
+    ("Create a level 3 bandit in the woods", 3, None, "bandit"),
+    ("Create a level 2 NPC who is a wizard", 2, None, "wizard"),  # nothing before "who": all of it
 ])
 def test_creature_requests(text, level, role, concept):
     req = parse_creature_request(text)
@@ -91,6 +96,20 @@ def test_a_word_after_the_last_comma_is_a_trait():
 def test_a_creature_request_says_its_tradition():
     req = parse_creature_request("build a level 5 divine spellcaster, a cultist priest")
     assert req is not None and (req.tradition, req.concept) == ("divine", "cultist priest")
+    req = parse_creature_request("Create a level 5 cult leader who casts divine spells")
+    assert req is not None and (req.tradition, req.concept, req.role) == ("divine", "cult leader", None)
+
+
+def test_a_tradition_said_is_spells(resolver):
+    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.models import CreatureRequest
+
+    # no role said, but a tradition: GM Core's spellcaster (before, the soldier's build dropped the tradition)
+    leader = build_creature(CreatureRequest(level=5, concept="cult leader", tradition="divine"), resolver)
+    assert (leader.role, leader.tradition) == ("spellcaster", "divine") and leader.stat("spell_dc") is not None
+    # a class the concept names keeps its own build
+    assert build_creature(CreatureRequest(level=5, concept="dwarf fighter", tradition="divine"), resolver).role != \
+        "spellcaster"
 
 
 @pytest.mark.parametrize("text", [
