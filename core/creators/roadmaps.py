@@ -172,7 +172,8 @@ def roadmap_abilities(roadmap: ClassRoadMap, class_id: str, level: int, by_name:
     seen: set[str] = set()
     for phrase in roadmap.abilities:
         core = re.split(r"\s+if\s+", phrase)[0].strip()  # "Quick Bomber if a bomber alchemist"
-        ranked = sorted((n for n in by_name.get(core.lower(), []) if _class_of(n, class_id, class_slugs) >= 0),
+        ranked = sorted((n for n in by_name.get(core.lower(), []) if _class_of(n, class_id, class_slugs) >= 0
+                         and n.name.lower() != f"{slug} feats"),
                         key=lambda n: -_class_of(n, class_id, class_slugs))
         node = ranked[0] if ranked else None
         if node is None:

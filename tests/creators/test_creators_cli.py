@@ -204,6 +204,11 @@ def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
     assert "Sneak Attack" in low and "Debilitating Strike" not in low and "Debilitating Strike" in high
     # the variant the concept names
     assert build_creature(CreatureRequest(level=4, concept="warpriest cleric"), resolver).roadmap == "Cleric (Warpriest)"
+    # every class has its map, and no "<Class> Feats" feature (it only says when feats come) is an ability
+    for c in resolver.classes:
+        sb = build_creature(CreatureRequest(level=10, concept=f"human {c.name.lower()}"), resolver)
+        assert sb.roadmap and sb.roadmap.startswith(c.name) and sb.abilities, c.name
+        assert not [a.name for a in sb.abilities if a.name.endswith(" Feats")], (c.name, [a.name for a in sb.abilities])
     # a role the GM says wins, and then no road map
     assert build_creature(CreatureRequest(level=5, role="brute", concept="court wizard"), resolver).roadmap is None
 
