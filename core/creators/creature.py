@@ -278,9 +278,21 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # an NPC that works like a class (the concept names it, the GM named no role) follows GM Core's road map for it
     roadmap = resolver.roadmap(source, req.concept) if source is not None and source.type == "class" and \
         getattr(resolver, "roadmaps", None) else None
+    focus = False
+    road_abilities: list[Node] = []
     if roadmap is not None:
         plan = roadmap_plan(roadmap.columns, plan)
         read += [resolver.roadmaps_entry]
+        road_abilities = [n for _, n in resolver.roadmap_abilities(roadmap, source, req.level) if n is not None]
+        # a map that lists no spell DC but gives spells (the champion's devotion spells, focus spells): GM Core's Focus
+        # Spells say "Use the same DC and spell attack modifier as any other spell", and its Spell DC section "the
+        # moderate numbers for creatures that have some supplemental spells but are focused more on combat"
+        spells = [n for n in road_abilities if re.search(r"\bspells\b", n.name, re.I)]
+        if "spell_dc" not in plan and spells:
+            plan |= {"spell_dc": "moderate", "spell_attack": "moderate"}
+            named = set(re.findall(r"\b(arcane|divine|occult|primal)\b", " ".join(n.text for n in spells).lower()))
+            tradition = cast(Tradition, named.pop()) if len(named) == 1 else tradition
+            focus = True
         if "spell_dc" not in plan:
             tradition = None
     # a background the concept names gives its trained skills, whatever the role: its first at the role's best skill
@@ -326,7 +338,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     if roadmap is not None:
         abilities = [SuggestedAbility(name=n.name, text=excerpt(n.text), source_id=n.node_id, source_name=n.name,
                                       source_level=n.level, book=n.book, page=n.page, source_type=n.type)
-                     for _, n in resolver.roadmap_abilities(roadmap, source, req.level) if n is not None]
+                     for n in road_abilities]
     else:
         abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
     skill_actions = False
@@ -334,10 +346,11 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         abilities = _skill_actions(stats, resolver)
         skill_actions = bool(abilities)
     said = " ".join(roadmap.abilities).lower() if roadmap is not None else ""
-    casting = "Prepared" if "prepared" in said else "Spontaneous" if "spontaneous" in said else "Innate"
+    casting = "Prepared" if "prepared" in said else "Spontaneous" if "spontaneous" in said else \
+        "Focus" if focus else "Innate"
     slots: list[tuple[int, int]] = []
     cantrips = None
-    if casting != "Innate" and "spell_dc" in plan:
+    if casting in ("Prepared", "Spontaneous") and "spell_dc" in plan:
         slots, count, rank = roadmaps.spell_slots(req.level)
         cantrips = (count, rank)
         entry = getattr(resolver, "spell_slots_entry", None)

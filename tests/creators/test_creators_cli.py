@@ -202,6 +202,11 @@ def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
     low = [a.name for a in build_creature(CreatureRequest(level=5, concept="halfling rogue"), resolver).abilities]
     high = [a.name for a in build_creature(CreatureRequest(level=9, concept="halfling rogue"), resolver).abilities]
     assert "Sneak Attack" in low and "Debilitating Strike" not in low and "Debilitating Strike" in high
+    # a map with spells but no spell DC (the champion's devotion spells, focus spells): the moderate DC GM Core gives
+    # creatures with supplemental spells, of the tradition the feature says
+    champion = build_creature(CreatureRequest(level=6, concept="dwarf champion"), resolver)
+    assert (champion.casting, champion.tradition, champion.stat("spell_dc").column) == ("Focus", "divine", "moderate")
+    assert "**Divine Focus Spells** DC" in render_statblock_markdown(champion) and not champion.slots
     # the variant the concept names
     assert build_creature(CreatureRequest(level=4, concept="warpriest cleric"), resolver).roadmap == "Cleric (Warpriest)"
     # every class has its map, and no "<Class> Feats" feature (it only says when feats come) is an ability
