@@ -358,7 +358,16 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
             cites[entry.node_id] = Citation(id=entry.source_id or entry.node_id, name=entry.name, book=entry.book or "",
                                             page=entry.page)
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
-    return Statblock(name=name, level=req.level, role=req.role, traits=list(req.traits), stats=stats, strikes=strikes,
+    # the traits shown: the request's, and those of a Player Core ancestry the concept names ("dwarf champion": dwarf,
+    # humanoid), as a stat block prints them
+    shown = list(req.traits)
+    size = "medium"
+    if hasattr(resolver, "ancestry_of"):
+        for w in re.findall(r"[a-z]+", req.concept.lower()):
+            if (node := resolver.ancestry_of(w)) is not None and (not req.traits or node.name.lower() in req.traits):
+                shown += [t.lower() for t in node.traits if t.lower() not in shown]
+                size = str(node.fields.get("size") or size).lower()  # a goblin is Small
+    return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
                      tradition_from=tradition_from, role_from=role_from,
                      roadmap=roadmap.name if roadmap is not None else None,

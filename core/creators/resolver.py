@@ -157,14 +157,18 @@ class CreatureResolver:
         # creatures' and class features' prose as the English an adjective is checked against
         return NameIndex.build([*self.ancestries, *self._nodes, *self.class_features])
 
+    def ancestry_of(self, word: str) -> Node | None:
+        """The Player Core ancestry ``word`` names: its name, plural or adjective ("dwarves", "elven"), or None."""
+        ids = {a.node_id: a for a in self.ancestries}
+        return next((ids[nid] for nid in self._ancestry_forms.candidates(word) if nid in ids), None)
+
     def ancestry_adjective(self, word: str) -> str | None:
         """The ancestry (its name, lower-case) an adjective names ("elven" -> "elf", "dwarven" -> "dwarf"), or None;
         not the name itself or its plural ("elf", "goblins": those name the kind already)."""
-        ids = {a.node_id: a.name.lower() for a in self.ancestries}
-        for nid in self._ancestry_forms.candidates(word):
-            name = ids.get(nid)
-            if name is not None and word.lower() not in (name, name + "s", name + "es"):
-                return name
+        node = self.ancestry_of(word)
+        name = node.name.lower() if node is not None else None
+        if name is not None and word.lower() not in (name, name + "s", name + "es"):
+            return name
         return None
 
     def skill_actions(self, skill: str) -> list[Node]:

@@ -372,10 +372,14 @@ def test_an_ancestry_said_by_its_adjective_is_the_kind(resolver):
     assert resolver.ancestry_adjective("elven") == "elf" and resolver.ancestry_adjective("dwarven") == "dwarf"
     assert resolver.ancestry_adjective("elf") is None and resolver.ancestry_adjective("goblins") is None
     archer = build_creature(CreatureRequest(level=4, concept="elven archer"), resolver)
-    assert archer.traits == ["elf"] and archer.abilities
+    assert archer.traits == ["elf", "humanoid"] and archer.abilities
     assert {a.source_name for a in archer.abilities} == {"Elf Ranger"}, [a.source_name for a in archer.abilities]
     # traits the GM gives stand
     assert build_creature(CreatureRequest(level=4, concept="elven archer", traits=["human"]), resolver).traits == ["human"]
+    # an ancestry the concept names is shown as a stat block prints it: its traits and its size
+    merchant = build_creature(CreatureRequest(level=2, concept="goblin merchant"), resolver)
+    assert (merchant.size, merchant.traits) == ("small", ["goblin", "humanoid"])
+    assert build_creature(CreatureRequest(level=2, concept="bandit boss"), resolver).traits == []
 
 
 def test_a_kind_far_from_the_level_still_lends(resolver):
