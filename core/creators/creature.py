@@ -362,12 +362,24 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # humanoid), as a stat block prints them
     shown = list(req.traits)
     size = "medium"
+    speed, speed_from = 25, "GM Core: 25 feet for a creature that moves like a human"
     if hasattr(resolver, "ancestry_of"):
         for w in re.findall(r"[a-z]+", req.concept.lower()):
             if (node := resolver.ancestry_of(w)) is not None and (not req.traits or node.name.lower() in req.traits):
                 shown += [t.lower() for t in node.traits if t.lower() not in shown]
                 size = str(node.fields.get("size") or size).lower()  # a goblin is Small
-    return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, stats=stats, strikes=strikes,
+                if str(node.fields.get("speed", "")).isdigit():
+                    speed, speed_from = int(node.fields["speed"]), f"the {node.name} ancestry's Speed"
+    from_creature = source is not None and source.type == "creature" and \
+        (m := re.match(r"(\d+) feet", str(source.fields.get("speed", "")))) is not None
+    if from_creature and m is not None:
+        # built off a Monster Core creature (the one the concept names, or of its kind): its land Speed, as it is
+        speed, speed_from = int(m.group(1)), f"the {source.name}'s Speed"  # type: ignore[union-attr]
+    elif req.role == "skirmisher":
+        # GM Core's skirmisher: "higher Speed than typical"; how much higher the book leaves open: gmprep adds 5 feet
+        speed, speed_from = speed + 5, speed_from + "; +5 feet: a skirmisher's higher Speed than typical"
+    return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, speed=speed,
+                     speed_from=speed_from, stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
                      tradition_from=tradition_from, role_from=role_from,
                      roadmap=roadmap.name if roadmap is not None else None,
@@ -813,6 +825,7 @@ def render_statblock_markdown(sb: Statblock) -> str:
               f"**Will** {_signed(s['will'].value)} <!-- AC {s['ac'].column}, Fort {s['fort'].column}, "
               f"Ref {s['ref'].column}, Will {s['will'].column} -->"]
     lines += ["", f"**HP** {s['hp'].value}{col('hp')}"]
+    lines += ["", f"**Speed** {sb.speed} feet" + (f" <!-- {sb.speed_from} -->" if sb.speed_from else "")]
     for st in sb.strikes:
         label = "Melee strike" if st.kind == "melee" else "Ranged strike"
         lines += ["", f"**{label}** {st.name} {_signed(st.attack)} ([one-action]), **Damage** {st.damage} {st.damage_type}"

@@ -179,6 +179,8 @@ class Statblock(BaseModel):
     slots: list[tuple[int, int]] = Field(default_factory=list)
     cantrips: tuple[int, int] | None = None
     skill_actions: bool = False  # the abilities are its best skills' actions (a skill paragon that borrows none)
+    speed: int = 25  # feet: GM Core's 25 for a creature that moves like a human, else its ancestry's
+    speed_from: str = ""  # why, for the statblock's comment
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

@@ -364,7 +364,7 @@ def test_a_skill_paragon_that_borrows_nothing_gets_its_skills_combat_actions(res
 
 
 def test_an_ancestry_said_by_its_adjective_is_the_kind(resolver):
-    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
     from gmprep.core.creators.models import CreatureRequest
 
     # "elven archer" named no kind (no "elf" word): it borrowed nothing. The adjective is the ancestry's (the forms
@@ -380,6 +380,14 @@ def test_an_ancestry_said_by_its_adjective_is_the_kind(resolver):
     merchant = build_creature(CreatureRequest(level=2, concept="goblin merchant"), resolver)
     assert (merchant.size, merchant.traits) == ("small", ["goblin", "humanoid"])
     assert build_creature(CreatureRequest(level=2, concept="bandit boss"), resolver).traits == []
+    # Speed (GM Core: 25 feet for a creature that moves like a human): an ancestry's, a Monster Core creature's the
+    # build is read off as it is, and 5 feet more for a skirmisher otherwise ("higher Speed than typical")
+    def speed(concept: str) -> int:
+        return build_creature(CreatureRequest(level=4, concept=concept), resolver).speed
+
+    assert (speed("dwarf champion"), speed("wolf"), speed("bandit boss"), speed("innkeeper")) == (20, 35, 30, 25)
+    assert "**Speed** 20 feet <!-- the Dwarf ancestry's Speed -->" in render_statblock_markdown(
+        build_creature(CreatureRequest(level=4, concept="dwarf champion"), resolver))
 
 
 def test_a_kind_far_from_the_level_still_lends(resolver):
