@@ -637,6 +637,16 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             kin |= {ab.lower() for ab in n.fields.get("abilities") or []}
     person = _person(req, resolver)
     others_own = _ancestry_own(resolver, person[1], person[0]) if person is not None else set()
+    if person is not None:
+        # a person is of the kind most of Monster Core's people are (humanoid): an ability only humanoids carry (the
+        # lizardfolk scout's and the umbral gnome scout's Hidden Movement) is a person's too; ``_within`` reads the
+        # request's own words and traits, and a person's name has none
+        counts: dict[str, int] = {}
+        for n in creatures:
+            if n.node_id in person[0]:
+                for t in {t.lower() for t in n.traits}:
+                    counts[t] = counts.get(t, 0) + 1
+        within = within | {t for t, c in counts.items() if 2 * c > len(person[0])}
     # the roles of the people that carry each ability (``creature_build``: Sneak Attack's are all skirmishers, Shield
     # Block's soldiers and a caster): a person borrows only what people of its own role carry, so a merchant (a skill
     # paragon) no longer gets a soldier's Reactive Strike and Shield Block and a skirmisher's Sneak Attack
