@@ -333,6 +333,9 @@ def test_a_borrowed_ability_is_printed_as_at_the_requested_level(resolver):
         req = CreatureRequest(level=level, role="skirmisher", concept="bandit boss")
         return next(a for a in suggest_abilities(req, resolver) if a.name == "Sneak Attack")
 
+    # a person is humanoid as most of Monster Core's people are: the scouts' Hidden Movement comes with Sneak Attack
+    kit = suggest_abilities(CreatureRequest(level=5, role="skirmisher", concept="bandit boss"), resolver)
+    assert {a.name for a in kit} == {"Hidden Movement", "Sneak Attack"}, [a.name for a in kit]
     high, low = sneak(9), sneak(2)
     assert "2d6" in high.text and "bandit boss" in high.text and 7 <= high.source_level <= 11, high
     assert "1d6" in low.text and abs(low.source_level - 2) <= 1, low
