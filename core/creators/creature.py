@@ -330,6 +330,15 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         stats.append(StatValue(field=field, value=value, column=col, table=tid, damage=dice))
     by = {s.field: s for s in stats}
     wname, kind, dtype = _WEAPON[req.role]
+    if roadmap is not None and source is not None:
+        # a class whose features speak of unarmed attacks as often as of weapons fights unarmed: the monk's say
+        # "unarmed" 9 times and "weapon" 9; every other class's say "weapon" half again as often or more (druid 2/3,
+        # fighter 7/25): a fist, not a longsword
+        slug = source.node_id.rsplit(":", 1)[-1]
+        said = " ".join(f.text for f in resolver.class_features
+                        if f.node_id.startswith(f"pf2e:class-feature:{slug}--")).lower()
+        if said.count("unarmed") >= said.count("weapon") > 0:
+            wname, kind, dtype = "Fist", "melee", "bludgeoning"
     strikes = [Strike(name=wname, kind=kind, attack=by["attack"].value, attack_column=by["attack"].column,
                       damage=by["damage"].damage or "", damage_type=dtype, damage_column=by["damage"].column)]
     cites = {t: tables.building_citation(t) for t in {s.table for s in stats}}

@@ -202,6 +202,9 @@ def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
     low = [a.name for a in build_creature(CreatureRequest(level=5, concept="halfling rogue"), resolver).abilities]
     high = [a.name for a in build_creature(CreatureRequest(level=9, concept="halfling rogue"), resolver).abilities]
     assert "Sneak Attack" in low and "Debilitating Strike" not in low and "Debilitating Strike" in high
+    # a monk fights unarmed (its features say "unarmed" as often as "weapon"); a fighter keeps its longsword
+    assert build_creature(CreatureRequest(level=6, concept="human monk"), resolver).strikes[0].name == "Fist"
+    assert build_creature(CreatureRequest(level=6, concept="human fighter"), resolver).strikes[0].name == "Longsword"
     # a map with spells but no spell DC (the champion's devotion spells, focus spells): the moderate DC GM Core gives
     # creatures with supplemental spells, of the tradition the feature says
     champion = build_creature(CreatureRequest(level=6, concept="dwarf champion"), resolver)
