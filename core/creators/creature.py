@@ -379,11 +379,11 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                 size = str(node.fields.get("size") or size).lower()  # a goblin is Small
                 if str(node.fields.get("speed", "")).isdigit():
                     speed, speed_from = int(node.fields["speed"]), f"the {node.name} ancestry's Speed"
-    from_creature = source is not None and source.type == "creature" and \
-        (m := re.match(r"(\d+) feet", str(source.fields.get("speed", "")))) is not None
-    if from_creature and m is not None:
+    land = re.match(r"(\d+) feet", str(source.fields.get("speed", ""))) if source is not None and \
+        source.type == "creature" else None
+    if land is not None and source is not None:
         # built off a Monster Core creature (the one the concept names, or of its kind): its land Speed, as it is
-        speed, speed_from = int(m.group(1)), f"the {source.name}'s Speed"  # type: ignore[union-attr]
+        speed, speed_from = int(land.group(1)), f"the {source.name}'s Speed"
     elif req.role == "skirmisher":
         # GM Core's skirmisher: "higher Speed than typical"; how much higher the book leaves open: gmprep adds 5 feet
         speed, speed_from = speed + 5, speed_from + "; +5 feet: a skirmisher's higher Speed than typical"
@@ -646,25 +646,22 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
             kin |= {ab.lower() for ab in n.fields.get("abilities") or []}
     person = _person(req, resolver)
     others_own = _ancestry_own(resolver, person[1], person[0]) if person is not None else set()
-    if person is not None:
-        # a person is of the kind most of Monster Core's people are (humanoid): an ability only humanoids carry (the
-        # lizardfolk scout's and the umbral gnome scout's Hidden Movement) is a person's too; ``_within`` reads the
-        # request's own words and traits, and a person's name has none
-        counts: dict[str, int] = {}
-        for n in creatures:
-            if n.node_id in person[0]:
-                for t in {t.lower() for t in n.traits}:
-                    counts[t] = counts.get(t, 0) + 1
-        within = within | {t for t, c in counts.items() if 2 * c > len(person[0])}
-    # the roles of the people that carry each ability (``creature_build``: Sneak Attack's are all skirmishers, Shield
-    # Block's soldiers and a caster): a person borrows only what people of its own role carry, so a merchant (a skill
-    # paragon) no longer gets a soldier's Reactive Strike and Shield Block and a skirmisher's Sneak Attack
+    # for a person, over Monster Core's people: the roles of those that carry each ability (``creature_build``: Sneak
+    # Attack's are all skirmishers, Shield Block's soldiers and a caster), so a person borrows only what people of its
+    # own role carry (a merchant, a skill paragon, no longer gets a soldier's Reactive Strike and Shield Block and a
+    # skirmisher's Sneak Attack); and the kind most of them are (humanoid), a person's too: an ability only humanoids
+    # carry (the lizardfolk scout's and the umbral gnome scout's Hidden Movement) is a person's (``_within`` reads the
+    # request's own words and traits, and a person's name has none)
     roles_of: dict[str, set[str | None]] = {}
     if person is not None:
+        counts: dict[str, int] = {}
         for n in creatures:
             if n.node_id in person[0]:
                 for ab in n.fields.get("abilities") or []:
                     roles_of.setdefault(ab.lower(), set()).add(creature_build(n))
+                for t in {t.lower() for t in n.traits}:
+                    counts[t] = counts.get(t, 0) + 1
+        within = within | {t for t, c in counts.items() if 2 * c > len(person[0])}
     out: list[SuggestedAbility] = []
     seen: set[str] = set()
     carriers_of: dict[str, list] = {}
