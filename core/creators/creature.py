@@ -215,7 +215,8 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     guard"), else of the background it names ("goblin merchant": ``background_build``), else of the closest creature
     named with what it does ("goblin archer": the Hobgoblin Archer), else of the closest creature the concept names by
     its kind (a "swamp hag": the Sweet Hag's spellcaster; a "troll": the Forest Troll's brute), else GM Core's soldier,
-    the all-round build."""
+    the all-round build. Before the closest creatures, an archetype the concept names ("assassin") whose dedication
+    requires skills: their attributes (``archetypes.archetype_role``)."""
     said = re.findall(r"[a-z]+", req.concept.lower())
     words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
     if resolver is None:
@@ -232,6 +233,11 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
         from_background = background_build(background)[0]
         if from_background is not None:
             return from_background, None, f"{background.name} background", background
+    archetype = resolver.named_archetype(req.concept) if hasattr(resolver, "named_archetype") else None
+    if archetype is not None:
+        from_archetype = resolver.archetype_build(archetype, req.level)[0]
+        if from_archetype is not None:
+            return from_archetype, None, f"{archetype.name} archetype", archetype
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
     lenders = ranked_lenders(req, resolver)
@@ -305,15 +311,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         background = named_background(req, resolver) if resolver is not None else None
         read += [background] if background is not None else []
     if background is not None:
-        cols = tables.columns("skills")
-        best = min((c for f, c in plan.items() if f.startswith("skill:")), key=cols.index, default="high")
-        below = cols[min(cols.index(best) + 1, len(cols) - 1)]
-        for i, skill in enumerate(background_build(background)[1]):
-            column = best if i == 0 and not skill.endswith(" Lore") else below
-            if f"skill:{skill}" not in plan or cols.index(column) < cols.index(plan[f"skill:{skill}"]):
-                if column == "extreme":
-                    plan = {f: (below if f.startswith("skill:") and c == "extreme" else c) for f, c in plan.items()}
-                plan[f"skill:{skill}"] = column
+        plan = _trained(plan, background_build(background)[1])
         # ... and its restricted boost is one of the NPC's strong attributes: a scholar's Intelligence (Intelligence or
         # Wisdom) is high, not the skill paragon's moderate; nothing moves where one of them is high already
         options = background_attributes(background)
@@ -323,6 +321,16 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
             physical = [a for a in options if a in ("str", "dex")]
             attr = physical[0] if physical else min(options, key=lambda a: acols.index(plan[a]))
             plan[attr] = "high"
+    # an archetype the concept names ("assassin", "pirate captain"): the skills its dedication requires are trained like
+    # a background's, and its feats at this level are abilities (``CreatureResolver.archetype_build``)
+    archetype: Node | None = None
+    arch_abilities: list[Node] = []
+    if roadmap is None and resolver is not None and hasattr(resolver, "named_archetype"):
+        archetype = source if source is not None and source.type == "archetype" else resolver.named_archetype(req.concept)
+    if archetype is not None:
+        _, arch_skills, arch_abilities = resolver.archetype_build(archetype, req.level)
+        plan = _trained(plan, arch_skills)
+        read += [archetype] if archetype is not source else []
     stats: list[StatValue] = []
     for field, column in plan.items():
         tid = table_for(field)
@@ -349,7 +357,15 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                                       source_level=n.level, book=n.book, page=n.page, source_type=n.type)
                      for n in road_abilities]
     else:
-        abilities = suggest_abilities(req, resolver, lenders=lenders) if resolver is not None else []
+        # (an archetype feat's text in the corpus ends with the archetype's name, a leftover of its source's layout)
+        abilities = [SuggestedAbility(name=n.name, text=excerpt(re.sub(rf"\s*\b{re.escape(archetype.name)}\s*$", "",
+                                                                      n.text) if archetype is not None else n.text),
+                                      source_id=n.node_id, source_name=n.name, source_level=n.level, book=n.book,
+                                      page=n.page, source_type=n.type)
+                     for n in arch_abilities]
+        # beside an archetype's feats, the two closest lenders' abilities (a statblock of seven is no quick read)
+        abilities += suggest_abilities(req, resolver, k=2 if abilities else 3, lenders=lenders) \
+            if resolver is not None else []
     skill_actions = False
     if not abilities and req.role == "skill paragon" and resolver is not None:
         abilities = _skill_actions(stats, resolver)
@@ -393,7 +409,24 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      tradition_from=tradition_from, role_from=role_from,
                      roadmap=roadmap.name if roadmap is not None else None,
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
+                     archetype=archetype.name if archetype is not None else None,
                      slots=slots, cantrips=cantrips, skill_actions=skill_actions)
+
+
+def _trained(plan: dict[str, str], skills: list[str]) -> dict[str, str]:
+    """``plan`` with ``skills`` trained (a background's, an archetype's dedication's), whatever the role: the first at
+    the role's best skill column (a merchant's Diplomacy), the others and a Lore one column below (Mercantile Lore); one
+    extreme skill stays the rule, so the role's own extreme one (a skill paragon's Deception) steps down to high."""
+    cols = tables.columns("skills")
+    best = min((c for f, c in plan.items() if f.startswith("skill:")), key=cols.index, default="high")
+    below = cols[min(cols.index(best) + 1, len(cols) - 1)]
+    for i, skill in enumerate(skills):
+        column = best if i == 0 and not skill.endswith(" Lore") else below
+        if f"skill:{skill}" not in plan or cols.index(column) < cols.index(plan[f"skill:{skill}"]):
+            if column == "extreme":
+                plan = {f: (below if f.startswith("skill:") and c == "extreme" else c) for f, c in plan.items()}
+            plan[f"skill:{skill}"] = column
+    return plan
 
 
 def _skill_actions(stats: list[StatValue], resolver, k: int = 3) -> list[SuggestedAbility]:
@@ -870,11 +903,21 @@ def render_statblock_markdown(sb: Statblock) -> str:
             what = f"{ab.source_type.replace('-', ' ')}{lvl}"
             lines.append(f"- **{ab.name}** ({what}; {where_cited(ab.book, ab.page)})" + (f" {ab.text}" if ab.text else ""))
     elif sb.abilities:
+        own = [ab for ab in sb.abilities if ab.source_type != "creature"]
+        if sb.archetype is not None and own:
+            lines += ["", f"Abilities (the {sb.archetype} archetype's feats at this level, the dedication and the highest "
+                      "first, with what they grant; GM Core's PC-style Build: \"pick the most emblematic ones\"):"]
+            for ab in own:
+                lvl = f", level {ab.source_level}" if ab.source_level is not None else ""
+                lines.append(f"- **{ab.name}** ({ab.source_type}{lvl}; {where_cited(ab.book, ab.page)})"
+                             + (f" {ab.text}" if ab.text else ""))
+    if sb.abilities and not sb.skill_actions and sb.roadmap is None and \
+            any(ab.source_type == "creature" for ab in sb.abilities):
         # a lender may be several levels away (a person's lenders are Monster Core's people, levels -1 to 6): its
         # level says how far its numbers are from this one's
         lines += ["", "Suggested abilities (from Monster Core creatures, each as the one closest to this level prints it; "
                   "a save DC of another level moved by GM Core's Spell DC table):"]
-        for ab in sb.abilities:
+        for ab in (ab for ab in sb.abilities if ab.source_type == "creature"):
             lvl = f" (level {ab.source_level})" if ab.source_level is not None else ""
             where = f"{ab.source_name}{lvl}, {where_cited(ab.book, ab.page)}"
             lines.append(f"- **{ab.name}** ({where})" + (f" {ab.text}" if ab.text else ""))

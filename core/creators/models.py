@@ -173,6 +173,7 @@ class Statblock(BaseModel):
     # printed; the abilities above are then the entries those name
     roadmap: str | None = None
     roadmap_abilities: str | None = None
+    archetype: str | None = None  # the archetype the concept names, whose feats lead its abilities
     casting: str = "Innate"  # "Prepared", "Spontaneous": as the road map's spellcasting says
     # a creature casting like a PC (prepared or spontaneous): (rank, slots) from the highest rank down, and its cantrips'
     # count and rank (GM Core, Prepared and Spontaneous Spells)

@@ -12,7 +12,9 @@ import re
 from collections import Counter
 from functools import cached_property
 
+from gmprep.core.creators import archetypes
 from gmprep.core.creators.groups import QUICK_GROUPS_ID, parse_quick_groups
+from gmprep.core.creators.models import Role
 from gmprep.core.creators.roadmaps import (
     CLASS_ROADMAPS_ID,
     SPELL_SLOTS_ID,
@@ -32,7 +34,7 @@ class CreatureResolver:
                  spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None,
                  quick_groups: Node | None = None, ancestries: list[Node] | None = None,
                  roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None,
-                 spell_slots: Node | None = None):
+                 spell_slots: Node | None = None, archetypes: list[Node] | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -56,6 +58,16 @@ class CreatureResolver:
         self._abilities: dict[str, list[Node]] = {}
         for n in abilities or []:
             self._abilities.setdefault(n.name.lower(), []).append(n)
+        # the archetypes (Player Core 2's Assassin, Pirate, Medic...) with their feats, but those of a class (the class
+        # names its NPC) and the listing's level headings, which have no feat
+        feats: dict[str, list[Node]] = {}
+        for n in abilities or []:
+            if n.type == "feat" and n.fields.get("archetype"):
+                feats.setdefault(str(n.fields["archetype"]).lower(), []).append(n)
+        class_names = {c.name.lower() for c in self.classes}
+        self.archetypes = [a for a in archetypes or [] if a.name.lower() in feats and a.name.lower() not in class_names]
+        self._archetype_feats = {a.node_id: sorted(feats[a.name.lower()], key=lambda f: (f.level or 0, f.name))
+                                 for a in self.archetypes}
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
         self._index = NameIndex.build(self._nodes)
@@ -69,14 +81,20 @@ class CreatureResolver:
             "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background', 'ancestry') "
             "ORDER BY rowid")]
         ids += [r[0] for r in store.db.execute(
-            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature') ORDER BY rowid")]
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature', 'archetype') ORDER BY rowid")]
+        # the archetypes' feats (about 300), and what their dedications grant ("You gain the Mark for Death activity")
+        ids += [r[0] for r in store.db.execute(
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type='feat' AND json_extract(fields, '$.archetype') "
+            "IS NOT NULL ORDER BY rowid")]
         nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID]).values())
         # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
                        for r in parse_class_roadmaps(entry.text, set()) for a in r.abilities} if entry else set())
         # and the actions the skills' entries list (a skill paragon's ways to use its skills in combat)
-        said = sorted(set(said) | {a.lower() for n in nodes if n.type == "skill" for a in skill_action_names(n.text)})
+        said = sorted(set(said) | {a.lower() for n in nodes if n.type == "skill" for a in skill_action_names(n.text)}
+                      | {m.group(1).lower() for n in nodes if n.type == "feat" and n.fields.get("archetype")
+                         for m in archetypes.GRANTS.finditer(n.text)})
         if said:
             marks = ", ".join("?" * len(said))
             named = [r[0] for r in store.db.execute(
@@ -98,7 +116,8 @@ class CreatureResolver:
                    [n for n in nodes if n.type == "background"], by_id.get(QUICK_GROUPS_ID),
                    [n for n in nodes if n.type == "ancestry"], by_id.get(CLASS_ROADMAPS_ID),
                    [n for n in nodes if n.type == "skill"],
-                   [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID))
+                   [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID),
+                   [n for n in nodes if n.type == "archetype"])
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""
@@ -141,6 +160,30 @@ class CreatureResolver:
                     scored.append((-ratio, real))
                     best = sorted([*best, ratio], reverse=True)
         return [real for _, real in sorted(scored)[:k]]
+
+    def named_archetype(self, concept: str) -> Node | None:
+        """The archetype the concept names (all of its name's words, a plural too: "pirate captain", "bounty hunters"),
+        the longest name first; None for a concept that names a creature whole ("skeleton guard")."""
+        if self.resolve(concept) is not None:
+            return None
+        said = re.findall(r"[a-z]+", concept.lower())
+        words = set(said) | {w[:-1] for w in said if w.endswith("s")}
+        named = [a for a in self.archetypes if set(re.findall(r"[a-z]+", a.name.lower())) <= words]
+        return max(named, key=lambda a: len(a.name.split()), default=None)
+
+    def archetype_build(self, archetype: Node, level: int, k: int = 3) -> tuple[Role | None, list[str], list[Node]]:
+        """(role, required skills, abilities) of an NPC of ``level`` the archetype names (``archetypes``): the feats
+        ``pick_feats`` chooses, each followed by what it grants."""
+        skills = {n.name: str(n.fields.get("key_attribute", "")) for n in self._skills}
+        prerequisites = str(archetype.fields.get("prerequisites", ""))
+        feats = self._archetype_feats.get(archetype.node_id, [])
+        dedication = next((f for f in feats if "dedication" in {t.lower() for t in f.traits}), None)
+        if dedication is not None:
+            prerequisites = str(dedication.fields.get("prerequisites", "")) or prerequisites
+        out: list[Node] = []
+        for feat in archetypes.pick_feats(feats, level, k):
+            out += [feat] + [g for g in archetypes.granted(feat.text, self._abilities) if g not in out]
+        return archetypes.archetype_role(prerequisites, skills), archetypes.required_skills(prerequisites, skills), out
 
     def roadmap(self, class_node: Node, concept: str) -> ClassRoadMap | None:
         """GM Core's road map of the class (of its variant the concept names: a "warpriest"), or None."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -306,8 +307,10 @@ def test_a_person_of_no_named_kind_borrows_what_people_carry(resolver, concept, 
     assert person is not None
     people, ancestries = person
     abilities = suggest_abilities(req, resolver)
-    # a merchant is a skill paragon, and no person of Monster Core's who carries an ability is one: none
-    assert bool(abilities) == (concept != "merchant"), abilities
+    # a merchant is a skill paragon (so is a pirate lieutenant: the Pirate archetype's dedication requires
+    # Intimidation), and no person of Monster Core's who carries an ability is one: none
+    assert bool(abilities) == (role != "skill paragon"), (role, abilities)
+    assert role == "skill paragon" or concept not in ("merchant", "pirate lieutenant")
     by_id = {n.node_id: n for n in resolver.creatures()}
     for a in abilities:
         # and a person borrows only what people of its role carry (``creature_build``)
@@ -379,7 +382,10 @@ def test_an_ancestry_said_by_its_adjective_is_the_kind(resolver):
     assert resolver.ancestry_adjective("elf") is None and resolver.ancestry_adjective("goblins") is None
     archer = build_creature(CreatureRequest(level=4, concept="elven archer"), resolver)
     assert archer.traits == ["elf", "humanoid"] and archer.abilities
-    assert {a.source_name for a in archer.abilities} == {"Elf Ranger"}, [a.source_name for a in archer.abilities]
+    lent = [a.source_name for a in archer.abilities if a.source_type == "creature"]
+    assert set(lent) == {"Elf Ranger"}, lent
+    # (and Player Core 2's Archer archetype, which the concept names, its dedication and feats)
+    assert archer.archetype == "Archer" and "Archer Dedication" in {a.name for a in archer.abilities}
     # traits the GM gives stand
     assert build_creature(CreatureRequest(level=4, concept="elven archer", traits=["human"]), resolver).traits == ["human"]
     # an ancestry the concept names is shown as a stat block prints it: its traits and its size
@@ -439,3 +445,41 @@ def test_a_backgrounds_restricted_boost_is_a_strong_attribute(resolver):
     assert columns("field medic")["wis"] == "high"
     merchant = columns("merchant")
     assert merchant["cha"] == "high" and merchant["int"] == "moderate"
+
+
+def test_a_concept_that_names_an_archetype_takes_its_feats_and_skills(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # Player Core 2's Assassin: the dedication requires Deception and Stealth (Dexterity: a skirmisher), grants Mark for
+    # Death; Expert Backstabber and Surprise Attack are its 4th-level feats, Angel of Death its 10th
+    sb = build_creature(CreatureRequest(level=7, concept="assassin"), resolver)
+    assert (sb.role, sb.role_from, sb.archetype) == ("skirmisher", "Assassin archetype", "Assassin")
+    names = [a.name for a in sb.abilities if a.source_type != "creature"]
+    assert names[:2] == ["Assassin Dedication", "Mark for Death"], names
+    assert {"Expert Backstabber", "Surprise Attack"} <= set(names) and "Angel of Death" not in names, names
+    assert len([a for a in sb.abilities if a.source_type == "creature"]) <= 2
+    cols = {s.field: s.column for s in sb.stats if s.field.startswith("skill:")}
+    assert cols["skill:Stealth"] == "high" and "skill:Deception" in cols, cols
+    md = render_statblock_markdown(sb)
+    assert "the Assassin archetype's feats" in md and "Mark for Death** (action" in md
+    assert not re.search(r"activity\. Assassin\b", md)
+    # a level 1 NPC has no feat of 2nd level: the archetype gives its build and skills only
+    low = build_creature(CreatureRequest(level=1, concept="assassin"), resolver)
+    assert low.role == "skirmisher" and not [a for a in low.abilities if a.source_type != "creature"]
+    # Athletics (Strength): a soldier; Medicine (Wisdom): a skill paragon; skills offered as a choice decide nothing
+    # (the Cavalier's "trained in Nature or Society"): the default build, with the archetype's feats
+    assert build_creature(CreatureRequest(level=5, concept="wrestler"), resolver).role == "soldier"
+    medic = build_creature(CreatureRequest(level=5, concept="town medic"), resolver)
+    assert medic.role == "skill paragon" and medic.stat("skill:Medicine") is not None
+    cavalier = build_creature(CreatureRequest(level=5, concept="cavalier"), resolver)
+    assert cavalier.role_from == "" and cavalier.archetype == "Cavalier"
+    # a feat that needs another of the archetype's feats only with it (Call Your Shot needs Play to the Crowd)
+    for level in range(2, 21):
+        picked = {a.name for a in build_creature(CreatureRequest(level=level, concept="gladiator"), resolver).abilities}
+        assert "Call Your Shot" not in picked or "Play to the Crowd" in picked
+    # a background of the same name gives the build (Bounty Hunter), the archetype still its feats and what they grant
+    hunter = build_creature(CreatureRequest(level=5, concept="bounty hunter"), resolver)
+    assert hunter.role_from == "Bounty Hunter background" and "Hunt Prey" in {a.name for a in hunter.abilities}
+    # a class named is its road map, not its class archetype
+    assert build_creature(CreatureRequest(level=5, concept="rogue"), resolver).archetype is None
