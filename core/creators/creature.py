@@ -225,6 +225,7 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
         if node.name.lower() in words:
             role, tradition = class_build(node, resolver.spellcasting.get(node.node_id))
             return role, tradition, node.name, node
+    words -= modifier_words(req.concept, resolver)  # a "giant spider" is a spider
     exact = resolver.resolve(req.concept)
     if exact is not None and creature_build(exact) is not None:
         return cast(Role, creature_build(exact)), None, exact.name, exact
@@ -247,7 +248,7 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     names = [re.findall(r"[a-z]+", n.name.lower()) for n in creatures]
     doing = words - traits - {w[0] for w in names if w}
     for node in [n for n in lenders if doing & set(re.findall(r"[a-z]+", n.name.lower()))][:1] + \
-            [n for n in lenders[:5] if _named_by(n, words, traits)]:
+            [n for n in lenders[:5] if _named_by(n, words, traits, _head_kind(req.concept, resolver))]:
         built = creature_build(node)
         if built is not None:
             return built, None, node.name, node
@@ -518,24 +519,28 @@ def _own_kind(ability: str, node, words: set[str]) -> bool:
     return bool(own) and not own & words
 
 
-def _same_kind(node, words: set[str], within: set[str], core: set[str], traits: set[str]) -> bool:
+def _same_kind(node, words: set[str], within: set[str], core: set[str], traits: set[str],
+               heads: frozenset[str] = frozenset()) -> bool:
     """Whether a creature is of the requested kind: its name says so (a word of it that is some creature's trait, the
     orc of "Orc Commander", or its whole one-word name, "Wererat"; not a role word, "leader"), or every trait it has is
     within the request's (``_within``: a Lawbringer Warpriest, human and nephilim, for a human; a Wererat, human but
     also a beast, is not a human's)."""
-    if _named_by(node, words, traits):
+    if _named_by(node, words, traits, heads):
         return True
     own = {t.lower() for t in node.traits}
     return bool(own) and own <= within and bool(own & core)
 
 
-def _named_by(node, words: set[str], traits: set[str]) -> bool:
+def _named_by(node, words: set[str], traits: set[str], heads: frozenset[str] = frozenset()) -> bool:
     """Whether ``words`` name the creature's kind: a word of its name that is some creature's trait (the orc of "Orc
-    Commander", the hag of "Sweet Hag") or its whole one-word name ("Wererat"); not a role word ("leader")."""
+    Commander", the hag of "Sweet Hag"), its whole one-word name ("Wererat"), or its name's last word where that names
+    a kind (``heads``, ``CreatureResolver.kind_heads``: the spider of "Hunting Spider"); not a role word ("leader")."""
     name = re.findall(r"[a-z]+", node.name.lower())
     own = {t.lower() for t in node.traits}
+    head = re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", " ", node.name.lower()))[-1:]  # "Soulbound Doll (Brave)": doll
     # a trait word names the creature's kind only when the creature has that trait: a Goblin Dog is an animal
-    return bool(words & {w for w in name if (w in traits and w in own) or len(name) == 1})
+    return bool(words & {w for w in name if (w in traits and w in own) or len(name) == 1}) or \
+        bool(head and head[0] in heads)
 
 
 def _carrier_traits(creatures: list) -> dict[str, frozenset[str]]:
@@ -550,12 +555,12 @@ def _carrier_traits(creatures: list) -> dict[str, frozenset[str]]:
     return out
 
 
-def _within(req: CreatureRequest, creatures: list, traits: set[str]) -> tuple[set[str], set[str]]:
+def _within(req: CreatureRequest, creatures: list, traits: set[str], resolver=None) -> tuple[set[str], set[str]]:
     """(within, core). Within the request's kind: its own traits (given, or a trait word of its concept: "goblin
     shaman"), those every creature with one of them has (a human is humanoid), and those whose every creature has all
     of its own (every nephilim is human: a nephilim is a kind of human; a beast is not). The core is the own traits and
     those kinds of them, without the wider ones: a Yeti, humanoid only, is within a human's traits but no human."""
-    own = {t.lower() for t in req.traits} | (_request_words(req) & traits)
+    own = {t.lower() for t in req.traits} | (_request_words(req, resolver) & traits)
     if not own:
         return set(), set()
     sets = [frozenset(t.lower() for t in n.traits) for n in creatures]
@@ -572,8 +577,75 @@ def _within(req: CreatureRequest, creatures: list, traits: set[str]) -> tuple[se
     return core | wider, core
 
 
-def _request_words(req: CreatureRequest) -> set[str]:
-    return {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower()) if len(w) > 2}
+def _request_words(req: CreatureRequest, resolver=None) -> set[str]:
+    """The request's words (its concept's and traits'); with ``resolver``, without a word of the concept that Monster
+    Core's names use as a modifier, not a kind (``_name_modifiers``), standing before a word that names a kind (a trait,
+    a ``CreatureResolver.kind_heads`` word, a one-word creature name): the "giant" of a "giant spider" or a "giant wolf",
+    not of a "frost giant", a "giant" or a "giant chief"."""
+    drop = modifier_words(req.concept, resolver) if resolver is not None else set()
+    out = {w for w in re.findall(r"[a-z]+", (req.concept + " " + " ".join(req.traits)).lower())
+           if len(w) > 2 and w not in drop}
+    if resolver is not None and hasattr(resolver, "resolve"):
+        # a plural names its kind as the singular does: a trait or kind word ("goblins", "giant spiders"), a one-word
+        # creature ("giant wolves": the Wolf)
+        creatures = resolver.creatures()
+        kinds = {t.lower() for n in creatures for t in n.traits} | set(getattr(resolver, "kind_heads", ()))
+        out |= {f for w in out if w.endswith("s") for f in {w[:-1]} | ({w[:-2]} if w.endswith("es") else set())
+                if f in kinds}
+        out |= {node.name.lower() for w in out if w.endswith("s") and (node := resolver.resolve(w)) is not None
+                and " " not in node.name}
+    return out
+
+
+def _head_kind(concept: str, resolver) -> frozenset[str]:
+    """The concept's head noun, its last word (singular too), where it is a ``CreatureResolver.kind_heads`` word: a
+    "giant spider" is a spider; a "drake rider" is a rider, no drake."""
+    said = re.findall(r"[a-z]+", concept.lower())[-1:]
+    forms = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
+    return frozenset(forms) & frozenset(getattr(resolver, "kind_heads", ()))
+
+
+def modifier_words(concept: str, resolver) -> set[str]:
+    """The words of ``concept`` that modify the kind the next word names (``_request_words``): "giant" of "giant
+    spiders". (The encounter builder keeps them: its themes match names, and "giant" there calls up Monster Core's
+    Giant Wasps and Scorpions beside the spiders, which a "giant spiders" theme wants.)"""
+    said = re.findall(r"[a-z]+", concept.lower())
+    if len(said) < 2:
+        return set()
+    creatures = resolver.creatures()
+    modifiers = _name_modifiers(creatures)
+    kinds = ({t.lower() for n in creatures for t in n.traits} | set(getattr(resolver, "kind_heads", ()))) - modifiers
+
+    def names_kind(w: str) -> bool:  # a trait or kind word (a plural too), or a one-word creature's name ("wolves")
+        if {w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w} & kinds:
+            return True
+        node = resolver.resolve(w) if hasattr(resolver, "resolve") else None
+        return node is not None and " " not in node.name
+
+    return {w for w, after in zip(said, said[1:], strict=False) if w in modifiers and names_kind(after)}
+
+
+_MODIFIERS: dict[int, tuple[list, frozenset[str]]] = {}
+
+
+def _name_modifiers(creatures: list) -> frozenset[str]:
+    """The trait words Monster Core's names put before another word mostly on creatures without that trait: "giant"
+    (Giant Rat, Giant Tarantula, Giant Animated Statue: 21 names, none a giant; a giant is a Stone Giant), "monitor"
+    (Giant Monitor Lizard); not "goblin" (Goblin Warrior and three more goblins, one Goblin Dog)."""
+    hit = _MODIFIERS.get(id(creatures))
+    if hit is not None and hit[0] is creatures:
+        return hit[1]
+    traits = {t.lower() for n in creatures for t in n.traits}
+    count: dict[str, list[int]] = {}
+    for n in creatures:
+        own = {t.lower() for t in n.traits}
+        for w in re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", " ", n.name.lower()))[:-1]:
+            if w in traits:
+                count.setdefault(w, [0, 0])[w not in own] += 1
+    out = frozenset(w for w, (with_, without) in count.items() if without > with_)
+    _MODIFIERS.clear()
+    _MODIFIERS[id(creatures)] = (creatures, out)
+    return out
 
 
 def _person(req: CreatureRequest, resolver) -> tuple[frozenset[str], frozenset[str]] | None:
@@ -584,11 +656,11 @@ def _person(req: CreatureRequest, resolver) -> tuple[frozenset[str], frozenset[s
         return None
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
-    words = _request_words(req)
+    words = _request_words(req, resolver)
     # a kind is named by a trait word or a creature name's first word ("ogre" of "Ogre Warrior"), unless the word names
     # a person's background or class ("guard": the Guard background, not the Guard Dog)
     kinds = (traits | {m.group(0) for n in creatures if (m := re.match(r"[a-z]+", n.name.lower()))}) - resolver.person_words
-    if req.traits or words & kinds or any(_named_by(n, words, traits) for n in creatures):
+    if req.traits or words & kinds or any(_named_by(n, words, traits, _head_kind(req.concept, resolver)) for n in creatures):
         return None
     return resolver.people, resolver.ancestry_traits
 
@@ -628,11 +700,13 @@ def _kind_beyond(req: CreatureRequest, resolver, near: list, words: set[str]) ->
     traits = {t.lower() for n in creatures for t in n.traits}
     # the kind as ``_person`` reads it: a trait word, or a creature name's first word ("ogre" of Ogre Boss: its traits
     # are giant and humanoid) that names no person ("guard" of Guard Dog)
-    first = words - getattr(resolver, "person_words", frozenset())
+    # (not a word the names use as a modifier: "giant" is the first word of a Giant Ant, which is no giant)
+    first = words - getattr(resolver, "person_words", frozenset()) - _name_modifiers(creatures)
+    heads = _head_kind(req.concept, resolver)
 
     def of_kind(n) -> bool:
         m = re.match(r"[a-z]+", n.name.lower())
-        return _named_by(n, words, traits) or (m is not None and m.group(0) in first)
+        return _named_by(n, words, traits, heads) or (m is not None and m.group(0) in first)
 
     if not words or _person(req, resolver) is not None or any(of_kind(n) for n in near):
         return near
@@ -644,7 +718,7 @@ def ranked_lenders(req: CreatureRequest, resolver) -> list:
     """Monster Core creatures within ``LEVEL_WINDOW`` levels of ``req.level`` (of the Player Core ancestries for a
     request of no named kind: ``_people``), closest to the request first: its words in their names and traits, the
     concept's meaning (``concept.closeness``), the role's fit, the levels apart."""
-    words = _request_words(req)
+    words = _request_words(req, resolver)
     near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= LEVEL_WINDOW]
     near = _people(req, resolver, near)
     near = _kind_beyond(req, resolver, near, words)
@@ -662,12 +736,13 @@ _ON_SPELLS = re.compile(r"\bcast(?:s|ing)?\b[^.]*\bspells?\b|\bspell slots?\b", 
 def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list | None = None) -> list[SuggestedAbility]:
     """Abilities of the best lenders (``ranked_lenders``), cited; not those named for their creature's own kind unless
     the request is, and from a lender of another kind only those carried beyond its kind (``_carrier_traits``)."""
-    words = _request_words(req)
+    words = _request_words(req, resolver)
     creatures = resolver.creatures()
     traits = {t.lower() for n in creatures for t in n.traits}
     carriers = _carrier_traits(creatures)
-    within, core = _within(req, creatures, traits)
+    within, core = _within(req, creatures, traits, resolver)
     casts = req.role is not None and "spell_dc" in ROLES[req.role]
+    heads = _head_kind(req.concept, resolver)
     # the abilities of the creatures of just the requested kind: named for it, or with its own traits and the wider
     # ones only (a human's humanoid; not a nephilim's, which is a kind of human)
     own = {t.lower() for t in req.traits} | (words & traits)
@@ -675,7 +750,7 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
     kin: set[str] = set()
     for n in creatures:
         has = {t.lower() for t in n.traits}
-        if _named_by(n, words, traits) or (has <= strict and has & own):
+        if _named_by(n, words, traits, heads) or (has <= strict and has & own):
             kin |= {ab.lower() for ab in n.fields.get("abilities") or []}
     person = _person(req, resolver)
     others_own = _ancestry_own(resolver, person[1], person[0]) if person is not None else set()
@@ -702,7 +777,7 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
         for ab in n.fields.get("abilities") or []:
             carriers_of.setdefault(ab.lower(), []).append(n)
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
-        same_kind = _same_kind(node, words, within, core, traits)
+        same_kind = _same_kind(node, words, within, core, traits, heads)
         for ab in node.fields.get("abilities") or []:
             key = ab.lower()
             if key in seen or len(out) >= k or _own_kind(ab, node, words):

@@ -264,6 +264,21 @@ class CreatureResolver:
         return tuple(out)
 
     @cached_property
+    def kind_heads(self) -> frozenset[str]:
+        """Last words of Monster Core names that name a kind though no trait does: the head of two names or more whose
+        creatures share a trait ("spider": the Hunting Spider and the Goliath Spider, animals; "drake", "bear", "eel");
+        not a word that names a person ("warrior", "scout", "hunter": backgrounds), nor one whose creatures share
+        nothing ("queen", "horse")."""
+        heads: dict[str, list[frozenset[str]]] = {}
+        traits = {t.lower() for n in self._nodes for t in n.traits}
+        for n in self._nodes:
+            words = re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", " ", n.name).lower())
+            if len(words) > 1 and words[-1] not in traits:
+                heads.setdefault(words[-1], []).append(frozenset(t.lower() for t in n.traits))
+        return frozenset(h for h, sets in heads.items()
+                         if len(sets) > 1 and frozenset.intersection(*sets) and h not in self.person_words)
+
+    @cached_property
     def person_words(self) -> frozenset[str]:
         """The words of ``person_names``: what names a person ("guard", "merchant"), not a creature kind."""
         return frozenset(w for name in self.person_names for w in name)

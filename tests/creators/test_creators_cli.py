@@ -483,3 +483,30 @@ def test_a_concept_that_names_an_archetype_takes_its_feats_and_skills(resolver):
     assert hunter.role_from == "Bounty Hunter background" and "Hunt Prey" in {a.name for a in hunter.abilities}
     # a class named is its road map, not its class archetype
     assert build_creature(CreatureRequest(level=5, concept="rogue"), resolver).archetype is None
+
+
+def test_a_giant_spider_is_a_spider(resolver):
+    from gmprep.core.creators.creature import build_creature, modifier_words
+    from gmprep.core.creators.models import CreatureRequest
+
+    # Monster Core names "giant" before another word on 21 creatures, none of them a giant (Giant Rat, Giant
+    # Tarantula): there it sizes the kind the next word names; a "giant spider" borrowed a Stone Giant's build before
+    assert modifier_words("giant spider", resolver) == {"giant"}
+    assert modifier_words("giant spiders", resolver) == {"giant"} and modifier_words("giant wolves", resolver) == {"giant"}
+    assert not modifier_words("frost giant", resolver) and not modifier_words("giant chief", resolver)
+    assert not modifier_words("goblin archer", resolver)  # Goblin Warrior and three goblins more: a kind
+    # "spider" is no trait, but the last word of two names whose creatures share one (Hunting and Goliath Spider)
+    assert "spider" in resolver.kind_heads and not {"warrior", "scout", "queen"} & resolver.kind_heads
+    for level, lender in ((2, "Hunting Spider"), (8, "Goliath Spider")):
+        for concept in ("giant spider", "giant spiders"):
+            sb = build_creature(CreatureRequest(level=level, concept=concept), resolver)
+            assert sb.role_from == lender and {a.source_name for a in sb.abilities} == {lender}, (concept, sb.abilities)
+    # the head noun names the kind, not a word before it: a drake rider is a rider (a person), no drake
+    rider = build_creature(CreatureRequest(level=5, concept="drake rider"), resolver)
+    assert "Drake" not in rider.role_from and not any("Drake" in a.source_name for a in rider.abilities)
+    # a giant is still a giant, and a plural names its kind as the singular does
+    assert build_creature(CreatureRequest(level=8, concept="frost giant"), resolver).role_from == "Frost Giant"
+    assert {a.source_name for a in build_creature(CreatureRequest(level=2, concept="wolves"), resolver).abilities} == \
+        {"Wolf"}
+    assert all("Goblin" in a.source_name for a in
+               build_creature(CreatureRequest(level=2, concept="goblins"), resolver).abilities)
