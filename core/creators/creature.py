@@ -13,11 +13,12 @@ import logging
 import re
 from typing import cast
 
-from gmprep.core.creators import concept, roadmaps, tables
+from gmprep.core.creators import concept, roadmaps, spells, tables
 from gmprep.core.creators.models import (
     Citation,
     CreatureRequest,
     Role,
+    SpellRank,
     Statblock,
     StatValue,
     Strike,
@@ -294,10 +295,10 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         # a map that lists no spell DC but gives spells (the champion's devotion spells, focus spells): GM Core's Focus
         # Spells say "Use the same DC and spell attack modifier as any other spell", and its Spell DC section "the
         # moderate numbers for creatures that have some supplemental spells but are focused more on combat"
-        spells = [n for n in road_abilities if re.search(r"\bspells\b", n.name, re.I)]
-        if "spell_dc" not in plan and spells:
+        focus_spells = [n for n in road_abilities if re.search(r"\bspells\b", n.name, re.I)]
+        if "spell_dc" not in plan and focus_spells:
             plan |= {"spell_dc": "moderate", "spell_attack": "moderate"}
-            named = set(re.findall(r"\b(arcane|divine|occult|primal)\b", " ".join(n.text for n in spells).lower()))
+            named = set(re.findall(r"\b(arcane|divine|occult|primal)\b", " ".join(n.text for n in focus_spells).lower()))
             tradition = cast(Tradition, named.pop()) if len(named) == 1 else tradition
             focus = True
         if "spell_dc" not in plan:
@@ -374,8 +375,14 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     said = " ".join(roadmap.abilities).lower() if roadmap is not None else ""
     casting = "Prepared" if "prepared" in said else "Spontaneous" if "spontaneous" in said else \
         "Focus" if focus else "Innate"
+    if roadmap is None and req.role == "spellcaster":
+        # GM Core's Spellcaster base road map: "prepared or spontaneous spells with a rank of up to half the creature's
+        # level (rounded up)"; of the two, Prepared and Spontaneous Spells: "a spontaneous spellcaster fits well as a
+        # one-off creature"
+        casting = "Spontaneous"
     slots: list[tuple[int, int]] = []
     cantrips = None
+    chosen: list[SpellRank] = []
     if casting in ("Prepared", "Spontaneous") and "spell_dc" in plan:
         slots, count, rank = roadmaps.spell_slots(req.level)
         cantrips = (count, rank)
@@ -383,6 +390,14 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         if entry is not None:
             cites[entry.node_id] = Citation(id=entry.source_id or entry.node_id, name=entry.name, book=entry.book or "",
                                             page=entry.page)
+        # its top three ranks and cantrips, of the theme first (``core/creators/spells.py``)
+        if getattr(resolver, "spells", None) and tradition is not None:
+            chosen = spells.choose_spells(" ".join([req.concept, *req.traits]).strip(), tradition, slots, count,
+                                          resolver.spells, resolver.spell_lists)
+            rule = resolver.spells_rule
+            if chosen and rule is not None:
+                cites[rule.node_id] = Citation(id=rule.source_id or rule.node_id, name=rule.name, book=rule.book or "",
+                                               page=rule.page)
     name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
     # the traits shown: the request's, and those of a Player Core ancestry the concept names ("dwarf champion": dwarf,
     # humanoid), as a stat block prints them
@@ -411,7 +426,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      roadmap=roadmap.name if roadmap is not None else None,
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
                      archetype=archetype.name if archetype is not None else None,
-                     slots=slots, cantrips=cantrips, skill_actions=skill_actions)
+                     slots=slots, cantrips=cantrips, spells=chosen, skill_actions=skill_actions)
 
 
 def _trained(plan: dict[str, str], skills: list[str]) -> dict[str, str]:
@@ -960,10 +975,17 @@ def render_statblock_markdown(sb: Statblock) -> str:
                   f"{_signed(s['spell_attack'].value)} <!-- DC {s['spell_dc'].column}, attack {s['spell_attack'].column}"
                   f"{why} -->"]
         if sb.cantrips is not None:
-            ranks = "; ".join(f"**{_ordinal(r)}** {n} slots" for r, n in sb.slots)
-            lines += ["", (ranks + "; " if ranks else "") + f"**Cantrips ({_ordinal(sb.cantrips[1])})** {sb.cantrips[0]} "
-                      "<!-- GM Core, Prepared and Spontaneous Spells: the highest rank is half the level rounded up; "
-                      "fill the top three ranks and the cantrips with spells of the theme -->"]
+            named = {sr.rank: sr.names for sr in sb.spells}
+            ranks = "; ".join(f"**{_ordinal(r)}** ({n} slots) " + ", ".join(named[r]) if r in named else
+                              f"**{_ordinal(r)}** {n} slots" for r, n in sb.slots)
+            tail = ", ".join(named[0]) if 0 in named else str(sb.cantrips[0])
+            why = ("GM Core, Prepared and Spontaneous Spells: the highest rank is half the level rounded up; fill the top "
+                   "three ranks and the cantrips with spells of the theme")
+            if named:
+                why += ("; chosen as GM Core's Spells says, about three-quarters by the theme, the rest those Monster "
+                        f"Core's {sb.tradition or 'arcane'} casters cast most, from the spells they cast")
+            lines += ["", (ranks + "; " if ranks else "") + f"**Cantrips ({_ordinal(sb.cantrips[1])})** {tail} "
+                      f"<!-- {why} -->"]
     if sb.skill_actions:
         lines += ["", "Skill actions (GM Core's skill paragon has \"at least one special ability to use the creature's "
                   "skills in combat\"; no Monster Core person of this role lends one, so these are its best skills' "

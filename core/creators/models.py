@@ -154,6 +154,14 @@ class SuggestedAbility(BaseModel):
     source_type: str = "creature"  # the lender's; a road map's ability is its own entry (a class feature, a feat)
 
 
+class SpellRank(BaseModel):
+    """The spells chosen for one rank of a caster (0: its cantrips), theme first (``core/creators/spells.py``)."""
+
+    rank: int
+    names: list[str]
+    ids: list[str]
+
+
 class Statblock(BaseModel):
     """A generated creature: every number with its column, strikes, abilities, citations."""
 
@@ -179,6 +187,8 @@ class Statblock(BaseModel):
     # count and rank (GM Core, Prepared and Spontaneous Spells)
     slots: list[tuple[int, int]] = Field(default_factory=list)
     cantrips: tuple[int, int] | None = None
+    # the spells suggested for its top three ranks and its cantrips (rank 0), theme first (``core/creators/spells.py``)
+    spells: list[SpellRank] = Field(default_factory=list)
     skill_actions: bool = False  # the abilities are its best skills' actions (a skill paragon that borrows none)
     speed: int = 25  # feet: GM Core's 25 for a creature that moves like a human, else its ancestry's
     speed_from: str = ""  # why, for the statblock's comment

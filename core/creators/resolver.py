@@ -23,6 +23,7 @@ from gmprep.core.creators.roadmaps import (
     roadmap_abilities,
     roadmap_for,
 )
+from gmprep.core.creators.spells import SPELLS_ID, tradition_lists
 from gmprep.kg.models import Node
 from gmprep.kg.names import NameIndex, name_key
 
@@ -34,7 +35,8 @@ class CreatureResolver:
                  spellcasting: dict[str, Node] | None = None, backgrounds: list[Node] | None = None,
                  quick_groups: Node | None = None, ancestries: list[Node] | None = None,
                  roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None,
-                 spell_slots: Node | None = None, archetypes: list[Node] | None = None):
+                 spell_slots: Node | None = None, archetypes: list[Node] | None = None,
+                 spells: list[Node] | None = None, spells_rule: Node | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -68,6 +70,9 @@ class CreatureResolver:
         self.archetypes = [a for a in archetypes or [] if a.name.lower() in feats and a.name.lower() not in class_names]
         self._archetype_feats = {a.node_id: sorted(feats[a.name.lower()], key=lambda f: (f.level or 0, f.name))
                                  for a in self.archetypes}
+        # the spell entries and GM Core's Spells guidance: a caster's suggested spells (``core/creators/spells.py``)
+        self.spells = list(spells or [])
+        self.spells_rule = spells_rule
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
         self._index = NameIndex.build(self._nodes)
@@ -81,12 +86,13 @@ class CreatureResolver:
             "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background', 'ancestry') "
             "ORDER BY rowid")]
         ids += [r[0] for r in store.db.execute(
-            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature', 'archetype') ORDER BY rowid")]
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature', 'archetype', 'spell') "
+            "ORDER BY rowid")]
         # the archetypes' feats (about 300), and what their dedications grant ("You gain the Mark for Death activity")
         ids += [r[0] for r in store.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND type='feat' AND json_extract(fields, '$.archetype') "
             "IS NOT NULL ORDER BY rowid")]
-        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID]).values())
+        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID, SPELLS_ID]).values())
         # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
@@ -117,7 +123,8 @@ class CreatureResolver:
                    [n for n in nodes if n.type == "ancestry"], by_id.get(CLASS_ROADMAPS_ID),
                    [n for n in nodes if n.type == "skill"],
                    [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID),
-                   [n for n in nodes if n.type == "archetype"])
+                   [n for n in nodes if n.type == "archetype"], [n for n in nodes if n.type == "spell"],
+                   by_id.get(SPELLS_ID))
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""
@@ -262,6 +269,11 @@ class CreatureResolver:
             if words and not words[-1].endswith("ed"):
                 out.append(frozenset(words))
         return tuple(out)
+
+    @cached_property
+    def spell_lists(self) -> dict[str, Counter[str]]:
+        """Each tradition's spells as Monster Core's casters show them (``spells.tradition_lists``)."""
+        return tradition_lists(self._nodes)
 
     @cached_property
     def kind_heads(self) -> frozenset[str]:

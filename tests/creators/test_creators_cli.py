@@ -131,7 +131,7 @@ def test_a_caster_takes_the_tradition_of_the_closest_caster(resolver):
                             resolver)
     assert priest.tradition == "divine" and priest.stat("skill:Religion") and not priest.stat("skill:Arcana")
     md = render_statblock_markdown(priest)
-    assert "**Divine Innate Spells**" in md and "Religion +" in md
+    assert "**Divine Spontaneous Spells**" in md and "Religion +" in md
     # the GM's choice stands; a role that does not cast has no tradition
     wizard = build_creature(CreatureRequest(level=5, role="spellcaster", concept="cultist priest", tradition="occult"),
                             resolver)
@@ -193,7 +193,9 @@ def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
     assert "pf2e:rule:gm-core--pc-style-build" in {c.id for c in wizard.citations}
     # it casts like a PC: GM Core's slots (level 5: 3rd rank the highest, 2 slots; 3 of each lower; 5 cantrips)
     assert wizard.slots == [(3, 2), (2, 3), (1, 3)] and wizard.cantrips == (5, 3)
-    assert "**3rd** 2 slots; **2nd** 3 slots; **1st** 3 slots; **Cantrips (3rd)** 5" in md
+    # (their spells: see test_a_casters_top_three_ranks_and_cantrips_are_filled)
+    assert re.search(r"\*\*3rd\*\* \(2 slots\) [^;]+; \*\*2nd\*\* \(3 slots\) [^;]+; \*\*1st\*\* \(3 slots\) [^;]+; "
+                     r"\*\*Cantrips \(3rd\)\*\* [A-Z]", md), md
     assert "pf2e:rule:gm-core--prepared-and-spontaneous-spells" in {c.id for c in wizard.citations}
     from gmprep.core.creators.roadmaps import spell_slots
 
@@ -510,3 +512,42 @@ def test_a_giant_spider_is_a_spider(resolver):
         {"Wolf"}
     assert all("Goblin" in a.source_name for a in
                build_creature(CreatureRequest(level=2, concept="goblins"), resolver).abilities)
+
+
+def test_a_casters_top_three_ranks_and_cantrips_are_filled(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # GM Core: "fill just the top three ranks of spells, pick cantrips"; the spells are the corpus's, on the tradition's
+    # list as Monster Core's casters show it (the corpus's spells carry no tradition)
+    lists = resolver.spell_lists
+    assert set(lists) == {"arcane", "divine", "occult", "primal"} and lists["divine"]["heal"] > 0
+    by_id = {n.node_id: n for n in resolver.spells}
+    wizard = build_creature(CreatureRequest(level=7, concept="court wizard"), resolver)
+    assert [sr.rank for sr in wizard.spells] == [4, 3, 2, 0], wizard.spells
+    slots = dict(wizard.slots)
+    seen: list[str] = []
+    for sr in wizard.spells:
+        assert len(sr.ids) == (5 if sr.rank == 0 else slots[sr.rank]), sr
+        for sid in sr.ids:
+            node = by_id[sid]
+            assert node.name.lower() in lists["arcane"], node.name
+            kind = node.fields.get("spell_kind")
+            if sr.rank == 0:
+                assert kind == "cantrip", node.name
+            else:
+                # its own rank or up to two below, heightened; an incapacitation spell only in the highest rank
+                assert kind == "spell" and sr.rank - 2 <= node.level <= sr.rank, (node.name, node.level, sr.rank)
+                assert sr.rank == 4 or "incapacitation" not in {t.lower() for t in node.traits}, node.name
+        seen += sr.ids
+    assert len(seen) == len(set(seen))  # no spell twice
+    md = render_statblock_markdown(wizard)
+    assert "**4th** (2 slots) " + ", ".join(wizard.spells[0].names) in md
+    assert "pf2e:rule:gm-core--spells" in {c.id for c in wizard.citations}
+    # the theme leads: a fire cultist's primal spells and cantrips include fire ones
+    fire = build_creature(CreatureRequest(level=6, concept="fire cultist", tradition="primal"), resolver)
+    assert fire.role == "spellcaster" and fire.casting == "Spontaneous"  # GM Core's Spellcaster: slots, not innate
+    fiery = [n for sr in fire.spells for n in sr.ids if "fire" in {t.lower() for t in by_id[n].traits}]
+    assert len(fiery) >= 2, [sr.names for sr in fire.spells]
+    # a role without slots (a soldier) gets none
+    assert not build_creature(CreatureRequest(level=6, concept="orc brute"), resolver).spells
