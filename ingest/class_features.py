@@ -316,6 +316,15 @@ def add_class_features(records: Iterable[dict], notes: list[ClassNote]) -> tuple
             taken = others.get(_norm(feat.name))
             if taken:
                 report.name_taken.append(f"{class_name}: {feat.name} ({taken[0]})")
+                if taken[0] == "action" and taken[1] in by_id:
+                    # the class feature that grants an action of its name is left out, so the action says when the
+                    # class has it (the rogue's Master Strike at 19th level; an NPC builder reads it)
+                    k = by_id[taken[1]]
+                    fields = dict(records[k].get("fields") or {})
+                    said = f"{class_name} (level {feat.level})"
+                    if said not in (fields.get("granted_by") or []):
+                        fields["granted_by"] = [*(fields.get("granted_by") or []), said]
+                        records[k] = with_source({**records[k], "fields": fields}, source)
                 continue
             created.append({
                 "id": fid, "name": feat.name, "type": "class-feature", "book": f"Pathfinder {note.book}",

@@ -11,7 +11,7 @@ from gmprep.kg.models import Citation, Node
 STAT_FIELDS: dict[str, list[tuple[str, str]]] = {
     "spell": [("spell_kind", "Kind"), ("cast", "Cast"), ("range", "Range"), ("area", "Area"), ("targets", "Targets"),
               ("defense", "Defense"), ("duration", "Duration"), ("requirements", "Requirements")],
-    "action": [("cast", "Actions")],
+    "action": [("cast", "Actions"), ("granted_by", "Granted by")],
     "feat": [("prerequisites", "Prerequisites"), ("frequency", "Frequency"), ("archetype", "Archetype")],
     "archetype": [("prerequisites", "Prerequisites")],
     "ancestry": [("hp", "Hit Points"), ("size", "Size"), ("speed", "Speed"), ("boosts", "Attribute Boosts"),

@@ -149,11 +149,17 @@ def _class_of(node, class_id: str, class_slugs: set[str]) -> int:
     return 0 if "general" in traits or not traits & class_slugs else -1
 
 
-def _level(node, features: list) -> int:
-    """The level an entry comes at: its own; for a class's action that has none (Drain Bonded Item, Hunt Prey), that of
-    the lowest of the class's features that names it (Arcane Bond, 1); else 0 (not known: kept)."""
+def _level(node, features: list, class_name: str = "") -> int:
+    """The level an entry comes at: its own; for a class's action that has none, the level the action says the class
+    grants it at ("granted_by": "Rogue (level 19)" for Master Strike, whose class feature the corpus leaves out under
+    the action's name), else that of the lowest of the class's features that names it (Drain Bonded Item: Arcane Bond,
+    1); else 0 (not known: kept)."""
     if node.level is not None:
         return int(node.level)
+    for said in node.fields.get("granted_by") or []:
+        m = re.fullmatch(r"(.+) \(level (\d+)\)", str(said))
+        if m and m.group(1).lower() == class_name.lower():
+            return int(m.group(2))
     named = re.compile(r"\b" + re.escape(node.name) + r"\b", re.I)
     return min((int(f.level) for f in features if f.level is not None and named.search(f.text)), default=0)
 
@@ -184,7 +190,7 @@ def roadmap_abilities(roadmap: ClassRoadMap, class_id: str, level: int, by_name:
         if node is None and re.search(r"\b(?:other|a few|more)\b", core, re.I):
             continue
         if node is not None:
-            if _level(node, mine) > level or node.node_id in seen:
+            if _level(node, mine, roadmap.class_name) > level or node.node_id in seen:
                 continue
             seen.add(node.node_id)
         out.append((core, node))

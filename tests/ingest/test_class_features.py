@@ -90,6 +90,10 @@ def test_merge_keeps_ids_and_canonical_text_and_skips_taken_names():
     by_id = {r["id"]: r for r in out}
     # Hunt Prey is the action's name: no second entry would take its hovers
     assert "pf2e:class-feature:ranger--hunt-prey" not in by_id and report.name_taken == ["Ranger: Hunt Prey (action)"]
+    # ... and the action says when the class has it (the rogue's Master Strike is a 19th-level feature), once
+    assert by_id["pf2e:action:hunt-prey"]["fields"]["granted_by"] == ["Ranger (level 1)"]
+    again, _ = add_class_features(out, [note])
+    assert {r["id"]: r for r in again}["pf2e:action:hunt-prey"]["fields"]["granted_by"] == ["Ranger (level 1)"]
     edge = by_id["pf2e:class-feature:ranger--hunters-edge"]
     assert edge["text"].startswith("You have trained") and edge["level"] == 1 and "pf2e:class:ranger" in edge["links"]
     assert edge["source"][-1] == {"repo": "kmdavis/xuartlek", "commit": "07d0afbc", "path": "classes/ranger.md"}
