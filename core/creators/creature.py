@@ -737,6 +737,11 @@ def ranked_lenders(req: CreatureRequest, resolver) -> list:
     near = [n for n in resolver.creatures() if n.level is not None and abs(n.level - req.level) <= LEVEL_WINDOW]
     near = _people(req, resolver, near)
     near = _kind_beyond(req, resolver, near, words)
+    # the creature the concept names whole ("sea serpent": the level-12 Sea Serpent, for a level-2 one) lends at any
+    # level: its abilities are the concept's own, moved to the level (``_closest_carrier``, ``_at_level``)
+    exact = resolver.resolve(req.concept) if hasattr(resolver, "resolve") else None
+    if exact is not None and exact.level is not None and all(n.node_id != exact.node_id for n in near):
+        near = [*near, exact]
     closeness = concept.closeness(" ".join([req.concept, *req.traits]).strip(), near)
     scored = []
     for node, close in zip(near, closeness, strict=True):
@@ -758,6 +763,8 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
     within, core = _within(req, creatures, traits, resolver)
     casts = req.role is not None and "spell_dc" in ROLES[req.role]
     heads = _head_kind(req.concept, resolver)
+    whole = resolver.resolve(req.concept) if hasattr(resolver, "resolve") else None
+    named_whole = whole.node_id if whole is not None else None  # "sea serpent": the Sea Serpent's abilities are its own
     # the abilities of the creatures of just the requested kind: named for it, or with its own traits and the wider
     # ones only (a human's humanoid; not a nephilim's, which is a kind of human)
     own = {t.lower() for t in req.traits} | (words & traits)
@@ -792,7 +799,7 @@ def suggest_abilities(req: CreatureRequest, resolver, k: int = 3, lenders: list 
         for ab in n.fields.get("abilities") or []:
             carriers_of.setdefault(ab.lower(), []).append(n)
     for node in lenders if lenders is not None else ranked_lenders(req, resolver):
-        same_kind = _same_kind(node, words, within, core, traits, heads)
+        same_kind = _same_kind(node, words, within, core, traits, heads) or node.node_id == named_whole
         for ab in node.fields.get("abilities") or []:
             key = ab.lower()
             if key in seen or len(out) >= k or _own_kind(ab, node, words):

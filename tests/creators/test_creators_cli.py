@@ -556,3 +556,12 @@ def test_a_casters_top_three_ranks_and_cantrips_are_filled(resolver):
     # a role without slots (a soldier) gets none
     assert not build_creature(CreatureRequest(level=6, concept="orc brute"), resolver).spells
 
+
+def test_the_creature_a_concept_names_lends_at_any_level(resolver):
+    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.models import CreatureRequest
+
+    # a level-2 "sea serpent" is Monster Core's level-12 Sea Serpent made small: its own abilities, not a Warg's
+    sb = build_creature(CreatureRequest(level=2, concept="sea serpent"), resolver)
+    assert sb.role_from == "Sea Serpent" and "Sea Serpent" in {a.source_name for a in sb.abilities}, sb.abilities
+    assert "Warg" not in {a.source_name for a in sb.abilities}
