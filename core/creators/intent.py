@@ -69,6 +69,19 @@ class EncounterRequest(BaseModel):
     # the same words as the phrases they were written in ("bandits on the road" -> "bandits", "road"): the first names
     # the theme's people when Monster Core has none (``encounter.people_encounters``)
     phrases: list[str] = Field(default_factory=list)
+    # a GM's word for the threat that is none of GM Core's ("hard"), read as one of them (``THREAT_SAID``)
+    threat_word: str | None = None
+
+
+# GMs' words for a fight's difficulty, read as GM Core's threats by its own descriptions (Combat Threats): trivial
+# encounters are "so easy that the characters have essentially no chance of losing", moderate ones "a serious
+# challenge", severe ones "the hardest encounters most groups of characters have a good chance to defeat", extreme ones
+# "so dangerous that they are likely to be an even match". The answer says how it read the word.
+THREAT_SAID: dict[str, Threat] = {"easy": "trivial", "challenging": "moderate", "hard": "severe", "difficult": "severe",
+                                  "tough": "severe", "dangerous": "extreme", "deadly": "extreme", "lethal": "extreme"}
+# ... said of the encounter itself ("a hard encounter", "a deadly boss fight"), not of a place ("a dangerous swamp")
+_THREAT_WORD = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b",
+                          re.I)
 
 
 def _num(text: str) -> int:
@@ -132,7 +145,8 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     question, or an encounter already written out as ``Encounter (...): creature, creature``)."""
     if _is_question(text):
         return None
-    if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and _THREAT.search(text) and _BUILD.match(text)):
+    if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and (_THREAT.search(text) or _THREAT_WORD.search(text))
+                                            and _BUILD.match(text)):
         return None  # "The severe fight against 4 level 3 PCs went badly" tells, it does not ask
     size, level, span = parse_party(text)
     if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
@@ -142,8 +156,11 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     if listed and _WRITTEN.search(listed.group(1)):  # "Encounter (4 PCs, level 3): 2 goblins" is a written encounter
         return None
     threat = _THREAT.search(text)
+    alias = _THREAT_WORD.search(text) if threat is None else None
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
     rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", rest))))
+    if alias is not None:  # "a hard encounter": the threat, not a theme word
+        rest = re.sub(r"\b" + alias.group(1) + r"\b", " ", rest, count=1)
     words = [w for w in _rest_words(rest) if not _PCS_WORD.fullmatch(w)]
     phrases = []
     for part in re.split(r"[|,;:.!?()\n]+", _FILLER.sub("|", rest)):
@@ -151,8 +168,9 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
         if said:
             phrases.append(" ".join(said))
     return EncounterRequest(
-        threat=threat.group(1).lower() if threat else "moderate",
-        threat_stated=threat is not None,
+        threat=threat.group(1).lower() if threat else THREAT_SAID[alias.group(1).lower()] if alias else "moderate",
+        threat_stated=threat is not None or alias is not None,
+        threat_word=alias.group(1).lower() if alias else None,
         party_size=size,
         party_level=level,
         words=words,

@@ -27,6 +27,13 @@ from gmprep.core.creators.intent import parse_creature_request, parse_encounter_
     ("Make a low threat encounter, 3 players level 1, wolves", "low", 3, 1, ["wolves"]),
     ("Build an encounter for my party of 5 level 7 characters in a haunted forest", "moderate", 5, 7,
      ["haunted", "forest"]),
+    # a GM's word for the encounter's difficulty is GM Core's threat its descriptions give it (severe: "the hardest
+    # encounters most groups of characters have a good chance to defeat"), not a theme word; of a place it is the theme
+    ("Build a hard encounter for 4 level 6 PCs in a haunted mansion", "severe", 4, 6, ["haunted", "mansion"]),
+    ("Build a tough fight for 4 level 3 PCs with wolves", "severe", 4, 3, ["wolves"]),
+    ("Build a deadly boss fight for 4 level 5 PCs: a lich", "extreme", 4, 5, ["boss", "lich"]),
+    ("Build an easy encounter for 4 level 1 PCs", "trivial", 4, 1, []),
+    ("Build an encounter for 4 level 5 PCs in a dangerous swamp", "moderate", 4, 5, ["dangerous", "swamp"]),
 ])
 def test_encounter_requests(text, threat, size, level, words):
     req = parse_encounter_request(text)
@@ -34,6 +41,17 @@ def test_encounter_requests(text, threat, size, level, words):
     assert (req.threat, req.party_size, req.party_level, req.words) == (threat, size, level, words)
     # the same words, as the phrases they were written in
     assert " ".join(req.phrases).split() == words
+
+
+def test_the_chat_says_how_it_read_a_threat_word(resolver):
+    from gmprep.core.creators.chat import encounter_options_markdown
+    from gmprep.core.creators.encounter import build_encounters
+
+    req = parse_encounter_request("Build a hard encounter for 4 level 6 PCs in a haunted mansion")
+    assert req is not None and (req.threat, req.threat_word) == ("severe", "hard")
+    md = encounter_options_markdown(req, build_encounters(4, 6, req.threat, req.words, resolver))
+    assert md.startswith("**Severe encounter for 4 PCs, level 6** (“hard” read as GM Core's severe threat)"), md[:200]
+    assert "120 XP" in md  # the severe budget for four
 
 
 def test_encounter_request_phrases():
