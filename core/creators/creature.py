@@ -235,7 +235,7 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
         from_background = background_build(background)[0]
         if from_background is not None:
             return from_background, None, f"{background.name} background", background
-    archetype = resolver.named_archetype(req.concept) if hasattr(resolver, "named_archetype") else None
+    archetype = _named_archetype(req, resolver)
     if archetype is not None:
         from_archetype = resolver.archetype_build(archetype, req.level)[0]
         if from_archetype is not None:
@@ -327,8 +327,8 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # a background's, and its feats at this level are abilities (``CreatureResolver.archetype_build``)
     archetype: Node | None = None
     arch_abilities: list[Node] = []
-    if roadmap is None and resolver is not None and hasattr(resolver, "named_archetype"):
-        archetype = source if source is not None and source.type == "archetype" else resolver.named_archetype(req.concept)
+    if roadmap is None and resolver is not None:
+        archetype = source if source is not None and source.type == "archetype" else _named_archetype(req, resolver)
     if archetype is not None:
         _, arch_skills, arch_abilities = resolver.archetype_build(archetype, req.level)
         plan = _trained(plan, arch_skills)
@@ -427,6 +427,20 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
                      archetype=archetype.name if archetype is not None else None,
                      slots=slots, cantrips=cantrips, spells=chosen, skill_actions=skill_actions)
+
+
+def _named_archetype(req: CreatureRequest, resolver) -> Node | None:
+    """The archetype the concept names (``CreatureResolver.named_archetype``), for one of the people PCs are: a person
+    of no named kind ("assassin") or of a Player Core ancestry ("goblin archer"); a "skeleton archer" takes no
+    dedication (archetypes are feats of PCs' kind)."""
+    if not hasattr(resolver, "named_archetype"):
+        return None
+    archetype = resolver.named_archetype(req.concept)
+    if archetype is None:
+        return None
+    words = re.findall(r"[a-z]+", " ".join([req.concept, *req.traits]).lower())
+    ancestry = hasattr(resolver, "ancestry_of") and any(resolver.ancestry_of(w) is not None for w in words)
+    return archetype if ancestry or _person(req, resolver) is not None else None
 
 
 def _trained(plan: dict[str, str], skills: list[str]) -> dict[str, str]:

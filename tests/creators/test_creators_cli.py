@@ -489,6 +489,9 @@ def test_a_concept_that_names_an_archetype_takes_its_feats_and_skills(resolver):
     assert hunter.role_from == "Bounty Hunter background" and "Hunt Prey" in {a.name for a in hunter.abilities}
     # a class named is its road map, not its class archetype
     assert build_creature(CreatureRequest(level=5, concept="rogue"), resolver).archetype is None
+    # archetypes are feats of the people PCs are: a goblin archer takes the Archer's, a skeleton archer none
+    assert build_creature(CreatureRequest(level=5, concept="goblin archer"), resolver).archetype == "Archer"
+    assert build_creature(CreatureRequest(level=5, concept="skeleton archer"), resolver).archetype is None
 
 
 def test_a_giant_spider_is_a_spider(resolver):
