@@ -157,7 +157,13 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
         cites += [Citation(source_id=a.source_id, name=a.source_name, type=a.source_type, book=a.book, page=a.page)
                   for a in sb.abilities]
         step = TraceStep(name="build_creature", status="ok", input=req.model_dump(), output={"name": sb.name})
-        return Answer(text=render_statblock_markdown(sb), outcome="answered", citations=_unique(cites),
+        text = render_statblock_markdown(sb)
+        if sb.role_default:
+            # said where the chat shows it (the statblock's own comment is hidden once the markdown is rendered)
+            text = (f"_Nothing in “{req.concept}” names a class, creature, background or archetype gmprep holds, so "
+                    "this is GM Core's soldier, the all-round build; name a role for another (“a level "
+                    f"{req.level} {req.concept} spellcaster”)._\n\n") + text
+        return Answer(text=text, outcome="answered", citations=_unique(cites),
                       steps=[step], question=question, backend="creators")
     return None
 

@@ -260,6 +260,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     """A statblock whose every number is a table value for ``req.level``, columns chosen by role (the GM's, else the
     one of the class the concept names: ``infer_role``)."""
     role_from = ""
+    by_default = False  # nothing the concept names gave the build: GM Core's soldier
     read: list[Node] = []  # the entries the build was read from, cited with the tables
     source = None
     # an ancestry said by its adjective ("elven archer", "dwarven smith") is the kind the request names: its trait
@@ -273,6 +274,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
             # a tradition said ("a cult leader who casts divine spells") is spells: GM Core's spellcaster, not a
             # soldier whose build drops the tradition; a class the concept names keeps its own build
             role, role_from, source = "spellcaster", "", None
+        by_default = source is None and not role_from and role == "soldier"
         read += [source] if source is not None else []
         req = req.model_copy(update={"role": role, "tradition": req.tradition or from_class})
     assert req.role is not None
@@ -422,7 +424,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, speed=speed,
                      speed_from=speed_from, stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
-                     tradition_from=tradition_from, role_from=role_from,
+                     tradition_from=tradition_from, role_from=role_from, role_default=by_default,
                      roadmap=roadmap.name if roadmap is not None else None,
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
                      archetype=archetype.name if archetype is not None else None,
@@ -973,7 +975,10 @@ def render_statblock_markdown(sb: Statblock) -> str:
         return f" <!-- {s[field].column} -->"
 
     traits = ", ".join([sb.size, *sb.traits])
-    why = f" <!-- the {sb.role_from}'s build -->" if sb.role_from else ""
+    why = f" <!-- the {sb.role_from}'s build -->" if sb.role_from else \
+        (" <!-- no class, creature, background or archetype the concept names says a build: GM Core's soldier, the "
+         "all-round one; give a role (brute, skirmisher, sniper, spellcaster, skill paragon ...) for another -->"
+         if sb.role_default else "")
     lines = [f"### {sb.name}", "", f"**Creature {sb.level}** ({traits}) — built as a {sb.role}{why}", ""]
     lines.append(f"**Perception** {_signed(s['perception'].value)}{col('perception')}")
     skills = [f"{f.split(':', 1)[1]} {_signed(st.value)}" for f, st in s.items() if f.startswith("skill:")]

@@ -177,6 +177,7 @@ class Statblock(BaseModel):
     tradition: Tradition | None = None  # of its spells, for a role that casts
     tradition_from: str = ""  # the creature whose spells gave the tradition, when inferred
     role_from: str = ""  # the class the concept names, when it gave the role the GM did not say
+    role_default: bool = False  # the GM said no role and nothing the concept names gave one: GM Core's soldier
     # GM Core's road map the NPC follows (an NPC that works like a class): its name ("Wizard") and its abilities as
     # printed; the abilities above are then the entries those name
     roadmap: str | None = None

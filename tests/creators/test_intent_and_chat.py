@@ -194,3 +194,17 @@ def test_the_chat_leaves_rules_questions_to_the_rules(resolver, question):
     from gmprep.core.creators.chat import creators_answer
 
     assert creators_answer(question, lambda: resolver) is None
+
+
+def test_the_chat_says_when_nothing_named_gave_the_build(resolver):
+    from gmprep.core.creators.chat import creators_answer
+
+    # "necromancer" names no class, creature, background or archetype: GM Core's soldier, and the chat says so (the
+    # statblock's own comment is hidden once the panel renders the markdown)
+    answer = creators_answer("Make me a level 4 necromancer NPC", lambda: resolver)
+    assert answer is not None and answer.text.startswith("_Nothing in “necromancer” names"), answer.text[:120]
+    assert "built as a soldier <!-- no class, creature, background or archetype" in answer.text
+    # a build something named gives, or a role said, is not flagged
+    for question in ("Make me a level 4 bandit boss NPC", "Make me a level 4 necromancer spellcaster"):
+        answer = creators_answer(question, lambda: resolver)
+        assert answer is not None and not answer.text.startswith("_Nothing"), question
