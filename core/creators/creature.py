@@ -382,11 +382,20 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         # level (rounded up)"; of the two, Prepared and Spontaneous Spells: "a spontaneous spellcaster fits well as a
         # one-off creature"
         casting = "Spontaneous"
+    striker = roadmap is None and req.role == "magical striker"
+    if striker:
+        # GM Core's Magical Striker base road map: "either a scattering of innate spells, or prepared or spontaneous
+        # spells with a rank up to half the creature's level (rounded up) minus 1": the second, so its spells can be
+        # named like a caster's, a rank below
+        casting = "Spontaneous"
     slots: list[tuple[int, int]] = []
     cantrips = None
     chosen: list[SpellRank] = []
     if casting in ("Prepared", "Spontaneous") and "spell_dc" in plan:
         slots, count, rank = roadmaps.spell_slots(req.level)
+        if striker:
+            slots = [(r, n) for r, n in slots if r < slots[0][0]] if slots else []
+            rank = max(1, rank - 1)
         cantrips = (count, rank)
         entry = getattr(resolver, "spell_slots_entry", None)
         if entry is not None:
@@ -1005,8 +1014,10 @@ def render_statblock_markdown(sb: Statblock) -> str:
             ranks = "; ".join(f"**{_ordinal(r)}** ({n} slots) " + ", ".join(named[r]) if r in named else
                               f"**{_ordinal(r)}** {n} slots" for r, n in sb.slots)
             tail = ", ".join(named[0]) if 0 in named else str(sb.cantrips[0])
-            why = ("GM Core, Prepared and Spontaneous Spells: the highest rank is half the level rounded up; fill the top "
-                   "three ranks and the cantrips with spells of the theme")
+            why = ("GM Core, Prepared and Spontaneous Spells: the highest rank is half the level rounded up"
+                   + (" (minus 1 for a magical striker, its base road map)" if sb.role == "magical striker"
+                      and sb.roadmap is None else "")
+                   + "; fill the top three ranks and the cantrips with spells of the theme")
             if named:
                 why += ("; chosen as GM Core's Spells says, about three-quarters by the theme, the rest those Monster "
                         f"Core's {sb.tradition or 'arcane'} casters cast most, from the spells they cast")

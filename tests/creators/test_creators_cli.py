@@ -568,3 +568,19 @@ def test_the_creature_a_concept_names_lends_at_any_level(resolver):
     sb = build_creature(CreatureRequest(level=2, concept="sea serpent"), resolver)
     assert sb.role_from == "Sea Serpent" and "Sea Serpent" in {a.source_name for a in sb.abilities}, sb.abilities
     assert "Warg" not in {a.source_name for a in sb.abilities}
+
+
+def test_a_magical_striker_casts_a_rank_below(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # GM Core's Magical Striker: "prepared or spontaneous spells with a rank up to half the creature's level (rounded
+    # up) minus 1"; a spellcaster of the same level casts 4th-rank spells at 7th level, the striker 3rd
+    caster = build_creature(CreatureRequest(level=7, role="spellcaster", concept="eldritch knight"), resolver)
+    striker = build_creature(CreatureRequest(level=7, role="magical striker", concept="eldritch knight"), resolver)
+    assert caster.slots[0][0] == 4 and striker.slots[0][0] == 3 and striker.cantrips == (5, 3)
+    assert striker.casting == "Spontaneous" and [sr.rank for sr in striker.spells] == [3, 2, 1, 0]
+    assert "minus 1 for a magical striker" in render_statblock_markdown(striker)
+    # at 1st level it has cantrips only
+    low = build_creature(CreatureRequest(level=1, role="magical striker", concept="eldritch knight"), resolver)
+    assert low.slots == [] and low.cantrips == (5, 1)
