@@ -22,6 +22,10 @@ CLASS_ROADMAPS_ID = "pf2e:rule:gm-core--pc-style-build"
 SPELL_SLOTS_ID = "pf2e:rule:gm-core--prepared-and-spontaneous-spells"
 
 
+# spells have ranks 1 to 10 (Player Core); GM Core's creature levels go to 24
+MAX_RANK = 10
+
+
 def spell_slots(level: int) -> tuple[list[tuple[int, int]], int, int]:
     """(rank, slots) from the highest rank down, the cantrips and their rank, for a creature of ``level`` that casts as
     many spells as a PC, as GM Core's "Prepared and Spontaneous Spells" says: "the highest spell rank the creature can
@@ -29,7 +33,7 @@ def spell_slots(level: int) -> tuple[list[tuple[int, int]], int, int]:
     the highest spell rank (plus three spell slots of each lower rank) ... If its level is even, it gets three spell
     slots of the highest spell rank (plus three spell slots of each lower rank)" (the smaller of the two options each
     time; the GM may give more)."""
-    top = max(0, -(-level // 2))
+    top = min(MAX_RANK, max(0, -(-level // 2)))  # a 21st- to 24th-level creature casts 10th-rank spells at most
     slots = [(rank, (2 if level % 2 else 3) if rank == top else 3) for rank in range(top, 0, -1)]
     return slots, 5, max(1, top)
 

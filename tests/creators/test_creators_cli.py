@@ -201,6 +201,9 @@ def test_a_class_npc_follows_gm_cores_class_road_map(resolver):
 
     assert spell_slots(6) == ([(3, 3), (2, 3), (1, 3)], 5, 3) and spell_slots(1) == ([(1, 2)], 5, 1)
     assert spell_slots(0) == ([], 5, 1)
+    # spells stop at 10th rank (Player Core); GM Core's creatures go to level 24
+    assert spell_slots(20)[0][0] == (10, 3) and spell_slots(24)[0][0] == (10, 3) and spell_slots(24)[2] == 10
+    assert len(spell_slots(24)[0]) == 10
     # a feature above the NPC's level is left out: Debilitating Strike comes at 9th
     low = [a.name for a in build_creature(CreatureRequest(level=5, concept="halfling rogue"), resolver).abilities]
     high = [a.name for a in build_creature(CreatureRequest(level=9, concept="halfling rogue"), resolver).abilities]
