@@ -415,6 +415,9 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     shown = list(req.traits)
     size = "medium"
     speed, speed_from = 25, "GM Core: 25 feet for a creature that moves like a human"
+    senses: list[str] = []
+    languages: list[str] = []
+    senses_from = languages_from = ""
     if hasattr(resolver, "ancestry_of"):
         for w in re.findall(r"[a-z]+", req.concept.lower()):
             if (node := resolver.ancestry_of(w)) is not None and (not req.traits or node.name.lower() in req.traits):
@@ -422,6 +425,22 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                 size = str(node.fields.get("size") or size).lower()  # a goblin is Small
                 if str(node.fields.get("speed", "")).isdigit():
                     speed, speed_from = int(node.fields["speed"]), f"the {node.name} ancestry's Speed"
+                if not languages:
+                    languages = _listed(node.fields.get("languages"))
+                    languages_from = f"the {node.name} ancestry's"
+                    senses = resolver.ancestry_senses(node) if hasattr(resolver, "ancestry_senses") else []
+                    senses_from = f"every Monster Core {node.name.lower()} has it" if senses else ""
+    if not languages and resolver is not None and _person(req, resolver) is not None:
+        # GM Core, Languages: "If you want your creature to be able to speak to the PCs, be sure it has Common"
+        languages, languages_from = ["Common"], "GM Core: Common, to speak to the PCs"
+    exact = resolver.resolve(req.concept) if hasattr(resolver, "resolve") else None
+    if exact is not None:
+        # the creature the concept names whole: its own senses and languages, as Monster Core prints them
+        said = str(exact.fields.get("perception", "")).partition(";")[2]
+        senses = [x.strip() for x in said.split(",") if x.strip()]
+        senses_from = f"the {exact.name}'s" if senses else ""
+        languages = _listed(exact.fields.get("languages"))
+        languages_from = f"the {exact.name}'s" if languages else ""
     land = re.match(r"(\d+) feet", str(source.fields.get("speed", ""))) if source is not None and \
         source.type == "creature" else None
     if land is not None and source is not None:
@@ -431,6 +450,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         # GM Core's skirmisher: "higher Speed than typical"; how much higher the book leaves open: gmprep adds 5 feet
         speed, speed_from = speed + 5, speed_from + "; +5 feet: a skirmisher's higher Speed than typical"
     return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, speed=speed,
+                     senses=senses, languages=languages, senses_from=senses_from, languages_from=languages_from,
                      speed_from=speed_from, stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
                      tradition_from=tradition_from, role_from=role_from, role_default=by_default,
@@ -438,6 +458,12 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
                      archetype=archetype.name if archetype is not None else None,
                      slots=slots, cantrips=cantrips, spells=chosen, skill_actions=skill_actions)
+
+
+def _listed(value) -> list[str]:
+    """A field's list ("Common, Dwarven" or ["Common", "Dwarven"]) as names."""
+    items = value if isinstance(value, list) else str(value or "").split(",")
+    return [str(x).strip() for x in items if str(x).strip()]
 
 
 def _named_archetype(req: CreatureRequest, resolver) -> Node | None:
@@ -989,7 +1015,12 @@ def render_statblock_markdown(sb: Statblock) -> str:
          "all-round one; give a role (brute, skirmisher, sniper, spellcaster, skill paragon ...) for another -->"
          if sb.role_default else "")
     lines = [f"### {sb.name}", "", f"**Creature {sb.level}** ({traits}) — built as a {sb.role}{why}", ""]
-    lines.append(f"**Perception** {_signed(s['perception'].value)}{col('perception')}")
+    senses = "; " + ", ".join(sb.senses) if sb.senses else ""
+    why_senses = f"; {', '.join(sb.senses)}: {sb.senses_from}" if sb.senses and sb.senses_from else ""
+    lines.append(f"**Perception** {_signed(s['perception'].value)}{senses} <!-- {s['perception'].column}{why_senses} -->")
+    if sb.languages:
+        lines += ["", f"**Languages** {', '.join(sb.languages)}"
+                  + (f" <!-- {sb.languages_from} -->" if sb.languages_from else "")]
     skills = [f"{f.split(':', 1)[1]} {_signed(st.value)}" for f, st in s.items() if f.startswith("skill:")]
     lines += ["", "**Skills** " + ", ".join(skills) + " <!-- " + ", ".join(
         f"{f.split(':', 1)[1]} {st.column}" for f, st in s.items() if f.startswith("skill:")) + " -->"]

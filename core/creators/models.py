@@ -192,6 +192,11 @@ class Statblock(BaseModel):
     spells: list[SpellRank] = Field(default_factory=list)
     skill_actions: bool = False  # the abilities are its best skills' actions (a skill paragon that borrows none)
     speed: int = 25  # feet: GM Core's 25 for a creature that moves like a human, else its ancestry's
+    # its senses and languages (GM Core's "Perception and Senses" and "Languages" steps) and where they come from
+    senses: list[str] = Field(default_factory=list)
+    languages: list[str] = Field(default_factory=list)
+    senses_from: str = ""
+    languages_from: str = ""
     speed_from: str = ""  # why, for the statblock's comment
 
     def stat(self, field: str) -> StatValue | None:

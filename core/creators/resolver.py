@@ -212,6 +212,19 @@ class CreatureResolver:
         ids = {a.node_id: a for a in self.ancestries}
         return next((ids[nid] for nid in self._ancestry_forms.candidates(word) if nid in ids), None)
 
+    def ancestry_senses(self, ancestry: Node) -> list[str]:
+        """The senses every Monster Core creature of the ancestry's trait has ("**Perception** +7; Darkvision"): a
+        dwarf's or goblin's Darkvision, an elf's Low-Light Vision; none for a human (its creatures share none). The
+        ancestry entries do not print their vision, their people's stat blocks do."""
+        trait = ancestry.name.lower()
+        shared: set[str] | None = None
+        for n in self._nodes:
+            if trait in {t.lower() for t in n.traits}:
+                said = str(n.fields.get("perception", "")).partition(";")[2]
+                senses = {x.strip() for x in said.split(",") if x.strip()}
+                shared = senses if shared is None else shared & senses
+        return sorted(shared or [])
+
     def ancestry_adjective(self, word: str) -> str | None:
         """The ancestry (its name, lower-case) an adjective names ("elven" -> "elf", "dwarven" -> "dwarf"), or None;
         not the name itself or its plural ("elf", "goblins": those name the kind already)."""

@@ -587,3 +587,22 @@ def test_a_magical_striker_casts_a_rank_below(resolver):
     # at 1st level it has cantrips only
     low = build_creature(CreatureRequest(level=1, role="magical striker", concept="eldritch knight"), resolver)
     assert low.slots == [] and low.cantrips == (5, 1)
+
+
+def test_an_npc_has_its_peoples_senses_and_languages(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # GM Core's "Perception and Senses" and "Languages": a dwarf sees in the dark (every Monster Core dwarf does; the
+    # ancestry entry does not print its vision) and speaks its ancestry's languages
+    dwarf = build_creature(CreatureRequest(level=5, concept="dwarven blacksmith"), resolver)
+    assert dwarf.senses == ["Darkvision"] and dwarf.languages == ["Common", "Dwarven"]
+    md = render_statblock_markdown(dwarf)
+    assert "; Darkvision <!--" in md and "**Languages** Common, Dwarven" in md
+    assert build_creature(CreatureRequest(level=5, concept="elven archer"), resolver).senses == ["Low-Light Vision"]
+    human = build_creature(CreatureRequest(level=5, concept="human fighter"), resolver)
+    assert human.senses == [] and "Common" in human.languages
+    # a person of no named kind speaks Common, "to speak to the PCs"; a creature named whole has its own
+    assert build_creature(CreatureRequest(level=5, concept="bandit boss"), resolver).languages == ["Common"]
+    serpent = build_creature(CreatureRequest(level=5, concept="sea serpent"), resolver)
+    assert serpent.senses == ["Darkvision"] and serpent.senses_from == "the Sea Serpent's"
