@@ -3,12 +3,17 @@
 no named kind borrows what people carry"): each concept at levels 1 and 5, the role ``build_creature`` gives it (and the
 class road map it follows) and its abilities, each with the entry it is cited to.
 
-    python bench/creators_people.py --store STORE [--levels 1 5] [CONCEPT ...]
+    python bench/creators_people.py --store STORE [--levels 1 5] [--time] [CONCEPT ...]
+
+``--time``: each build's wall time too, and at the end p50/p95 of the casters' builds (their spells are chosen: the
+first one embeds the spell profiles, about 420 short texts) beside the others' (the baseline of the same run).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 from pathlib import Path
 
 CONCEPTS = ["bandit boss", "bandit lackeys", "pirate boss", "pirate lieutenant", "cultist", "cultist boss", "city guard",
@@ -25,6 +30,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--store", type=Path, required=True)
     ap.add_argument("--levels", type=int, nargs="+", default=[1, 5])
+    ap.add_argument("--time", action="store_true", help="print each build's wall time and p50/p95 by kind")
     ap.add_argument("concepts", nargs="*", default=CONCEPTS)
     args = ap.parse_args()
     store = Store.open(args.store, create=False)
@@ -32,12 +38,22 @@ def main() -> int:
         resolver = CreatureResolver.from_store(store)
     finally:
         store.close()
+    times: dict[str, list[float]] = {"casters": [], "others": []}
     for concept in args.concepts:
         for level in args.levels:
+            t0 = time.perf_counter()
             sb = build_creature(CreatureRequest(concept=concept, level=level), resolver)
+            ms = (time.perf_counter() - t0) * 1000
+            times["casters" if sb.spells else "others"].append(ms)
             built_as = sb.role_from + (f"; road map {sb.roadmap}" if sb.roadmap else "")
             print(f"{concept} L{level} [{sb.role}; {built_as}]:",
-                  "; ".join(f"{a.name} [{a.source_name}]" for a in sb.abilities))
+                  "; ".join(f"{a.name} [{a.source_name}]" for a in sb.abilities) + (f" ({ms:.0f} ms)" if args.time else ""))
+    if args.time:
+        for kind, ms_list in times.items():
+            if ms_list:
+                q = sorted(ms_list)
+                print(f"{kind}: n {len(q)}, first {ms_list[0]:.0f} ms, p50 {statistics.median(q):.0f} ms, "
+                      f"p95 {q[min(len(q) - 1, int(0.95 * len(q)))]:.0f} ms")
     return 0
 
 
