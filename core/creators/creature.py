@@ -656,8 +656,7 @@ def _request_words(req: CreatureRequest, resolver=None) -> set[str]:
         # creature ("giant wolves": the Wolf)
         creatures = resolver.creatures()
         kinds = {t.lower() for n in creatures for t in n.traits} | set(getattr(resolver, "kind_heads", ()))
-        out |= {f for w in out if w.endswith("s") for f in {w[:-1]} | ({w[:-2]} if w.endswith("es") else set())
-                if f in kinds}
+        out |= {f for w in out for f in _singulars(w) - {w} if f in kinds}
         out |= {node.name.lower() for w in out if w.endswith("s") and (node := resolver.resolve(w)) is not None
                 and " " not in node.name}
     return out
@@ -667,8 +666,13 @@ def _head_kind(concept: str, resolver) -> frozenset[str]:
     """The concept's head noun, its last word (singular too), where it is a ``CreatureResolver.kind_heads`` word: a
     "giant spider" is a spider; a "drake rider" is a rider, no drake."""
     said = re.findall(r"[a-z]+", concept.lower())[-1:]
-    forms = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
+    forms = {f for w in said for f in _singulars(w)}
     return frozenset(forms) & frozenset(getattr(resolver, "kind_heads", ()))
+
+
+def _singulars(word: str) -> set[str]:
+    """``word`` and what it may be the plural of ("spiders": spider; "witches": witche, witch)."""
+    return {word} | ({word[:-1]} if word.endswith("s") else set()) | ({word[:-2]} if word.endswith("es") else set())
 
 
 def modifier_words(concept: str, resolver) -> set[str]:
@@ -683,7 +687,7 @@ def modifier_words(concept: str, resolver) -> set[str]:
     kinds = ({t.lower() for n in creatures for t in n.traits} | set(getattr(resolver, "kind_heads", ()))) - modifiers
 
     def names_kind(w: str) -> bool:  # a trait or kind word (a plural too), or a one-word creature's name ("wolves")
-        if {w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w} & kinds:
+        if _singulars(w) & kinds:
             return True
         node = resolver.resolve(w) if hasattr(resolver, "resolve") else None
         return node is not None and " " not in node.name
