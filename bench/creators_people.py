@@ -3,7 +3,7 @@
 no named kind borrows what people carry"): each concept at levels 1 and 5, the role ``build_creature`` gives it (and the
 class road map it follows) and its abilities, each with the entry it is cited to.
 
-    python bench/creators_people.py --store STORE [--levels 1 5] [--time] [CONCEPT ...]
+    python bench/creators_people.py --store STORE [--levels 1 5] [--time] [--more] [CONCEPT ...]
 
 ``--time``: each build's wall time too, and at the end p50/p95 of the casters' builds (their spells are chosen: the
 first one embeds the spell profiles, about 420 short texts) beside the others' (the baseline of the same run).
@@ -19,6 +19,11 @@ from pathlib import Path
 CONCEPTS = ["bandit boss", "bandit lackeys", "pirate boss", "pirate lieutenant", "cultist", "cultist boss", "city guard",
             "guard captain", "merchant", "noble", "street urchin", "court wizard", "temple priest", "assassin",
             "smuggler", "mercenary captain", "thieves guild boss", "sailor", "gladiator", "hunter"]
+# concepts of named kinds, roles and classes (stop 53), with --more
+MORE = ["goblin shaman", "orc warchief", "kobold trapmaker", "elf ranger", "halfling thief", "dragon cultist",
+        "lich", "hag", "young red dragon", "werewolf", "bugbear brute", "gnoll hunter", "dwarf blacksmith",
+        "corrupt tax collector", "druid of the grove", "vampire noble", "ghost", "ogre", "witch", "bard",
+        "goblin boss", "kobold sniper", "human fighter", "troll", "giant spider", "skeleton archer", "zombie guard"]
 
 
 def main() -> int:
@@ -31,8 +36,11 @@ def main() -> int:
     ap.add_argument("--store", type=Path, required=True)
     ap.add_argument("--levels", type=int, nargs="+", default=[1, 5])
     ap.add_argument("--time", action="store_true", help="print each build's wall time and p50/p95 by kind")
+    ap.add_argument("--more", action="store_true", help="the defaults and MORE: named kinds, role words, classes")
     ap.add_argument("concepts", nargs="*", default=CONCEPTS)
     args = ap.parse_args()
+    if args.more:
+        args.concepts = [*args.concepts, *MORE]
     store = Store.open(args.store, create=False)
     try:
         resolver = CreatureResolver.from_store(store)

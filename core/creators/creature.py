@@ -13,7 +13,7 @@ import logging
 import re
 from typing import cast
 
-from gmprep.core.creators import concept, roadmaps, spells, tables
+from gmprep.core.creators import concept, intent, roadmaps, spells, tables
 from gmprep.core.creators.models import (
     Citation,
     CreatureRequest,
@@ -248,8 +248,19 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     # for a "goblin archer") says the build before one of the kind only does
     names = [re.findall(r"[a-z]+", n.name.lower()) for n in creatures]
     doing = words - traits - {w[0] for w in names if w}
-    for node in [n for n in lenders if doing & set(re.findall(r"[a-z]+", n.name.lower()))][:1] + \
-            [n for n in lenders[:5] if _named_by(n, words, traits, _head_kind(req.concept, resolver))]:
+    # the kind's closest creature wherever it ranks: a person's lenders are Monster Core's people of every level, so
+    # at level 8 the goblins (levels -1 to 1) rank below the humans near 8, and a goblin shaman built as a caster at
+    # level 3 was a soldier at level 8
+    heads = _head_kind(req.concept, resolver)
+    # the creature named with what it does, of any level when none near is (the Hobgoblin Archer, level 2, builds a
+    # level 9 skeleton archer too); a person's lenders are already the people of every level, and a goblin boss is no
+    # Ogre Boss
+    doers = [n for n in lenders if doing & set(re.findall(r"[a-z]+", n.name.lower()))]
+    if not doers and _person(req, resolver) is None:
+        doers = sorted((n for n in creatures if n.level is not None and doing & set(re.findall(r"[a-z]+", n.name.lower()))),
+                       key=lambda n: (abs(n.level - req.level), n.name))
+    for node in doers[:1] + \
+            [n for n in lenders if _named_by(n, words, traits, heads)][:5]:
         built = creature_build(node)
         if built is not None:
             return built, None, node.name, node
@@ -268,6 +279,12 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         adjectives = [t for w in re.findall(r"[a-z]+", req.concept.lower()) if (t := resolver.ancestry_adjective(w))]
         if adjectives:
             req = req.model_copy(update={"traits": list(dict.fromkeys(adjectives))})
+    shown_name = req.concept
+    said = intent.said_role(req.concept) if req.role is None else None
+    if said is not None and not (resolver is not None and hasattr(resolver, "resolve") and resolver.resolve(req.concept)):
+        # a role the concept says ("bugbear brute") is the GM's role, as the chat reads "level 3 brute: a bugbear": the
+        # word is no creature's name to match (the Zombie Brute's build); a creature named whole keeps its own build
+        req = req.model_copy(update={"role": said[0], "concept": said[1]})
     if req.role is None:
         role, from_class, role_from, source = infer_role(req, resolver)
         if req.tradition and "spell_dc" not in ROLES[role] and (source is None or source.type != "class"):
@@ -409,7 +426,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
             if chosen and rule is not None:
                 cites[rule.node_id] = Citation(id=rule.source_id or rule.node_id, name=rule.name, book=rule.book or "",
                                                page=rule.page)
-    name = req.concept.strip().title() or f"Level {req.level} {req.role.title()}"
+    name = shown_name.strip().title() or f"Level {req.level} {req.role.title()}"
     # the traits shown: the request's, and those of a Player Core ancestry the concept names ("dwarf champion": dwarf,
     # humanoid), as a stat block prints them
     shown = list(req.traits)

@@ -13,7 +13,7 @@ these parsers, so a request means the same everywhere.
 from __future__ import annotations
 
 import re
-from typing import get_args
+from typing import cast, get_args
 
 from pydantic import BaseModel, Field
 
@@ -35,6 +35,16 @@ _LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I
 _THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
 _ROLES: tuple[str, ...] = get_args(Role)
 _ROLE = re.compile(r"\b(" + "|".join(re.escape(r) for r in sorted(_ROLES, key=len, reverse=True)) + r")s?\b", re.I)
+
+
+def said_role(concept: str) -> tuple[Role, str] | None:
+    """GM Core's role a concept says in its own words ("bugbear brute", "kobold snipers") and the concept without it
+    ("bugbear"), or None: the one reading of a role word, for the chat's requests and the CLI's concept alike."""
+    m = _ROLE.search(concept)
+    if m is None:
+        return None
+    rest = " ".join(_ROLE.sub(" ", concept).split())
+    return cast(Role, m.group(1).lower()), rest
 _CREATURE_WORD = re.compile(r"\b(?:stat ?blocks?|stats|creatures?|npcs?|monsters?|villains?|foes?|enemy|enemies)\b", re.I)
 _ENCOUNTER = re.compile(r"\bencounters?\b", re.I)
 # a fight asked for (``_BUILD``) with one of GM Core's threats and a whole party ("I need a severe fight for 4 level 2
@@ -190,14 +200,14 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     if _ENCOUNTER.search(text) or _is_question(text):
         return None
     level = _LEVEL_ANY.search(text)
-    role = _ROLE.search(text)
+    role = said_role(text)
     if level is None or (role is None and not _CREATURE_WORD.search(text) and not _BUILD.match(text)):
         return None
     lv = int(next(g for g in level.groups() if g is not None))
     if not (-1 <= lv <= 24):
         return None
     tradition = _TRADITION.search(text)
-    rest = _TRADITION.sub(" ", _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text))))
+    rest = _TRADITION.sub(" ", _ROLE.sub(" ", _CREATURE_WORD.sub(" ", _LEVEL_ANY.sub(" ", text))))  # as said_role's
     rest = _concept_phrase(rest)
     # "a level 3 bandit captain NPC, human": one word after the last comma, with the concept before it, is a trait
     parts = [_rest_words(part) for part in rest.split(",")]
@@ -205,7 +215,7 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     concept = " ".join(w for part in parts for w in part)
     return CreatureRequest(
         level=lv,
-        role=role.group(1).lower() if role else None,
+        role=role[0] if role else None,
         concept=concept,
         traits=traits,
         tradition=tradition.group(1).lower() if tradition else None,

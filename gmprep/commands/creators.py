@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("concept", nargs="?", default="", help='name or idea ("ogre bouncer")')
     c.add_argument("--level", type=int, required=True)
     c.add_argument("--role", default=None, help="brute, skirmisher, sniper, soldier, spellcaster, skill paragon, magical striker "
-                   "(default: the build of the class or creature kind the concept names, 'court wizard': spellcaster; else soldier)")
+                   "(default: a role the concept says, 'bugbear brute'; else the build of the class or creature kind the concept names, 'court wizard': spellcaster; else soldier)")
     c.add_argument("--traits", action="append", default=[], help="traits (repeatable, or comma-separated)")
     c.add_argument("--tradition", choices=("arcane", "divine", "occult", "primal"),
                    help="a caster's spell tradition (default: the closest spellcasting creature's, else arcane)")

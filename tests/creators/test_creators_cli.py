@@ -429,6 +429,36 @@ def test_a_kind_far_from_the_level_still_lends(resolver):
     assert _renamed("It is off-guard to the guard.", "Skeleton Guard", "bandit") == "It is off-guard to the bandit."
 
 
+def test_the_build_of_a_kind_or_a_doer_holds_at_every_level(resolver):
+    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.models import CreatureRequest
+
+    # the build a goblin shaman takes at level 3 it keeps at level 9, where every person near the level is a human
+    built = {lv: build_creature(CreatureRequest(level=lv, concept="goblin shaman"), resolver) for lv in (3, 9)}
+    assert built[3].role == built[9].role != "soldier", {lv: (b.role, b.role_from) for lv, b in built.items()}
+    assert built[3].role_from == built[9].role_from
+    # what the creature does, said by a creature of any level: the Hobgoblin Archer builds a level-9 skeleton archer
+    archer = build_creature(CreatureRequest(level=9, concept="skeleton archer"), resolver)
+    assert (archer.role, archer.role_from) == ("sniper", "Hobgoblin Archer")
+
+
+def test_a_role_the_concept_says_is_the_role(resolver):
+    from gmprep.core.creators.creature import build_creature
+    from gmprep.core.creators.intent import said_role
+    from gmprep.core.creators.models import CreatureRequest
+
+    assert said_role("bugbear brute") == ("brute", "bugbear")
+    assert said_role("kobold snipers") == ("sniper", "kobold")
+    assert said_role("bandit boss") is None
+    # the word is GM Core's role, not a name to match (the Zombie Brute's soldier build); the name keeps it
+    brute = build_creature(CreatureRequest(level=3, concept="bugbear brute"), resolver)
+    assert (brute.role, brute.role_from, brute.role_default, brute.name) == ("brute", "", False, "Bugbear Brute")
+    assert any(a.source_name.startswith("Bugbear") for a in brute.abilities), [a.source_name for a in brute.abilities]
+    # a creature named whole keeps its own build
+    zombie = build_creature(CreatureRequest(level=2, concept="zombie brute"), resolver)
+    assert zombie.role_from == "Zombie Brute"
+
+
 def test_a_named_kind_is_no_person(resolver):
     from gmprep.core.creators.creature import _person
     from gmprep.core.creators.models import CreatureRequest
