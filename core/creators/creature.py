@@ -280,11 +280,12 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         if adjectives:
             req = req.model_copy(update={"traits": list(dict.fromkeys(adjectives))})
     shown_name = req.concept
-    said = intent.said_role(req.concept) if req.role is None else None
-    if said is not None and not (resolver is not None and hasattr(resolver, "resolve") and resolver.resolve(req.concept)):
+    said_role = intent.said_role(req.concept) if req.role is None else None
+    if said_role is not None and not (resolver is not None and hasattr(resolver, "resolve") and
+                                      resolver.resolve(req.concept)):
         # a role the concept says ("bugbear brute") is the GM's role, as the chat reads "level 3 brute: a bugbear": the
         # word is no creature's name to match (the Zombie Brute's build); a creature named whole keeps its own build
-        req = req.model_copy(update={"role": said[0], "concept": said[1]})
+        req = req.model_copy(update={"role": said_role[0], "concept": said_role[1]})
     if req.role is None:
         role, from_class, role_from, source = infer_role(req, resolver)
         if req.tradition and "spell_dc" not in ROLES[role] and (source is None or source.type != "class"):
