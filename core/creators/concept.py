@@ -10,6 +10,7 @@ mostly numbers). Without the model (not installed, failed to load) every closene
 from __future__ import annotations
 
 import logging
+import re
 import threading
 
 import numpy as np
@@ -73,3 +74,53 @@ def people_margin(phrase: str) -> float | None:
     except Exception:  # no model
         log.warning("people margin without the embedder", exc_info=True)
         return None
+
+
+# The skill a concept's words name by meaning ("blacksmith": Crafting, "healer": Medicine), for an NPC whose concept
+# names no background or archetype to say its skills. Each skill is embedded as its name, the actions its entry lists
+# and its skill feats ("Crafting: Repair, Craft, Earn Income, Identify Alchemy ...; Alchemical Crafting, Quick Repair
+# ..."); the closest is taken only when it leads the next by SKILL_MARGIN. On 22 tuning concepts
+# (bench/data/creator-skills.jsonl) the closest was a skill a GM expects for 17, and every miss led by under 0.06
+# (a jailer's Thievery by 0.055); at 0.10 the 4 it keeps are right, and on the 24 held-out concepts, never tuned on,
+# the 5 it keeps are right (of all 24 the closest is right for 15: a nun's is Deception, a safecracker's Deception);
+# ``python bench/creator_skills.py --store STORE``.
+SKILL_MARGIN = 0.10
+_skill_vectors: dict[str, np.ndarray] = {}
+
+
+def skill_profile(node) -> str:
+    """A skill as its entry lists it: name, actions (Recall Knowledge, which every skill has, left out), skill feats."""
+    parts = []
+    for label in ("Untrained actions", "Trained actions", "Other actions that call for"):
+        m = re.search(rf"\*\*{label}[^*]*\*\*(?:\s*\([^)]*\))?([^\n]*)", node.text or "")
+        if m:
+            parts += [a.strip() for a in re.sub(r"\([^)]*\)", "", m.group(1)).split(",")]
+    feats = re.search(r"\*\*Skill feats\*\*[^:]*:([^\n]*)", node.text or "")
+    feat_names = re.sub(r"\([^)]*\)|,? and \d+ more", "", feats.group(1)) if feats else ""
+    actions = ", ".join(a for a in parts if a and a != "Recall Knowledge")
+    return f"{node.name}: {actions}; {' '.join(feat_names.split())}"
+
+
+def closest_skill(concept: str, skills: list) -> tuple[str, float] | None:
+    """(the skill ``concept`` names by meaning, its lead over the next) when it leads by ``SKILL_MARGIN``; else None
+    (also without the model). Lore and Perception are no skill to read a concept as."""
+    nodes = [n for n in skills if n.name not in ("Lore", "Perception")]
+    if not concept.strip() or len(nodes) < 2:
+        return None
+    try:
+        from gmprep.kg.embedder import shared_embedder
+
+        embedder = shared_embedder()
+        with _lock:
+            missing = [n for n in nodes if n.node_id not in _skill_vectors]
+            if missing:
+                for n, v in zip(missing, embedder.encode([skill_profile(n) for n in missing]), strict=True):
+                    _skill_vectors[n.node_id] = np.asarray(v, dtype=np.float32)
+            vectors = np.stack([_skill_vectors[n.node_id] for n in nodes])
+        scores = vectors @ np.asarray(embedder.encode_query(concept), dtype=np.float32)
+    except Exception:  # no model: no skill by meaning
+        log.warning("skill closeness without the embedder", exc_info=True)
+        return None
+    order = np.argsort(-scores)
+    lead = float(scores[order[0]] - scores[order[1]])
+    return (nodes[int(order[0])].name, lead) if lead >= SKILL_MARGIN else None

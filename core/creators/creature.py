@@ -353,6 +353,17 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         _, arch_skills, arch_abilities = resolver.archetype_build(archetype, req.level)
         plan = _trained(plan, arch_skills)
         read += [archetype] if archetype is not source else []
+    # nothing named says the skills (no background, archetype or class): the skill the concept names by meaning, when
+    # one leads clearly (``concept.closest_skill``: a blacksmith's Crafting, a healer's Medicine), trained like a
+    # background's first; not for a creature the concept names whole, whose skills are its own kind's
+    skill_from = ""
+    if background is None and archetype is None and roadmap is None and resolver is not None and \
+            getattr(resolver, "skills", None) and not (hasattr(resolver, "resolve") and resolver.resolve(req.concept)):
+        doing = _doing_phrase(req.concept, resolver)
+        closest = concept.closest_skill(doing, resolver.skills)
+        if closest is not None:
+            plan = _trained(plan, [closest[0]])
+            skill_from = f"{closest[0]}: the skill whose actions and feats are closest to “{doing}” in meaning"
     stats: list[StatValue] = []
     for field, column in plan.items():
         tid = table_for(field)
@@ -469,7 +480,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
         speed, speed_from = speed + 5, speed_from + "; +5 feet: a skirmisher's higher Speed than typical"
     return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, speed=speed,
                      senses=senses, languages=languages, senses_from=senses_from, languages_from=languages_from,
-                     speed_from=speed_from, stats=stats, strikes=strikes,
+                     speed_from=speed_from, skill_from=skill_from, stats=stats, strikes=strikes,
                      abilities=abilities, citations=sorted(cites.values(), key=lambda c: c.id), tradition=tradition,
                      tradition_from=tradition_from, role_from=role_from, role_default=by_default,
                      roadmap=roadmap.name if roadmap is not None else None,
@@ -686,6 +697,17 @@ def _head_kind(concept: str, resolver) -> frozenset[str]:
     said = re.findall(r"[a-z]+", concept.lower())[-1:]
     forms = {f for w in said for f in _singulars(w)}
     return frozenset(forms) & frozenset(getattr(resolver, "kind_heads", ()))
+
+
+def _doing_phrase(concept: str, resolver) -> str:
+    """``concept`` without the words that name a kind (a creature trait, a creature name's first word, an ancestry's
+    adjective): what the creature does ("dwarf blacksmith": "blacksmith"; "kobold": nothing, which names no skill)."""
+    creatures = resolver.creatures()
+    kinds = {t.lower() for n in creatures for t in n.traits} | \
+        {m.group(0) for n in creatures if (m := re.match(r"[a-z]+", n.name.lower()))}
+    adjective = getattr(resolver, "ancestry_adjective", lambda w: None)
+    return " ".join(w for w in re.findall(r"[a-z']+", concept.lower())
+                    if not (_singulars(w) & kinds) and adjective(w) is None)
 
 
 def _singulars(word: str) -> set[str]:
@@ -1045,7 +1067,8 @@ def render_statblock_markdown(sb: Statblock) -> str:
                   + (f" <!-- {sb.languages_from} -->" if sb.languages_from else "")]
     skills = [f"{f.split(':', 1)[1]} {_signed(st.value)}" for f, st in s.items() if f.startswith("skill:")]
     lines += ["", "**Skills** " + ", ".join(skills) + " <!-- " + ", ".join(
-        f"{f.split(':', 1)[1]} {st.column}" for f, st in s.items() if f.startswith("skill:")) + " -->"]
+        f"{f.split(':', 1)[1]} {st.column}" for f, st in s.items() if f.startswith("skill:"))
+        + (f"; {sb.skill_from}" if sb.skill_from else "") + " -->"]
     attrs = ", ".join(f"**{a.capitalize()}** {_signed(s[a].value)}" for a in ("str", "dex", "con", "int", "wis", "cha"))
     lines += ["", attrs + " <!-- " + ", ".join(f"{a.capitalize()} {s[a].column}" for a in ("str", "dex", "con", "int", "wis", "cha")) + " -->"]
     lines += ["", f"**AC** {s['ac'].value}; **Fort** {_signed(s['fort'].value)}, **Ref** {_signed(s['ref'].value)}, "

@@ -197,7 +197,8 @@ class Statblock(BaseModel):
     languages: list[str] = Field(default_factory=list)
     senses_from: str = ""
     languages_from: str = ""
-    speed_from: str = ""  # why, for the statblock's comment
+    speed_from: str = ""
+    skill_from: str = ""  # a skill the concept names by meaning ("Crafting: ..."), for the statblock's comment  # why, for the statblock's comment
 
     def stat(self, field: str) -> StatValue | None:
         return next((s for s in self.stats if s.field == field), None)

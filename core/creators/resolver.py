@@ -57,6 +57,7 @@ class CreatureResolver:
         self.roadmaps: list[ClassRoadMap] = parse_class_roadmaps(roadmaps.text, names) if roadmaps is not None else []
         self.class_features = [n for n in abilities or [] if n.type == "class-feature"]
         self._skills = list(skills or [])
+        self.skills = self._skills  # the skills' entries: their actions and feats (``concept.closest_skill``)
         self._abilities: dict[str, list[Node]] = {}
         for n in abilities or []:
             self._abilities.setdefault(n.name.lower(), []).append(n)

@@ -459,6 +459,24 @@ def test_a_role_the_concept_says_is_the_role(resolver):
     assert zombie.role_from == "Zombie Brute"
 
 
+def test_a_concept_that_names_a_skill_by_meaning_is_trained_in_it(resolver):
+    from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+    from gmprep.core.creators.models import CreatureRequest
+
+    # the real MiniLM: a blacksmith's Crafting, a healer's Medicine, whatever the role; the kind's words are not read
+    # (a "kobold" alone names no skill) and the comment says why
+    smith = build_creature(CreatureRequest(level=5, concept="dwarf blacksmith"), resolver)
+    skills = {s.field: s.column for s in smith.stats if s.field.startswith("skill:")}
+    assert skills.get("skill:Crafting") in ("high", "extreme"), skills
+    assert smith.skill_from.startswith("Crafting:") and "“blacksmith”" in smith.skill_from
+    assert "Crafting: the skill whose actions and feats are closest" in render_statblock_markdown(smith)
+    healer = build_creature(CreatureRequest(level=3, role="soldier", concept="healer"), resolver)
+    assert any(s.field == "skill:Medicine" for s in healer.stats)
+    assert build_creature(CreatureRequest(level=3, role="sniper", concept="kobold"), resolver).skill_from == ""
+    # a background the concept names says the skills itself
+    assert build_creature(CreatureRequest(level=3, concept="merchant"), resolver).skill_from == ""
+
+
 def test_a_named_kind_is_no_person(resolver):
     from gmprep.core.creators.creature import _person
     from gmprep.core.creators.models import CreatureRequest
