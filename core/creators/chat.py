@@ -133,7 +133,8 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
         from gmprep.core.creators.encounter import build_encounters, unmatched_theme
 
         resolver = resolver_factory()
-        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.phrases or enc.words, resolver)
+        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.phrases or enc.words, resolver,
+                                   boss=enc.boss)
         note = unmatched_theme(enc.party_level, enc.phrases or enc.words, resolver, reports)
         cites: list[Citation] = []
         for r in reports:

@@ -343,13 +343,16 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
                     options: list[EncounterReport] | None = None) -> str | None:
     """The line to say when no Monster Core creature a party of ``party_level`` can meet matches the theme (``_theme``):
     the options (``build_encounters``') are then the theme's people in GM Core's quick groups, with how to build the
-    first's leader, and creatures that fit the budget, not the theme. None when it matches or there is no theme."""
+    first's leader, and creatures that fit the budget, not the theme; with no theme, that the options are in name
+    order. None when it matches."""
     theme = ", ".join(v.strip() for v in words if v.strip())
     words = _theme_words(words)
     built = [max((c for c in r.creatures if not c.id), key=lambda c: c.level) for r in options or []
              if r.structure and any(not c.id for c in r.creatures)]
     if not words:
-        return None
+        # the options are then the first creatures of fitting levels in name order, which a GM should know
+        return ("No theme was given: the options are Monster Core creatures that fit the budget, first in name order; "
+                "name a theme (undead, a swamp, bandits) to match one.") if options else None
     nodes = [node for node, _ in _fits(party_level, resolver)]
     if _theme(words, nodes, resolver, _one_people_phrase(theme, resolver))[2]:
         if not built:
@@ -452,7 +455,7 @@ def _fit_count(members: list[tuple[str, int, int]], party_size: int, party_level
 
 
 def people_encounters(party_size: int, party_level: int, threat: Threat, theme: str, resolver,
-                      followers=None) -> list[EncounterReport]:
+                      followers=None, boss: bool = False) -> list[EncounterReport]:
     """GM Core's Quick Adventure Groups (``groups``) of ``threat`` filled with the theme's people at the levels each
     group gives, for a theme Monster Core has no creature of: "Boss and Lackeys" for "bandits" at party level 3 is a
     bandit boss (level 5) and four bandit lackeys (level -1), each line written with its level so the block counts it
@@ -460,14 +463,15 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
 
     ``followers(level)``: the Monster Core creature of that level the theme's other words call for, or None; when
     given, only groups of two members or more are built, their lowest (the lackeys) being that creature ("cultists in
-    the sewer": a cultist boss and four Sewer Oozes)."""
+    the sewer": a cultist boss and four Sewer Oozes). ``boss``: only the groups with a Boss, when there are any."""
     one, several = groups.theme_people(theme, resolver.person_words, concept.people_margin)
     entry = resolver.quick_groups_entry
     if not one or entry is None:
         return []
     budget4 = tables.encounter_budget(4)[threat]
     out = []
-    for group in resolver.quick_groups:
+    bosses = [g for g in resolver.quick_groups if g.xp == budget4 and any(m.part == "Boss" for m in g.members)]
+    for group in bosses if boss and bosses else resolver.quick_groups:
         if group.xp != budget4 or (followers is not None and len(group.members) < 2):
             continue
         members = [(groups.member_name(m, one, several), m.count, party_level + m.delta) for m in group.members]
@@ -495,8 +499,71 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
     return out
 
 
+def _boss_shapes(party_size: int, party_level: int, threat: Threat, resolver) -> list[tuple[str, list[tuple[int, int]]]]:
+    """The shapes of a boss fight at ``threat``, each (name, [(count, level)], the boss first): GM Core's Quick Adventure
+    Groups that have a Boss part and this threat's budget for four ("Boss and Lackeys", "Boss and Lieutenant": severe),
+    the lackeys' count fitted to the party's size (``_fit_count``), then the boss alone, of the highest level whose XP
+    alone is this threat (party level + 3 for a severe fight of four: "a boss so mighty it could defeat the entire party
+    single-handedly", GM Core, Choosing Creatures)."""
+    budget = tables.encounter_budget(party_size)
+    budget4 = tables.encounter_budget(4)[threat]
+    shapes: list[tuple[str, list[tuple[int, int]]]] = []
+    for group in getattr(resolver, "quick_groups", []):
+        if group.xp != budget4 or not any(m.part == "Boss" for m in group.members):
+            continue
+        members = [(m.part or "", m.count, party_level + m.delta) for m in group.members]
+        if any(not tables.CREATURE_MIN_LEVEL <= lvl <= tables.CREATURE_MAX_LEVEL for _, _, lvl in members):
+            continue
+        count = _fit_count(members, party_size, party_level, threat)
+        if count is None:
+            continue
+        low = min(range(len(members)), key=lambda i: (members[i][2], -i))
+        shapes.append((group.name, [(count if i == low else c, lvl) for i, (_, c, lvl) in enumerate(members)]))
+    for delta in range(tables.XP_MAX_DELTA, -1, -1):
+        xp = tables.creature_xp(party_level + delta, party_level)
+        if xp <= budget[threat] and tables.threat_for_xp(xp, budget) == threat:
+            shapes.insert(0, ("Solo boss", [(1, party_level + delta)]))
+            break
+    return shapes
+
+
+def _boss_encounters(party_size: int, party_level: int, threat: Threat, ranked: list, resolver,
+                     n: int) -> list[EncounterReport]:
+    """Boss fights (``_boss_shapes``) filled with the best-ranked creature of each member's level (``ranked``: the
+    theme's order), no creature twice across the options where another of its level is left."""
+    by_level: dict[int, list] = {}
+    for node in ranked:
+        by_level.setdefault(node.level, []).append(node)
+    used: set[str] = set()
+    out: list[EncounterReport] = []
+    for name, members in _boss_shapes(party_size, party_level, threat, resolver):
+        if len(out) >= n:
+            break
+        picked: list = []
+        for _, lvl in members:
+            options = [c for c in by_level.get(lvl, []) if c.node_id not in {p.node_id for p in picked}]
+            fresh = [c for c in options if c.node_id not in used]
+            if not options:
+                break
+            picked.append((fresh or options)[0])
+        if len(picked) != len(members):
+            continue
+        used |= {p.node_id for p in picked}
+        spec = EncounterSpec(party_size=party_size, party_level=party_level, lines=[
+            EncounterLine(text=f"{c} {node.name}", name=node.name, count=c)
+            for (c, _), node in zip(members, picked, strict=True)])
+        report = evaluate_encounter(spec, resolver)
+        report.structure = name
+        shape_entry = resolver.quick_groups_entry if name != "Solo boss" else \
+            getattr(resolver, "choosing_creatures_entry", None)
+        if shape_entry is not None:
+            report.citations.append(_cite_entry(shape_entry))
+        out.append(report)
+    return out
+
+
 def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
-                     n: int = 3) -> list[EncounterReport]:
+                     n: int = 3, boss: bool = False) -> list[EncounterReport]:
     """Up to ``n`` Monster Core encounters whose XP falls in ``threat`` for this party, as close to its
     budget as possible, preferring creatures matching ``words`` (traits first, then name, then text) and close to
     them in meaning (``concept.closeness``).
@@ -504,7 +571,9 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     Deterministic: candidates are ordered by relevance, level and name; groups of one to three kinds
     of creature are enumerated and ranked by (distance to the budget, -mean relevance per creature,
     distance of the creature count from half the party: neither a lone boss nor a swarm by default);
-    options are picked so they share no creature where possible, else at least no lead creature."""
+    options are picked so they share no creature where possible, else at least no lead creature.
+
+    ``boss``: the GM asked for a boss fight; the options are its shapes first (``_boss_encounters``)."""
     if threat not in THREATS:
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
     check_party(party_size, party_level)
@@ -522,18 +591,27 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     people = []
     phrases = _phrases(theme)
     if not matched and _is_people(next(iter(phrases), ""), resolver):
-        people = people_encounters(party_size, party_level, threat, theme, resolver)[:n]
+        people = people_encounters(party_size, party_level, threat, theme, resolver, boss=boss)[:n]
     elif len(phrases) > 1:
         nodes = [node for node, _ in every]
         if (who := _people_phrase(phrases, nodes, resolver)) is not None:
-            people = people_encounters(party_size, party_level, threat, who, resolver,
+            people = people_encounters(party_size, party_level, threat, who, resolver, boss=boss,
                                        followers=_followers([p for p in phrases if p != who], nodes, resolver))[:n]
             # no creature of the other phrases at the groups' levels ("cultists of Urgathoa": the god's name matches
             # the whole theme's undead, no lackey alone): the people's own groups, then the theme's creatures
-            people = people or people_encounters(party_size, party_level, threat, who, resolver)[:1]
+            people = people or people_encounters(party_size, party_level, threat, who, resolver, boss=boss)[:1]
     n -= len(people)
     if n <= 0:
         return people
+    if boss:
+        # a theme's boss is of the theme: with words, only creatures that match them (a word, or ``THEME_FLOOR`` close)
+        order = sorted(((r, c, e) for r, c, e in zip(shared, close, every, strict=True)
+                        if not words or r > 0 or c >= THEME_FLOOR),
+                       key=lambda x: (-(x[0] + concept.CONCEPT_WEIGHT * x[1]), x[2][0].name))
+        bosses = _boss_encounters(party_size, party_level, threat, [node for _, _, (node, _) in order], resolver, n)
+        people, n = people + bosses, n - len(bosses)
+        if n <= 0:
+            return people
     pool = [(r + concept.CONCEPT_WEIGHT * c, node, xp) for r, c, (node, xp) in zip(shared, close, every, strict=True)
             if xp <= target]
     shared = [r for r, (_, xp) in zip(shared, every, strict=True) if xp <= target]
@@ -566,14 +644,16 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
                 combos.append((target - xp, -mean_rel, size_gap, [m[1].name for m in members], counts, members))
     combos.sort(key=lambda c: c[:4])
     chosen: list[list] = []
-    used: set[str] = set()
+    # the creatures of the options already made (a boss fight's shapes, the people's groups) count as used
+    earlier = {c.id for r in people for c in r.creatures if c.id}
+    used: set[str] = set(earlier)
     # first options that share no creature with an earlier one, then ones that differ in their lead
     for disjoint in (True, False):
         for *_, counts, members in combos:
             if len(chosen) >= n:
                 break
             ids = [m[1].node_id for m in members]
-            if (disjoint and used & set(ids)) or any(ids[0] == c[1][0][1].node_id for c in chosen):
+            if (disjoint and used & set(ids)) or any(ids[0] == c[1][0][1].node_id for c in chosen) or ids[0] in earlier:
                 continue
             chosen.append([counts, members])
             used |= set(ids)

@@ -47,13 +47,13 @@ def said_role(concept: str) -> tuple[Role, str] | None:
     return cast(Role, m.group(1).lower()), rest
 _CREATURE_WORD = re.compile(r"\b(?:stat ?blocks?|stats|creatures?|npcs?|monsters?|villains?|foes?|enemy|enemies)\b", re.I)
 _ENCOUNTER = re.compile(r"\bencounters?\b", re.I)
-# a fight asked for (``_BUILD``) with one of GM Core's threats and a whole party ("I need a severe fight for 4 level 2
-# PCs") is an encounter request too
+# a fight asked for (``_BUILD``) for a whole party ("I need a severe fight for 4 level 2 PCs", "create a boss fight for a
+# level 7 party of 5") is an encounter request too
 _FIGHT = re.compile(r"\b(?:fights?|battles?|combats?)\b", re.I)
 # a request that starts by asking to build ("Create a level 2 goblin boss", "Can you make a 5th-level hag?") names a
 # creature with its level alone, without a role or the word creature
 _BUILD = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-                    r"(?:build|make|create|generate|design|stat(?:\s+up)?|roll\s+up|give\s+(?:me|us)|(?:i|we)\s+(?:need|want))\b",
+                    r"(?:build|make|create|generate|design|stat(?:\s+(?:up|out))?|roll\s+up|give\s+(?:me|us)|(?:i|we)\s+(?:need|want))\b",
                     re.I)
 # A question about the rules ("what is ...", "how does ...") is not a request to build something,
 # unless it is a polite request ("can you build ...").
@@ -62,7 +62,7 @@ _QUESTION = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whose|does|do|
 _FILLER = re.compile(
     r"\b(?:please|can|could|would|will|you|me|us|i|we|my|our|need|want|give|build|make|create|generate|design|roll|up|"
     r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options|threat|"
-    r"fights?|battles?|combats?|who|is|are|stat|stats)\b",
+    r"fights?|battles?|combats?|who|is|are|stat|stats|out|against)\b",
     re.I,
 )
 _WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
@@ -81,17 +81,27 @@ class EncounterRequest(BaseModel):
     phrases: list[str] = Field(default_factory=list)
     # a GM's word for the threat that is none of GM Core's ("hard"), read as one of them (``THREAT_SAID``)
     threat_word: str | None = None
+    # a boss fight asked for ("a boss fight", "the final boss encounter"): built on a boss's shapes
+    # (``encounter.build_encounters``)
+    boss: bool = False
 
 
 # GMs' words for a fight's difficulty, read as GM Core's threats by its own descriptions (Combat Threats): trivial
 # encounters are "so easy that the characters have essentially no chance of losing", moderate ones "a serious
 # challenge", severe ones "the hardest encounters most groups of characters have a good chance to defeat", extreme ones
-# "so dangerous that they are likely to be an even match". The answer says how it read the word.
+# "so dangerous that they are likely to be an even match". Two more by where the book places them: severe encounters are
+# "appropriate for important moments in your story, such as confronting a final boss" (a boss fight), extreme ones "for
+# the climactic encounter at the end of an entire campaign". The answer says how it read the word.
 THREAT_SAID: dict[str, Threat] = {"easy": "trivial", "challenging": "moderate", "hard": "severe", "difficult": "severe",
-                                  "tough": "severe", "dangerous": "extreme", "deadly": "extreme", "lethal": "extreme"}
+                                  "tough": "severe", "dangerous": "extreme", "deadly": "extreme", "lethal": "extreme",
+                                  "boss": "severe", "climactic": "extreme"}
 # ... said of the encounter itself ("a hard encounter", "a deadly boss fight"), not of a place ("a dangerous swamp")
 _THREAT_WORD = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b",
                           re.I)
+
+
+_BOSS = re.compile(r"\bboss\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b|\bfinal\s+boss\b", re.I)
+_BOSS_WORD = re.compile(r"\b(?:final\s+)?boss\b", re.I)
 
 
 def _num(text: str) -> int:
@@ -155,8 +165,7 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     question, or an encounter already written out as ``Encounter (...): creature, creature``)."""
     if _is_question(text):
         return None
-    if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and (_THREAT.search(text) or _THREAT_WORD.search(text))
-                                            and _BUILD.match(text)):
+    if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and _BUILD.match(text)):
         return None  # "The severe fight against 4 level 3 PCs went badly" tells, it does not ask
     size, level, span = parse_party(text)
     if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
@@ -169,6 +178,9 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     alias = _THREAT_WORD.search(text) if threat is None else None
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
     rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", rest))))
+    boss = _BOSS.search(text) is not None
+    if boss:  # "a deadly boss fight", "the final boss": the fight's shape, not theme words
+        rest = _BOSS_WORD.sub(" ", rest)
     if alias is not None:  # "a hard encounter": the threat, not a theme word
         rest = re.sub(r"\b" + alias.group(1) + r"\b", " ", rest, count=1)
     words = [w for w in _rest_words(rest) if not _PCS_WORD.fullmatch(w)]
@@ -181,6 +193,7 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
         threat=threat.group(1).lower() if threat else THREAT_SAID[alias.group(1).lower()] if alias else "moderate",
         threat_stated=threat is not None or alias is not None,
         threat_word=alias.group(1).lower() if alias else None,
+        boss=boss,
         party_size=size,
         party_level=level,
         words=words,

@@ -13,7 +13,7 @@ from collections import Counter
 from functools import cached_property
 
 from gmprep.core.creators import archetypes
-from gmprep.core.creators.groups import QUICK_GROUPS_ID, parse_quick_groups
+from gmprep.core.creators.groups import CHOOSING_CREATURES_ID, QUICK_GROUPS_ID, parse_quick_groups
 from gmprep.core.creators.models import Role
 from gmprep.core.creators.roadmaps import (
     CLASS_ROADMAPS_ID,
@@ -36,7 +36,8 @@ class CreatureResolver:
                  quick_groups: Node | None = None, ancestries: list[Node] | None = None,
                  roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None,
                  spell_slots: Node | None = None, archetypes: list[Node] | None = None,
-                 spells: list[Node] | None = None, spells_rule: Node | None = None):
+                 spells: list[Node] | None = None, spells_rule: Node | None = None,
+                 choosing_creatures: Node | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -49,6 +50,7 @@ class CreatureResolver:
         # GM Core's Quick Adventure Groups entry: the shapes the encounter builder fills with a theme's people
         self.quick_groups_entry = quick_groups
         self.quick_groups = parse_quick_groups(quick_groups.text) if quick_groups is not None else []
+        self.choosing_creatures_entry = choosing_creatures  # a boss fight's solo boss is cited to it
         # GM Core's Class Road Maps entry (an NPC that works like a class: its statistics' columns, its abilities) and
         # the entries its abilities may name: the classes' features, feats and actions by name
         self.roadmaps_entry = roadmaps
@@ -93,7 +95,8 @@ class CreatureResolver:
         ids += [r[0] for r in store.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND type='feat' AND json_extract(fields, '$.archetype') "
             "IS NOT NULL ORDER BY rowid")]
-        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID, SPELLS_ID]).values())
+        nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID, SPELLS_ID,
+                                     CHOOSING_CREATURES_ID]).values())
         # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
@@ -125,7 +128,7 @@ class CreatureResolver:
                    [n for n in nodes if n.type == "skill"],
                    [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID),
                    [n for n in nodes if n.type == "archetype"], [n for n in nodes if n.type == "spell"],
-                   by_id.get(SPELLS_ID))
+                   by_id.get(SPELLS_ID), by_id.get(CHOOSING_CREATURES_ID))
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""

@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--traits", action="append", default=[], help="build: creature traits or theme words (repeatable, or comma-separated)")
     e.add_argument("--terrain", action="append", default=[], help="build: terrain words (swamp, forest, ...)")
     e.add_argument("-n", type=int, default=3, help="build: how many options (default 3)")
+    e.add_argument("--boss", action="store_true",
+                   help="build: a boss fight (a solo boss, GM Core's Boss and Lackeys / Boss and Lieutenant first)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=run_encounter)
     c = sub.add_parser("creature", help="build a creature/NPC statblock from GM Core's tables")
@@ -77,11 +79,12 @@ def run_encounter(args: argparse.Namespace) -> int:
             raise GmprepError("encounter build needs --party and --level")
         words = _words(args.traits) + _words(args.terrain) + _words(args.text[1:])
         # checked by build_encounters (an unknown threat is a one-line error, exit 1)
-        threat = cast(Threat, (args.threat or "moderate").lower())
+        # a boss fight is severe unless said otherwise: GM Core's severe threat is "confronting a final boss"
+        threat = cast(Threat, (args.threat or ("severe" if args.boss else "moderate")).lower())
         resolver = _resolver(args)
-        reports = build_encounters(args.party, args.level, threat, words, resolver, n=args.n)
+        reports = build_encounters(args.party, args.level, threat, words, resolver, n=args.n, boss=args.boss)
         if not reports:
-            raise GmprepError(f"no Monster Core encounter fits a {args.threat or 'moderate'} budget for {args.party} characters of level {args.level}")
+            raise GmprepError(f"no Monster Core encounter fits a {threat} budget for {args.party} characters of level {args.level}")
         note = unmatched_theme(args.level, words, resolver, reports)
         if args.json:
             print(json.dumps([r.cli_json() for r in reports], indent=2))
@@ -91,7 +94,8 @@ def run_encounter(args: argparse.Namespace) -> int:
         if note:
             print(note + "\n")
         for i, r in enumerate(reports, 1):
-            shape = f" — {r.structure} (GM Core's Quick Adventure Groups, p. 75)" if r.structure else ""
+            shape = f" — {r.structure} (GM Core's Quick Adventure Groups, p. 75)" if r.structure and \
+                r.structure != "Solo boss" else f" — {r.structure}" if r.structure else ""
             print(f"Option {i}: {r.xp} XP, {r.threat} (budget {r.budget[r.threat]}){shape}")
             print(render_encounter_block(r))
         return 0

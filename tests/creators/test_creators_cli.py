@@ -61,6 +61,11 @@ def test_encounter_build(store_dir, capsys):
                  "2 bandits (level 2), goblin war chanter", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["xp"] == 80 and report["creatures"][0]["id"] is None and "structure" not in report
+    # --boss: a severe boss fight unless a threat is given, the solo boss first
+    assert main(["--store", str(store_dir), "encounter", "build", "--party", "4", "--level", "3", "--boss",
+                 "--traits", "undead", "--json"]) == 0
+    options = json.loads(capsys.readouterr().out)
+    assert options[0]["structure"] == "Solo boss" and options[0]["threat"] == "severe" and options[0]["xp"] == 120
 
 
 def test_creature(store_dir, capsys):

@@ -31,7 +31,11 @@ from gmprep.core.creators.intent import parse_creature_request, parse_encounter_
     # encounters most groups of characters have a good chance to defeat"), not a theme word; of a place it is the theme
     ("Build a hard encounter for 4 level 6 PCs in a haunted mansion", "severe", 4, 6, ["haunted", "mansion"]),
     ("Build a tough fight for 4 level 3 PCs with wolves", "severe", 4, 3, ["wolves"]),
-    ("Build a deadly boss fight for 4 level 5 PCs: a lich", "extreme", 4, 5, ["boss", "lich"]),
+    # a boss fight is the fight's shape, not a theme word; alone it is GM Core's severe ("confronting a final boss")
+    ("Build a deadly boss fight for 4 level 5 PCs: a lich", "extreme", 4, 5, ["lich"]),
+    ("Create a boss fight for a level 7 party of 5", "severe", 5, 7, []),
+    ("Build a final boss encounter with bandits for 4 level 3 PCs", "severe", 4, 3, ["bandits"]),
+    ("I want a climactic battle with a dragon for 4 level 12 PCs", "extreme", 4, 12, ["dragon"]),
     ("Build an easy encounter for 4 level 1 PCs", "trivial", 4, 1, []),
     ("Build an encounter for 4 level 5 PCs in a dangerous swamp", "moderate", 4, 5, ["dangerous", "swamp"]),
 ])
@@ -39,6 +43,7 @@ def test_encounter_requests(text, threat, size, level, words):
     req = parse_encounter_request(text)
     assert req is not None
     assert (req.threat, req.party_size, req.party_level, req.words) == (threat, size, level, words)
+    assert req.boss == ("boss" in text)
     # the same words, as the phrases they were written in
     assert " ".join(req.phrases).split() == words
 
@@ -87,6 +92,7 @@ def test_not_encounter_requests(text):
     ("Can you build a level 3 brute? A bog troll", 3, "brute", "bog troll"),  # a polite request still builds
     # asked to build, a creature needs no role or "creature" word
     ("Create a level 2 goblin boss", 2, None, "goblin boss"),
+    ("Stat out a level 2 goblin chieftain", 2, None, "goblin chieftain"),  # was "Out Goblin Chieftain"
     ("Can you make a 5th-level hag?", 5, None, "hag"),
     ("I need stats for a bandit captain, level 5", 5, None, "bandit captain"),
     ("Give me an NPC: a level 7 corrupt noble who is a skill paragon", 7, "skill paragon", "corrupt noble"),
@@ -208,3 +214,27 @@ def test_the_chat_says_when_nothing_named_gave_the_build(resolver):
     for question in ("Make me a level 4 bandit boss NPC", "Make me a level 4 necromancer spellcaster"):
         answer = creators_answer(question, lambda: resolver)
         assert answer is not None and not answer.text.startswith("_Nothing"), question
+
+
+def test_a_boss_fight_is_built_on_a_bosss_shapes(resolver):
+    from gmprep.core.creators.chat import creators_answer
+    from gmprep.core.creators.encounter import build_encounters
+
+    # severe for four: the boss alone at party level + 3 (120 XP), then GM Core's Boss and Lackeys / Boss and Lieutenant
+    # with the theme's creatures; no option repeats an earlier one's lead
+    options = build_encounters(4, 5, "severe", ["undead"], resolver, boss=True)
+    assert [o.structure for o in options] == ["Solo boss", "Boss and Lackeys", "Boss and Lieutenant"], options
+    solo = options[0].creatures
+    assert len(solo) == 1 and solo[0].count == 1 and solo[0].level == 8 and options[0].xp == 120
+    assert any(c.id == "pf2e:rule:gm-core--choosing-creatures" for c in options[0].citations)
+    lackeys = options[1].creatures
+    assert [c.level for c in lackeys] == [7, 1] and [c.count for c in lackeys] == [1, 4]
+    leads = [o.creatures[0].id for o in options]
+    assert len(set(leads)) == len(leads)
+    # a people theme: only the quick groups with a Boss
+    answer = creators_answer("Build a final boss encounter with bandits for 4 level 3 PCs", lambda: resolver)
+    assert answer is not None and "Boss and Lackeys" in answer.text and "Elite Enemies" not in answer.text
+    assert "(matching: bandits)" in answer.text and "“boss” read as GM Core's severe threat" in answer.text
+    # no theme: the chat says the options are in name order
+    answer = creators_answer("Create a boss fight for a level 7 party of 5", lambda: resolver)
+    assert answer is not None and "No theme was given" in answer.text and "Solo boss" in answer.text
