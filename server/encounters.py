@@ -28,7 +28,8 @@ def _line_end(doc: DocumentMentions, line: int) -> lsp.Position:
 
 def creature_label(c) -> str:
     """``2 × 10 XP (level -1)`` / ``40 XP (elite, level 4)``."""
-    level = f"{c.adjustment}, level {c.level}" if c.adjustment else f"level {c.level}"
+    level = f"{c.adjustment}, level {c.level}" if c.adjustment else \
+        f"{c.hazard} hazard, level {c.level}" if c.hazard else f"level {c.level}"
     if c.count > 1:
         return f"{c.count} × {c.xp_each} = {c.count * c.xp_each} XP ({level})"
     return f"{c.xp_each} XP ({level})"

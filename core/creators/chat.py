@@ -78,6 +78,7 @@ def report_markdown(r: EncounterReport, party_from: str | None = None) -> str:
     for c in r.creatures:
         name = f"{c.adjustment} {c.name}" if c.adjustment else c.name
         name += "" if c.id else " (level as written)"
+        name += f" ({c.hazard} hazard)" if c.hazard else ""
         lvl = f"{c.level} ({c.base_level:+d} base)" if c.adjustment else str(c.level)
         rows.append(f"| {name} | {lvl} | {c.xp_each} | {c.count} | {c.xp_each * c.count} |")
     rows.append(f"| **Total** | | | | **{r.xp}** |")

@@ -187,6 +187,37 @@ def _known_level(name: str, known: dict[str, int]) -> int | None:
     return None
 
 
+def _hazard_line(line: EncounterLine, hazard, party_level: int, resolver, cites: dict[str, Citation],
+                 explanation: list[str], warnings: list[str]) -> EncounterCreature:
+    """A GM Core hazard in an encounter, counted as GM Core's Hazard Experience says: "The XP for a complex hazard is
+    equal to the XP for a monster of the same level, and the XP for a simple hazard is one-fifth of that" (a level the
+    GM wrote wins, as for a creature; elite and weak are creature adjustments, not applied)."""
+    complex_ = bool(hazard.fields.get("complex"))
+    lvl = line.level if line.level is not None else hazard.level
+    xp_each = tables.creature_xp(lvl, party_level) // (1 if complex_ else 5)
+    cites.setdefault(hazard.node_id, _cite_entry(hazard))
+    rule = getattr(resolver, "hazard_xp_entry", None)
+    if rule is not None:
+        cites.setdefault(rule.node_id, _cite_entry(rule))
+    if line.adjustment:
+        warnings.append(f"{hazard.name} is a hazard: {line.adjustment} is a creature adjustment, not applied")
+    delta = lvl - party_level
+    rel = "party level" if delta == 0 else f"party level {'+' if delta > 0 else '-'} {abs(delta)}"
+    kind = "complex" if complex_ else "simple"
+    explanation.append(f"{line.count} × {hazard.name} ({kind} hazard, level {lvl} = {rel}): {xp_each} XP each"
+                       + ("" if complex_ else ", a fifth of a creature's (GM Core, Hazard Experience)")
+                       + f" = {xp_each * line.count} XP")
+    if delta > tables.XP_MAX_DELTA:
+        warnings.append(f"{hazard.name} (level {lvl}) is more than 4 levels above the party (level {party_level}); "
+                        f"the XP table stops at party level + 4, counted as {xp_each} XP")
+    elif delta < tables.XP_MIN_DELTA:
+        warnings.append(f"{hazard.name} (level {lvl}) is more than 4 levels below the party (level {party_level}): "
+                        "0 XP")
+    return EncounterCreature(text=line.text, id=hazard.node_id, name=hazard.name, count=line.count, level=lvl,
+                             base_level=lvl, xp_each=xp_each, book=hazard.book, page=hazard.page, start=line.start,
+                             end=line.end, hazard=kind)
+
+
 def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = None,
                        party_level: int | None = None, known: dict[str, int] | None = None) -> EncounterReport:
     """XP per creature, total, threat, budgets and warnings for the party (given here, else in ``spec``). ``known``:
@@ -211,6 +242,10 @@ def evaluate_encounter(spec: EncounterSpec, resolver, party_size: int | None = N
         node = resolver.resolve(line.name)
         if node is not None and node.level is None:
             node = None
+        hazard = resolver.resolve_hazard(line.name) if node is None and hasattr(resolver, "resolve_hazard") else None
+        if hazard is not None:
+            creatures.append(_hazard_line(line, hazard, level, resolver, cites, explanation, warnings))
+            continue
         own = None
         if node is None and line.level is None and known:
             own = _known_level(line.name, known)

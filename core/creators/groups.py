@@ -20,6 +20,9 @@ QUICK_GROUPS_ID = "pf2e:rule:gm-core--xp-budget"
 # GM Core's Choosing Creatures: "from a lowly lackey to a boss so mighty it could defeat the entire party
 # single-handedly", the solo boss of a boss fight (``encounter._boss_shapes``)
 CHOOSING_CREATURES_ID = "pf2e:rule:gm-core--choosing-creatures"
+# GM Core's Hazard Experience: "The XP for a complex hazard is equal to the XP for a monster of the same level, and the
+# XP for a simple hazard is one-fifth of that" (``encounter.evaluate_encounter``)
+HAZARD_XP_ID = "pf2e:rule:gm-core--hazard-experience"
 
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _GROUP = re.compile(r"\*\*(?P<name>[^*()]+?)\s*\((?P<xp>\d+)\s*XP\)\s*:?\s*\*\*\s*:?\s*(?P<body>[^\n]+)")

@@ -73,6 +73,7 @@ class EncounterCreature(BaseModel):
     page: str | None = None
     start: int | None = None
     end: int | None = None
+    hazard: Literal["simple", "complex"] | None = None  # a GM Core hazard, counted by its Hazard Experience rule
 
 
 class EncounterReport(BaseModel):

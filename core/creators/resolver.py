@@ -13,7 +13,7 @@ from collections import Counter
 from functools import cached_property
 
 from gmprep.core.creators import archetypes
-from gmprep.core.creators.groups import CHOOSING_CREATURES_ID, QUICK_GROUPS_ID, parse_quick_groups
+from gmprep.core.creators.groups import CHOOSING_CREATURES_ID, HAZARD_XP_ID, QUICK_GROUPS_ID, parse_quick_groups
 from gmprep.core.creators.models import Role
 from gmprep.core.creators.roadmaps import (
     CLASS_ROADMAPS_ID,
@@ -37,7 +37,8 @@ class CreatureResolver:
                  roadmaps: Node | None = None, skills: list[Node] | None = None, abilities: list[Node] | None = None,
                  spell_slots: Node | None = None, archetypes: list[Node] | None = None,
                  spells: list[Node] | None = None, spells_rule: Node | None = None,
-                 choosing_creatures: Node | None = None):
+                 choosing_creatures: Node | None = None, hazards: list[Node] | None = None,
+                 hazard_xp: Node | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -79,6 +80,12 @@ class CreatureResolver:
         self._nodes = sorted(creatures, key=lambda n: (n.level if n.level is not None else 0, n.name, n.node_id))
         self._by_id = {n.node_id: n for n in self._nodes}
         self._index = NameIndex.build(self._nodes)
+        # GM Core's hazards, which an encounter counts beside its creatures (``encounter.evaluate_encounter``), and its
+        # Hazard Experience rule that says how
+        self.hazards = [h for h in hazards or [] if h.level is not None]
+        self._hazard_ids = {h.node_id: h for h in self.hazards}
+        self._hazard_index = NameIndex.build(self.hazards)
+        self.hazard_xp_entry = hazard_xp
         self._names = {" ".join(name_key(n.name)): n.name for n in self._nodes}
         self._keys = [(norm, real, set(norm.split()), Counter(norm)) for norm, real in self._names.items()]
 
@@ -86,7 +93,8 @@ class CreatureResolver:
     def from_store(cls, store) -> CreatureResolver:
         """Every creature entry of ``store`` (a ``gmprep.kg.store.Store``), with its classes and backgrounds."""
         ids = [r[0] for r in store.db.execute(
-            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background', 'ancestry') "
+            "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('creature', 'class', 'background', 'ancestry', "
+            "'hazard') "
             "ORDER BY rowid")]
         ids += [r[0] for r in store.db.execute(
             "SELECT node_id FROM nodes WHERE kind='entry' AND type IN ('skill', 'class-feature', 'archetype', 'spell') "
@@ -96,7 +104,7 @@ class CreatureResolver:
             "SELECT node_id FROM nodes WHERE kind='entry' AND type='feat' AND json_extract(fields, '$.archetype') "
             "IS NOT NULL ORDER BY rowid")]
         nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID, SPELLS_ID,
-                                     CHOOSING_CREATURES_ID]).values())
+                                     CHOOSING_CREATURES_ID, HAZARD_XP_ID]).values())
         # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
@@ -128,13 +136,21 @@ class CreatureResolver:
                    [n for n in nodes if n.type == "skill"],
                    [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID),
                    [n for n in nodes if n.type == "archetype"], [n for n in nodes if n.type == "spell"],
-                   by_id.get(SPELLS_ID), by_id.get(CHOOSING_CREATURES_ID))
+                   by_id.get(SPELLS_ID), by_id.get(CHOOSING_CREATURES_ID), [n for n in nodes if n.type == "hazard"],
+                   by_id.get(HAZARD_XP_ID))
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""
         for nid in self._index.candidates(name):
             if nid in self._by_id:
                 return self._by_id[nid]
+        return None
+
+    def resolve_hazard(self, name: str) -> Node | None:
+        """The hazard entry ``name`` means (exact name, plural, any case), or None."""
+        for nid in self._hazard_index.candidates(name):
+            if nid in self._hazard_ids:
+                return self._hazard_ids[nid]
         return None
 
     def suggest(self, name: str, k: int = 3) -> list[str]:

@@ -659,3 +659,19 @@ def test_an_npc_has_its_peoples_senses_and_languages(resolver):
     assert build_creature(CreatureRequest(level=5, concept="bandit boss"), resolver).languages == ["Common"]
     serpent = build_creature(CreatureRequest(level=5, concept="sea serpent"), resolver)
     assert serpent.senses == ["Darkvision"] and serpent.senses_from == "the Sea Serpent's"
+
+
+def test_a_hazard_counts_as_gm_cores_hazard_experience_says(resolver):
+    from gmprep.core.creators.encounter import evaluate_encounter, parse_encounter
+
+    spec = parse_encounter("Encounter (4 PCs, level 3): 2 goblin warriors, scythe blades, slamming door, "
+                           "wheel of misery")
+    report = evaluate_encounter(spec, resolver)
+    by = {c.name: c for c in report.creatures}
+    # simple: a fifth of a creature's XP (level 4 = party + 1: 60 / 5; level 1 = party - 2: 20 / 5); complex: a creature's
+    assert (by["Scythe Blades"].hazard, by["Scythe Blades"].xp_each) == ("simple", 12)
+    assert (by["Slamming Door"].hazard, by["Slamming Door"].xp_each) == ("simple", 4)
+    assert (by["Wheel Of Misery"].hazard, by["Wheel Of Misery"].xp_each) == ("complex", 120)
+    assert report.xp == 20 + 12 + 4 + 120 and not report.unknown
+    assert any(c.id == "pf2e:rule:gm-core--hazard-experience" for c in report.citations)
+    assert any("a fifth of a creature's" in line for line in report.explanation)

@@ -345,3 +345,29 @@ async def test_hints_on_a_document_that_is_not_open_are_a_one_line_error(client,
     assert "is not open in the editor" in str(err.value) and "Traceback" not in str(err.value)
     # the server is still up
     assert (await _hints(client, note, NOTE))[_line(NOTE, "## Encounter")]
+
+
+HAZARDS = """# Session 6 -- The Vault
+
+## Encounter (4 PCs, level 3)
+
+- 2 goblin warriors
+- scythe blades
+- wheel of misery
+"""
+
+
+async def test_a_hazard_in_an_encounter_counts_by_gm_cores_hazard_xp(client, workspace):
+    # GM Core's Hazard Experience: a complex hazard's XP is a creature's of its level, a simple one's a fifth of it
+    # (before, both lines were unknown creatures and the block had no total)
+    uri = open_doc(client, workspace / "session-06.md", HAZARDS)
+    hints = await _hints(client, uri, HAZARDS)
+    assert hints[_line(HAZARDS, "- scythe blades")] == ["12 XP (simple hazard, level 4)"]
+    assert hints[_line(HAZARDS, "- wheel of misery")] == ["120 XP (complex hazard, level 6)"]
+    assert hints[_line(HAZARDS, "## Encounter (4 PCs, level 3)")] == ["152 XP · extreme (4 PCs, level 3)"]
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=_ident(uri), position=position_of(HAZARDS, "## Encounter (4 PCs, level 3)")))
+    assert h is not None and "| Scythe Blades (simple hazard) | 4 | 12 | 1 | 12 |" in h.contents.value
+    assert "Hazard Experience" in h.contents.value
+    await asyncio.sleep(0.5)
+    assert not [d for d in client.diagnostics.get(uri, []) if d.code == "encounter-unknown-creature"]
