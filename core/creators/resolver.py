@@ -13,7 +13,12 @@ from collections import Counter
 from functools import cached_property
 
 from gmprep.core.creators import archetypes
-from gmprep.core.creators.groups import CHOOSING_CREATURES_ID, HAZARD_XP_ID, QUICK_GROUPS_ID, parse_quick_groups
+from gmprep.core.creators.groups import (
+    CHOOSING_CREATURES_ID,
+    HAZARD_XP_ID,
+    QUICK_GROUPS_ID,
+    parse_quick_groups,
+)
 from gmprep.core.creators.models import Role
 from gmprep.core.creators.roadmaps import (
     CLASS_ROADMAPS_ID,
