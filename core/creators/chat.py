@@ -16,6 +16,7 @@ from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import (
     EncounterRequest,
     encounter_check_candidates,
+    parse_adjust_request,
     parse_creature_request,
     parse_encounter_request,
 )
@@ -150,6 +151,26 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
                          output={"xp": checked.xp, "threat": checked.threat})
         return Answer(text=report_markdown(checked), outcome="answered", citations=report_citations(checked),
                       steps=[step], question=question, backend="creators")
+    adjusted = parse_adjust_request(question)
+    if adjusted is not None:
+        from gmprep.core.creators.adjust import adjust_creature, render_adjusted_markdown
+
+        node = resolver_factory().resolve(adjusted[1])
+        if node is not None and node.level is not None:
+            a = adjust_creature(node, adjusted[0])
+            step = TraceStep(name="adjust_creature", status="ok", input={"adjustment": adjusted[0], "name": node.name},
+                             output={"name": a.name, "level": a.level})
+            return Answer(text=render_adjusted_markdown(a), outcome="answered",
+                          citations=_unique([_citation(c) for c in a.citations]), steps=[step], question=question,
+                          backend="creators")
+        if parse_creature_request(question) is None:  # no level to build one either: say which names there are
+            hint = resolver_factory().suggest(adjusted[1])
+            return Answer(text=f"“{adjusted[1]}” is not a Monster Core creature to make {adjusted[0]}"
+                          + (f"; did you mean {', '.join(hint)}?" if hint else ".")
+                          + f" To build one from GM Core's tables instead, give a level (“a level 4 {adjusted[1]}”).",
+                          outcome="partial", citations=[], question=question, backend="creators",
+                          steps=[TraceStep(name="adjust_creature", status="ok", input={"name": adjusted[1]},
+                                           output={"unknown": True})])
     req = parse_creature_request(question)
     if req is not None:
         from gmprep.core.creators.creature import build_creature, render_statblock_markdown

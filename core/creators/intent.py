@@ -17,7 +17,7 @@ from typing import cast, get_args
 
 from pydantic import BaseModel, Field
 
-from gmprep.core.creators.models import THREATS, CreatureRequest, EncounterSpec, Role, Threat
+from gmprep.core.creators.models import THREATS, Adjustment, CreatureRequest, EncounterSpec, Role, Threat
 
 _NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _N = r"(\d+|" + "|".join(_NUMBERS) + r")"
@@ -53,7 +53,7 @@ _FIGHT = re.compile(r"\b(?:fights?|battles?|combats?)\b", re.I)
 # a request that starts by asking to build ("Create a level 2 goblin boss", "Can you make a 5th-level hag?") names a
 # creature with its level alone, without a role or the word creature
 _BUILD = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-                    r"(?:build|make|create|generate|design|stat(?:\s+(?:up|out))?|roll\s+up|give\s+(?:me|us)|(?:i|we)\s+(?:need|want))\b",
+                    r"(?:build|make|create|generate|design|scale|stat(?:\s+(?:up|out))?|roll\s+up|give\s+(?:me|us)|(?:i|we)\s+(?:need|want))\b",
                     re.I)
 # A question about the rules ("what is ...", "how does ...") is not a request to build something,
 # unless it is a polite request ("can you build ...").
@@ -62,7 +62,7 @@ _QUESTION = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whose|does|do|
 _FILLER = re.compile(
     r"\b(?:please|can|could|would|will|you|me|us|i|we|my|our|need|want|give|build|make|create|generate|design|roll|up|"
     r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options|threat|"
-    r"fights?|battles?|combats?|who|is|are|stat|stats|out|against)\b",
+    r"fights?|battles?|combats?|who|is|are|stat|stats|out|against|scale)\b",
     re.I,
 )
 _WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
@@ -206,6 +206,28 @@ _PCS_WORD = re.compile(_PCS, re.I)
 # goblin warriors, elite wolf"); a theme does not ("Build a severe encounter for 4 level 5 PCs: cultists of Urgathoa in
 # a crypt" was taken for a list and answered as a rules question)
 _WRITTEN = re.compile(rf"(?:^|[,;\n]|\band\b)\s*(?:[-*+]\s*)?(?:{_N}\s+|(?:elite|weak)\b)", re.I)
+
+
+_ADJUSTED = re.compile(r"\b(elite|weak)\s+(?:(?:version|variant)\s+of\s+)?(?:(?:an?|the)\s+)?(\S.*)", re.I | re.S)
+
+
+def said_adjustment(concept: str) -> tuple[Adjustment, str] | None:
+    """Monster Core's elite or weak adjustment a concept asks for ("elite ogre warrior", "a weak version of the troll")
+    and the creature's name after it (to its noun phrase's end), or None."""
+    m = _ADJUSTED.search(concept)
+    if m is None:
+        return None
+    name = " ".join(_concept_phrase(m.group(2)).split()).strip(" .,!?")
+    return (cast(Adjustment, m.group(1).lower()), name) if name else None
+
+
+def parse_adjust_request(text: str) -> tuple[Adjustment, str] | None:
+    """A request to build a creature with Monster Core's elite or weak adjustments ("Make an elite ogre warrior",
+    "Can you give me a weak troll?"), as (adjustment, the name said), or None; whether the name is a Monster Core
+    creature is the caller's to check."""
+    if _ENCOUNTER.search(text) or _is_question(text) or not _BUILD.match(text):
+        return None
+    return said_adjustment(text)
 
 
 def parse_creature_request(text: str) -> CreatureRequest | None:

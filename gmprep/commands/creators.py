@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(func=run_encounter)
     c = sub.add_parser("creature", help="build a creature/NPC statblock from GM Core's tables")
     c.add_argument("concept", nargs="?", default="", help='name or idea ("ogre bouncer")')
-    c.add_argument("--level", type=int, required=True)
+    c.add_argument("--level", type=int, default=None,
+                   help="the creature's level (not needed for \"elite ogre warrior\" / \"weak troll\": a Monster Core "
+                        "creature with Monster Core's elite or weak adjustments)")
     c.add_argument("--role", default=None, help="brute, skirmisher, sniper, soldier, spellcaster, skill paragon, magical striker "
                    "(default: a role the concept says, 'bugbear brute'; else the build of the class or creature kind the concept names, 'court wizard': spellcaster; else soldier)")
     c.add_argument("--traits", action="append", default=[], help="traits (repeatable, or comma-separated)")
@@ -126,6 +128,8 @@ def run_creature(args: argparse.Namespace) -> int:
     role = args.role.lower().replace("-", " ").replace("_", " ") if args.role else None
     if role is not None and role not in ROLES:
         raise GmprepError(f"unknown role '{args.role}': one of {', '.join(ROLES)}")
+    if args.level is None:
+        return _run_adjusted(args)
     if not -1 <= args.level <= 24:
         raise GmprepError("creature level must be between -1 and 24 (the tables' range)")
     try:
@@ -136,6 +140,28 @@ def run_creature(args: argparse.Namespace) -> int:
     sb = build_creature(CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits),
                                         tradition=args.tradition), resolver)
     print(sb.model_dump_json(indent=2) if args.json else render_statblock_markdown(sb), end="" if not args.json else "\n")
+    return 0
+
+
+def _run_adjusted(args: argparse.Namespace) -> int:
+    """``gmprep creature "elite ogre warrior"`` (no --level): the Monster Core creature with Monster Core's elite or
+    weak adjustments (``core.creators.adjust``)."""
+    from gmprep.core.creators.adjust import adjust_creature, render_adjusted_markdown
+    from gmprep.core.creators.intent import said_adjustment
+
+    said = said_adjustment(args.concept or "")
+    if said is None:
+        raise GmprepError('creature needs --level (or an elite/weak Monster Core creature: "elite ogre warrior")')
+    resolver = _resolver(args)
+    node = resolver.resolve(said[1])
+    if node is None or node.level is None:
+        hint = resolver.suggest(said[1])
+        raise GmprepError(f"'{said[1]}' is not a Monster Core creature to adjust"
+                          + (f"; did you mean {', '.join(hint)}?" if hint else "")
+                          + f' (or give --level to build a {said[0]} one: gmprep creature "{args.concept}" --level N)')
+    adjusted = adjust_creature(node, said[0])
+    print(adjusted.model_dump_json(indent=2) if args.json else render_adjusted_markdown(adjusted),
+          end="" if not args.json else "\n")
     return 0
 
 

@@ -93,6 +93,7 @@ def test_not_encounter_requests(text):
     # asked to build, a creature needs no role or "creature" word
     ("Create a level 2 goblin boss", 2, None, "goblin boss"),
     ("Stat out a level 2 goblin chieftain", 2, None, "goblin chieftain"),  # was "Out Goblin Chieftain"
+    ("Scale the ogre warrior to level 6", 6, None, "ogre warrior"),
     ("Can you make a 5th-level hag?", 5, None, "hag"),
     ("I need stats for a bandit captain, level 5", 5, None, "bandit captain"),
     ("Give me an NPC: a level 7 corrupt noble who is a skill paragon", 7, "skill paragon", "corrupt noble"),
