@@ -174,7 +174,16 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
     req = parse_creature_request(question)
     if req is not None:
         from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+        from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature
 
+        whole = named_whole(req, resolver_factory())
+        if whole is not None:  # "Scale the ogre warrior to level 6": the creature itself, moved to the level
+            scaled = scale_creature(whole, req.level)
+            step = TraceStep(name="scale_creature", status="ok", input=req.model_dump(),
+                             output={"name": scaled.name, "level": scaled.level})
+            return Answer(text=render_scaled_markdown(scaled), outcome="answered",
+                          citations=_unique([_citation(c) for c in scaled.citations]), steps=[step],
+                          question=question, backend="creators")
         sb = build_creature(req, resolver_factory())
         cites = [_citation(c) for c in sb.citations]
         cites += [Citation(source_id=a.source_id, name=a.source_name, type=a.source_type, book=a.book, page=a.page)

@@ -124,6 +124,7 @@ def run_encounter(args: argparse.Namespace) -> int:
 def run_creature(args: argparse.Namespace) -> int:
     from gmprep.core.creators.creature import ROLES, build_creature, render_statblock_markdown
     from gmprep.core.creators.models import CreatureRequest
+    from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature
 
     role = args.role.lower().replace("-", " ").replace("_", " ") if args.role else None
     if role is not None and role not in ROLES:
@@ -137,8 +138,15 @@ def run_creature(args: argparse.Namespace) -> int:
     except GmprepError as exc:  # no store: numbers still come from the tables; no ability suggestions
         print(f"note: no ability suggestions ({exc})", file=sys.stderr)
         resolver = None
-    sb = build_creature(CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits),
-                                        tradition=args.tradition), resolver)
+    req = CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits),
+                          tradition=args.tradition)
+    whole = named_whole(req, resolver)
+    if whole is not None:  # a Monster Core creature named whole: itself at the level, each statistic in its column
+        scaled = scale_creature(whole, args.level)
+        print(scaled.model_dump_json(indent=2) if args.json else render_scaled_markdown(scaled),
+              end="" if not args.json else "\n")
+        return 0
+    sb = build_creature(req, resolver)
     print(sb.model_dump_json(indent=2) if args.json else render_statblock_markdown(sb), end="" if not args.json else "\n")
     return 0
 
