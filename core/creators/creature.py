@@ -259,8 +259,15 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     if not doers and _person(req, resolver) is None:
         doers = sorted((n for n in creatures if n.level is not None and doing & set(re.findall(r"[a-z]+", n.name.lower()))),
                        key=lambda n: (abs(n.level - req.level), n.name))
-    for node in doers[:1] + \
-            [n for n in lenders if _named_by(n, words, traits, heads)][:5]:
+    # the kind: named by a trait or whole name (``_named_by``), or by a creature name's first word that names no person
+    # ("ogre" of the Ogre Warrior, whose traits are giant and humanoid), as ``_kind_beyond`` reads it
+    first = words - getattr(resolver, "person_words", frozenset()) - _name_modifiers(creatures)
+
+    def of_kind(n) -> bool:
+        m = re.match(r"[a-z]+", n.name.lower())
+        return _named_by(n, words, traits, heads) or (m is not None and m.group(0) in first)
+
+    for node in doers[:1] + [n for n in lenders if of_kind(n)][:5]:
         built = creature_build(node)
         if built is not None:
             return built, None, node.name, node

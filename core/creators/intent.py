@@ -49,7 +49,7 @@ _CREATURE_WORD = re.compile(r"\b(?:stat ?blocks?|stats|creatures?|npcs?|monsters
 _ENCOUNTER = re.compile(r"\bencounters?\b", re.I)
 # a fight asked for (``_BUILD``) for a whole party ("I need a severe fight for 4 level 2 PCs", "create a boss fight for a
 # level 7 party of 5") is an encounter request too
-_FIGHT = re.compile(r"\b(?:fights?|battles?|combats?)\b", re.I)
+_FIGHT = re.compile(r"\b(?:fights?|battles?|combats?|ambush(?:es)?|skirmish(?:es)?)\b", re.I)
 # a request that starts by asking to build ("Create a level 2 goblin boss", "Can you make a 5th-level hag?") names a
 # creature with its level alone, without a role or the word creature
 _BUILD = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
@@ -62,7 +62,7 @@ _QUESTION = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whose|does|do|
 _FILLER = re.compile(
     r"\b(?:please|can|could|would|will|you|me|us|i|we|my|our|need|want|give|build|make|create|generate|design|roll|up|"
     r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options|threat|"
-    r"fights?|battles?|combats?|who|is|are|stat|stats|out|against|scale)\b",
+    r"fights?|battles?|combats?|ambush|ambushes|skirmish|skirmishes|who|is|are|stat|stats|out|against|scale)\b",
     re.I,
 )
 _WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
@@ -234,11 +234,17 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     """A creature/NPC request (a level, and a role or the word creature/NPC/statblock), or None."""
     if _ENCOUNTER.search(text) or _is_question(text):
         return None
+    # a party said beside the creature ("a lich for 4 level 12 PCs") is no part of it: its "4 level" was read as the
+    # creature's level 4; a creature of no level of its own is then of the party's level
+    _, party_level, span = parse_party(text)
+    if span is not None:
+        text = text[: span[0]] + " " + text[span[1]:]
     level = _LEVEL_ANY.search(text)
     role = said_role(text)
-    if level is None or (role is None and not _CREATURE_WORD.search(text) and not _BUILD.match(text)):
+    if (level is None and span is None) or \
+            (role is None and not _CREATURE_WORD.search(text) and not _BUILD.match(text)):
         return None
-    lv = int(next(g for g in level.groups() if g is not None))
+    lv = int(next(g for g in level.groups() if g is not None)) if level is not None else int(party_level or 0)
     if not (-1 <= lv <= 24):
         return None
     tradition = _TRADITION.search(text)

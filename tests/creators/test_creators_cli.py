@@ -442,6 +442,9 @@ def test_the_build_of_a_kind_or_a_doer_holds_at_every_level(resolver):
     built = {lv: build_creature(CreatureRequest(level=lv, concept="goblin shaman"), resolver) for lv in (3, 9)}
     assert built[3].role == built[9].role != "soldier", {lv: (b.role, b.role_from) for lv, b in built.items()}
     assert built[3].role_from == built[9].role_from
+    # a kind named by its creatures' first name word (ogres have no ogre trait) says the build: not the default
+    ogre = build_creature(CreatureRequest(level=5, concept="ogre"), resolver)
+    assert ogre.role_from.startswith("Ogre") and not ogre.role_default, (ogre.role, ogre.role_from)
     # what the creature does, said by a creature of any level: the Hobgoblin Archer builds a level-9 skeleton archer
     archer = build_creature(CreatureRequest(level=9, concept="skeleton archer"), resolver)
     assert (archer.role, archer.role_from) == ("sniper", "Hobgoblin Archer")

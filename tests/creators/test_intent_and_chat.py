@@ -36,6 +36,7 @@ from gmprep.core.creators.intent import parse_creature_request, parse_encounter_
     ("Create a boss fight for a level 7 party of 5", "severe", 5, 7, []),
     ("Build a final boss encounter with bandits for 4 level 3 PCs", "severe", 4, 3, ["bandits"]),
     ("I want a climactic battle with a dragon for 4 level 12 PCs", "extreme", 4, 12, ["dragon"]),
+    ("Build me an ambush with kobolds for four level 1 characters", "moderate", 4, 1, ["kobolds"]),
     ("Build an easy encounter for 4 level 1 PCs", "trivial", 4, 1, []),
     ("Build an encounter for 4 level 5 PCs in a dangerous swamp", "moderate", 4, 5, ["dangerous", "swamp"]),
 ])
@@ -63,7 +64,8 @@ def test_encounter_request_phrases():
     req = parse_encounter_request("Build a severe encounter for 4 level 5 PCs: cultists of Urgathoa in a crypt")
     assert req is not None and req.phrases == ["cultists", "urgathoa", "crypt"]
     req = parse_encounter_request("moderate encounter for 4 level-3 PCs, city guard ambush, in the docks")
-    assert req is not None and req.phrases == ["city guard ambush", "docks"]
+    # an ambush is the fight itself ("Build me an ambush with kobolds ..."), not a theme word
+    assert req is not None and req.phrases == ["city guard", "docks"]
 
 
 @pytest.mark.parametrize("text", [
@@ -94,6 +96,10 @@ def test_not_encounter_requests(text):
     ("Create a level 2 goblin boss", 2, None, "goblin boss"),
     ("Stat out a level 2 goblin chieftain", 2, None, "goblin chieftain"),  # was "Out Goblin Chieftain"
     ("Scale the ogre warrior to level 6", 6, None, "ogre warrior"),
+    # a party said beside the creature is no part of it ("4 level" was the creature's level 4); without a level of its
+    # own the creature is of the party's
+    ("Create a lich for 4 level 12 PCs", 12, None, "lich"),
+    ("Make a level 5 ogre for 4 level 3 PCs", 5, None, "ogre"),
     ("Can you make a 5th-level hag?", 5, None, "hag"),
     ("I need stats for a bandit captain, level 5", 5, None, "bandit captain"),
     ("Give me an NPC: a level 7 corrupt noble who is a skill paragon", 7, "skill paragon", "corrupt noble"),
