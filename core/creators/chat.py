@@ -174,8 +174,16 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
     req = parse_creature_request(question)
     if req is not None:
         from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+        from gmprep.core.creators.hazards import build_hazard, hazard_request, render_hazard_markdown
         from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature
 
+        hazard = hazard_request(req.level, req.concept)
+        if hazard is not None:  # "Make a level 3 trap": GM Core's Building Hazards tables
+            built = build_hazard(hazard, resolver_factory().hazard_rules)
+            step = TraceStep(name="build_hazard", status="ok", input=hazard.model_dump(), output={"level": built.level})
+            return Answer(text=render_hazard_markdown(built), outcome="answered",
+                          citations=_unique([_citation(c) for c in built.citations]), steps=[step],
+                          question=question, backend="creators")
         whole = named_whole(req, resolver_factory())
         if whole is not None:  # "Scale the ogre warrior to level 6": the creature itself, moved to the level
             scaled = scale_creature(whole, req.level)

@@ -19,6 +19,7 @@ from gmprep.core.creators.groups import (
     QUICK_GROUPS_ID,
     parse_quick_groups,
 )
+from gmprep.core.creators.hazards import HAZARD_RULE_IDS
 from gmprep.core.creators.models import Role
 from gmprep.core.creators.roadmaps import (
     CLASS_ROADMAPS_ID,
@@ -43,7 +44,7 @@ class CreatureResolver:
                  spell_slots: Node | None = None, archetypes: list[Node] | None = None,
                  spells: list[Node] | None = None, spells_rule: Node | None = None,
                  choosing_creatures: Node | None = None, hazards: list[Node] | None = None,
-                 hazard_xp: Node | None = None):
+                 hazard_xp: Node | None = None, hazard_rules: dict[str, Node] | None = None):
         # the Player Core classes and each casting class's "<Class> Spellcasting" feature (class id -> feature): what
         # a concept that names a class ("court wizard") is built as; the backgrounds (their attribute boosts and
         # skills), what one that names a background ("goblin merchant") is
@@ -91,6 +92,8 @@ class CreatureResolver:
         self._hazard_ids = {h.node_id: h for h in self.hazards}
         self._hazard_index = NameIndex.build(self.hazards)
         self.hazard_xp_entry = hazard_xp
+        # GM Core's Building Hazards entries whose tables a hazard is built from (``hazards.build_hazard``)
+        self.hazard_rules = dict(hazard_rules or {})
         self._names = {" ".join(name_key(n.name)): n.name for n in self._nodes}
         self._keys = [(norm, real, set(norm.split()), Counter(norm)) for norm, real in self._names.items()]
 
@@ -109,7 +112,7 @@ class CreatureResolver:
             "SELECT node_id FROM nodes WHERE kind='entry' AND type='feat' AND json_extract(fields, '$.archetype') "
             "IS NOT NULL ORDER BY rowid")]
         nodes = list(store.get_many([*ids, QUICK_GROUPS_ID, CLASS_ROADMAPS_ID, SPELL_SLOTS_ID, SPELLS_ID,
-                                     CHOOSING_CREATURES_ID, HAZARD_XP_ID]).values())
+                                     CHOOSING_CREATURES_ID, HAZARD_XP_ID, *HAZARD_RULE_IDS]).values())
         # the feats and actions a road map's abilities name ("Shield Block", "Drain Bonded Item"): a few of 2,000
         entry = next((n for n in nodes if n.node_id == CLASS_ROADMAPS_ID), None)
         said = sorted({re.split(r"\s+if\s+", a)[0].strip().lower()
@@ -142,7 +145,7 @@ class CreatureResolver:
                    [n for n in nodes if n.type in ("class-feature", "feat", "action")], by_id.get(SPELL_SLOTS_ID),
                    [n for n in nodes if n.type == "archetype"], [n for n in nodes if n.type == "spell"],
                    by_id.get(SPELLS_ID), by_id.get(CHOOSING_CREATURES_ID), [n for n in nodes if n.type == "hazard"],
-                   by_id.get(HAZARD_XP_ID))
+                   by_id.get(HAZARD_XP_ID), {rid: by_id[rid] for rid in HAZARD_RULE_IDS if rid in by_id})
 
     def resolve(self, name: str) -> Node | None:
         """The creature entry ``name`` means (exact name, alias, plural, any case), or None."""

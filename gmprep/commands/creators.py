@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="build: a boss fight (a solo boss, GM Core's Boss and Lackeys / Boss and Lieutenant first)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=run_encounter)
-    c = sub.add_parser("creature", help="build a creature/NPC statblock from GM Core's tables")
+    c = sub.add_parser("creature", help="build a creature/NPC statblock from GM Core's tables (or a hazard: \"trap\", "
+                                        "\"complex haunt\")")
     c.add_argument("concept", nargs="?", default="", help='name or idea ("ogre bouncer")')
     c.add_argument("--level", type=int, default=None,
                    help="the creature's level (not needed for \"elite ogre warrior\" / \"weak troll\": a Monster Core "
@@ -123,6 +124,7 @@ def run_encounter(args: argparse.Namespace) -> int:
 
 def run_creature(args: argparse.Namespace) -> int:
     from gmprep.core.creators.creature import ROLES, build_creature, render_statblock_markdown
+    from gmprep.core.creators.hazards import build_hazard, hazard_request, render_hazard_markdown
     from gmprep.core.creators.models import CreatureRequest
     from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature
 
@@ -140,6 +142,15 @@ def run_creature(args: argparse.Namespace) -> int:
         resolver = None
     req = CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits),
                           tradition=args.tradition)
+    hazard = hazard_request(args.level, args.concept or "")
+    if hazard is not None and resolver is not None:  # "trap", "complex haunt": GM Core's Building Hazards tables
+        try:
+            built = build_hazard(hazard, resolver.hazard_rules)
+        except ValueError as exc:
+            raise GmprepError(str(exc)) from None
+        print(built.model_dump_json(indent=2) if args.json else render_hazard_markdown(built),
+              end="" if not args.json else "\n")
+        return 0
     whole = named_whole(req, resolver)
     if whole is not None:  # a Monster Core creature named whole: itself at the level, each statistic in its column
         scaled = scale_creature(whole, args.level)
