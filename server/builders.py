@@ -103,23 +103,23 @@ class Builders:
         return out
 
     def _statblock_actions(self, doc, req, line: int, resolver):
-        from gmprep.core.creators.creature import build_creature, render_statblock_markdown
+        from gmprep.core.creators.build import build_request
 
-        def build() -> tuple[str, str]:
-            sb = build_creature(req, resolver)
-            return sb.role, render_statblock_markdown(sb)
+        def build() -> tuple[str, str | None, str]:
+            built = build_request(req, resolver)  # what the chat and `gmprep creature` build for the same request
+            return built.kind, built.role, built.markdown
 
         try:
-            role, md = self._cached(("sb", req.model_dump_json()), build)
+            kind, role, md = self._cached(("sb", req.model_dump_json()), build)
         except Exception:
-            log.exception("build_creature failed")
+            log.exception("build_request failed")
             return []
         concept = f" ({req.concept})" if req.concept else ""
         # the role the statblock is built as: the GM's, else the one its concept's class, background or kind gives
-        return [lsp.CodeAction(
-            title=f"Insert creature statblock: level {req.level} {role}{concept}",
-            kind=KIND, edit=_insert_below(doc, line, md),
-        )]
+        title = {"hazard": f"Insert hazard: level {req.level}{concept}",
+                 "scaled": f"Insert creature statblock: {req.concept} at level {req.level}"}.get(
+            kind, f"Insert creature statblock: level {req.level} {role}{concept}")
+        return [lsp.CodeAction(title=title, kind=KIND, edit=_insert_below(doc, line, md))]
 
 
 def _insert_below(doc: DocumentMentions, line: int, block: str) -> lsp.WorkspaceEdit:

@@ -173,32 +173,17 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
                                            output={"unknown": True})])
     req = parse_creature_request(question)
     if req is not None:
-        from gmprep.core.creators.creature import build_creature, render_statblock_markdown
-        from gmprep.core.creators.hazards import build_hazard, hazard_request, render_hazard_markdown
-        from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature
+        from gmprep.core.creators.build import build_request
 
-        hazard = hazard_request(req.level, req.concept)
-        if hazard is not None:  # "Make a level 3 trap": GM Core's Building Hazards tables
-            built = build_hazard(hazard, resolver_factory().hazard_rules)
-            step = TraceStep(name="build_hazard", status="ok", input=hazard.model_dump(), output={"level": built.level})
-            return Answer(text=render_hazard_markdown(built), outcome="answered",
-                          citations=_unique([_citation(c) for c in built.citations]), steps=[step],
-                          question=question, backend="creators")
-        whole = named_whole(req, resolver_factory())
-        if whole is not None:  # "Scale the ogre warrior to level 6": the creature itself, moved to the level
-            scaled = scale_creature(whole, req.level)
-            step = TraceStep(name="scale_creature", status="ok", input=req.model_dump(),
-                             output={"name": scaled.name, "level": scaled.level})
-            return Answer(text=render_scaled_markdown(scaled), outcome="answered",
-                          citations=_unique([_citation(c) for c in scaled.citations]), steps=[step],
-                          question=question, backend="creators")
-        sb = build_creature(req, resolver_factory())
-        cites = [_citation(c) for c in sb.citations]
+        built = build_request(req, resolver_factory())
+        cites = [_citation(c) for c in built.citations]
+        step = TraceStep(name={"hazard": "build_hazard", "scaled": "scale_creature"}.get(built.kind, "build_creature"),
+                         status="ok", input=req.model_dump(), output={"name": built.name, "level": built.level})
+        text = built.markdown
+        abilities = getattr(built.model, "abilities", None) or []
         cites += [Citation(source_id=a.source_id, name=a.source_name, type=a.source_type, book=a.book, page=a.page)
-                  for a in sb.abilities]
-        step = TraceStep(name="build_creature", status="ok", input=req.model_dump(), output={"name": sb.name})
-        text = render_statblock_markdown(sb)
-        if sb.role_default:
+                  for a in abilities]
+        if built.role_default:
             # said where the chat shows it (the statblock's own comment is hidden once the markdown is rendered)
             text = (f"_Nothing in “{req.concept}” names a class, creature, background or archetype gmprep holds, so "
                     "this is GM Core's soldier, the all-round build; name a role for another (“a level "

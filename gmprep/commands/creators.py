@@ -123,10 +123,9 @@ def run_encounter(args: argparse.Namespace) -> int:
 
 
 def run_creature(args: argparse.Namespace) -> int:
-    from gmprep.core.creators.creature import ROLES, build_creature, render_statblock_markdown
-    from gmprep.core.creators.hazards import build_hazard, hazard_request, render_hazard_markdown
+    from gmprep.core.creators.build import build_request
+    from gmprep.core.creators.creature import ROLES
     from gmprep.core.creators.models import CreatureRequest
-    from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature
 
     role = args.role.lower().replace("-", " ").replace("_", " ") if args.role else None
     if role is not None and role not in ROLES:
@@ -142,23 +141,11 @@ def run_creature(args: argparse.Namespace) -> int:
         resolver = None
     req = CreatureRequest(level=args.level, role=role, concept=args.concept, traits=_words(args.traits),
                           tradition=args.tradition)
-    hazard = hazard_request(args.level, args.concept or "")
-    if hazard is not None and resolver is not None:  # "trap", "complex haunt": GM Core's Building Hazards tables
-        try:
-            built = build_hazard(hazard, resolver.hazard_rules)
-        except ValueError as exc:
-            raise GmprepError(str(exc)) from None
-        print(built.model_dump_json(indent=2) if args.json else render_hazard_markdown(built),
-              end="" if not args.json else "\n")
-        return 0
-    whole = named_whole(req, resolver)
-    if whole is not None:  # a Monster Core creature named whole: itself at the level, each statistic in its column
-        scaled = scale_creature(whole, args.level)
-        print(scaled.model_dump_json(indent=2) if args.json else render_scaled_markdown(scaled),
-              end="" if not args.json else "\n")
-        return 0
-    sb = build_creature(req, resolver)
-    print(sb.model_dump_json(indent=2) if args.json else render_statblock_markdown(sb), end="" if not args.json else "\n")
+    try:
+        built = build_request(req, resolver)  # a hazard, a Monster Core creature at the level, or a built statblock
+    except ValueError as exc:
+        raise GmprepError(str(exc)) from None
+    print(built.model.model_dump_json(indent=2) if args.json else built.markdown, end="" if not args.json else "\n")
     return 0
 
 

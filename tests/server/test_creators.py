@@ -308,6 +308,18 @@ async def test_the_editor_builds_the_statblock_the_cli_builds(client, workspace)
     assert "Diplomacy +" in built["goblin merchant"] and "Mercantile Lore +" in built["goblin merchant"]
 
 
+async def test_the_editor_builds_a_hazard_and_a_scaled_creature_as_the_chat_does(client, workspace):
+    # one owner (``core.creators.build``): a hazard word builds a hazard, a Monster Core creature named whole is itself
+    text = "# Vault\n\nMake a level 3 trap\n\nScale the ogre warrior to level 6\n"
+    uri = open_doc(client, workspace / "vault.md", text)
+    (hazard,) = await _actions(client, uri, _line(text, "level 3 trap"), "Insert hazard")
+    assert hazard.title == "Insert hazard: level 3 (trap)"
+    assert "**Stealth** DC 20 (trained)" in hazard.edit.changes[uri][0].new_text
+    (ogre,) = await _actions(client, uri, _line(text, "ogre warrior"), "Insert creature statblock")
+    assert ogre.title == "Insert creature statblock: ogre warrior at level 6"
+    assert "**Creature 6** (common, large, giant, humanoid)" in ogre.edit.changes[uri][0].new_text
+
+
 async def test_statblock_diagnostic_and_quick_fix(client, workspace):
     uri = open_doc(client, workspace / "villains.md", STATBLOCK)
     diags = await _diagnostics(client, uri, "statblock-number")
