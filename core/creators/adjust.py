@@ -23,6 +23,7 @@ _SKILL_MOD = re.compile(r"([+-])(\d+)( skill modifier)")
 # a damage expression: dice with an optional modifier, then the damage type words before "damage" or the end
 _DICE = re.compile(r"\b(\d+d\d+)(?:([+-])(\d+))?")
 _STRIKE = re.compile(r"^\*\*(?:Melee|Ranged) strike\*\* ")
+_ACTION = re.compile(r"\[(?:one|two|three)-actions?\]|\[reaction\]|\[free-action\]")
 # an ability of limited uses: its damage moves by twice as much (Monster Core: "If the creature has limited uses of an
 # ability, such as a breath weapon, increase the damage by 4 instead")
 _LIMITED = re.compile(r"can't use [^.]* again|\*\*Frequency\*\*|\bonce per\b", re.I)
@@ -80,7 +81,9 @@ def _ability(block: str, by: int) -> tuple[str, int]:
     block = _ATTACK.sub(lambda m: f"attack {_signed(int(m.group(1) + m.group(2)) + by)}", block)
     block = _SKILL_MOD.sub(lambda m: _signed(int(m.group(1) + m.group(2)) + by) + m.group(3), block)
     dmg = re.search(r"\b(\d+d\d+(?:[+-]\d+)?)(?= (?!persistent)(?:[a-z]+ )?damage\b)", block)
-    if dmg is None:
+    if dmg is None or not _ACTION.search(block.split("\n", 1)[0]):
+        # only an ability the creature uses (an action, a reaction): a passive rider on its Strikes (the wolf's Pack
+        # Attack: "1d4 extra damage") would add the Strikes' +2 a second time
         return block, 0
     step = by * (2 if _LIMITED.search(block) else 1)
     return block[: dmg.start()] + _move_damage(dmg.group(1), step) + block[dmg.end():], step

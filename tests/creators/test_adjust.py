@@ -80,3 +80,11 @@ def test_the_chat_and_the_cli_make_a_creature_elite(resolver, store_dir, capsys)
     assert re.search(r"\*\*AC\*\* 19;", capsys.readouterr().out)
     assert main(["--store", str(store_dir), "creature", "ogre bouncer"]) == 1  # no level, nothing to adjust
     assert "creature needs --level" in capsys.readouterr().err
+
+
+def test_a_passive_rider_on_strikes_is_not_moved_twice(resolver):
+    from gmprep.core.creators.adjust import adjust_creature
+
+    # the wolf's Pack Attack ("1d4 extra damage") rides on its Strikes, which already gain +2
+    wolf = adjust_creature(resolver.resolve("wolf"), "elite")
+    assert "deal 1d4 extra damage" in wolf.text and not any("Pack Attack" in c for c in wolf.changes)
