@@ -380,6 +380,8 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
     the options (``build_encounters``') are then the theme's people in GM Core's quick groups, with how to build the
     first's leader, and creatures that fit the budget, not the theme; with no theme, that the options are in name
     order. None when it matches."""
+    # a hazard asked for ("with a trap") is no theme of creatures (``build_encounters`` places one of the held hazards)
+    words = [w for w in words if not (w.strip() and all(t in _HAZARD_PHRASE for t in _theme_words([w])))]
     theme = ", ".join(v.strip() for v in words if v.strip())
     words = _theme_words(words)
     built = [max((c for c in r.creatures if not c.id), key=lambda c: c.level) for r in options or []
@@ -597,8 +599,29 @@ def _boss_encounters(party_size: int, party_level: int, threat: Threat, ranked: 
     return out
 
 
+# a theme phrase that asks for a hazard in the fight ("with a trap", "a haunt"), and the trait a held hazard needs for it
+_HAZARD_PHRASE = {"trap": "trap", "traps": "trap", "haunt": "haunt", "haunts": "haunt", "hazard": None, "hazards": None}
+
+
+def hazard_xp(hazard, party_level: int) -> int:
+    """A hazard's XP for the party, by GM Core's Hazard Experience (complex: a creature's; simple: a fifth)."""
+    return tables.creature_xp(hazard.level, party_level) // (1 if hazard.fields.get("complex") else 5)
+
+
+def _pick_hazard(kinds: set[str | None], party_level: int, target: int, resolver):
+    """The held hazard for a fight that asks for one: of the kind asked (a trap, a haunt; any for "hazard"), of a level
+    the party can meet, worth at most half the budget (the creatures keep the rest); a complex one first ("a complex
+    hazard can play the part of a creature in a battle", GM Core), then the most XP, then the name. None when none
+    fits."""
+    fit = [h for h in getattr(resolver, "hazards", [])
+           if tables.XP_MIN_DELTA <= h.level - party_level <= tables.XP_MAX_DELTA
+           and (None in kinds or kinds & {t.lower() for t in h.traits})
+           and 0 < hazard_xp(h, party_level) <= target // 2]
+    return min(fit, key=lambda h: (not h.fields.get("complex"), -hazard_xp(h, party_level), h.name), default=None)
+
+
 def build_encounters(party_size: int, party_level: int, threat: Threat, words: list[str], resolver,
-                     n: int = 3, boss: bool = False) -> list[EncounterReport]:
+                     n: int = 3, boss: bool = False, _offset: int = 0) -> list[EncounterReport]:
     """Up to ``n`` Monster Core encounters whose XP falls in ``threat`` for this party, as close to its
     budget as possible, preferring creatures matching ``words`` (traits first, then name, then text) and close to
     them in meaning (``concept.closeness``).
@@ -608,12 +631,31 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
     distance of the creature count from half the party: neither a lone boss nor a swarm by default);
     options are picked so they share no creature where possible, else at least no lead creature.
 
-    ``boss``: the GM asked for a boss fight; the options are its shapes first (``_boss_encounters``)."""
+    ``boss``: the GM asked for a boss fight; the options are its shapes first (``_boss_encounters``).
+
+    A theme phrase that asks for a hazard ("with a trap", "a haunt") puts one of the held hazards in each option built
+    of Monster Core creatures (``_pick_hazard``), its XP (``hazard_xp``) counted in the budget; the creatures fill the
+    rest (``_offset``: the XP already taken)."""
     if threat not in THREATS:
         raise GmprepError(f"unknown threat '{threat}': one of {', '.join(THREATS)}")
     check_party(party_size, party_level)
     budget = tables.encounter_budget(party_size)
     target = budget[threat]
+    asked = [w for w in words if w.strip() and all(t in _HAZARD_PHRASE for t in _theme_words([w]))]
+    if asked and not _offset:
+        hazard = _pick_hazard({_HAZARD_PHRASE[t] for w in asked for t in _theme_words([w])}, party_level, target,
+                              resolver)
+        rest = [w for w in words if w not in asked]
+        if hazard is None:
+            return build_encounters(party_size, party_level, threat, rest, resolver, n, boss)
+        xp = hazard_xp(hazard, party_level)
+        options = build_encounters(party_size, party_level, threat, rest, resolver, n, boss, _offset=xp)
+        line = EncounterLine(text=f"1 {hazard.name}", name=hazard.name, count=1)
+        return [o if o.structure else evaluate_encounter(EncounterSpec(
+            party_size=party_size, party_level=party_level,
+            lines=[*(EncounterLine(text=c.text, name=c.name, count=c.count, level=None if c.id else c.base_level,
+                                   adjustment=c.adjustment) for c in o.creatures), line]), resolver)
+            for o in options]
     theme = ", ".join(v.strip() for v in words if v.strip())  # each value a phrase: "bandits on the road", "cave"
     words = _theme_words(words)
     # relevance: the shared words, plus the theme's closeness in meaning (a ghost for a "haunted crypt"); whether the
@@ -648,9 +690,9 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
         if n <= 0:
             return people
     pool = [(r + concept.CONCEPT_WEIGHT * c, node, xp) for r, c, (node, xp) in zip(shared, close, every, strict=True)
-            if xp <= target]
-    shared = [r for r, (_, xp) in zip(shared, every, strict=True) if xp <= target]
-    close = [c for c, (_, xp) in zip(close, every, strict=True) if xp <= target]
+            if xp + _offset <= target]
+    shared = [r for r, (_, xp) in zip(shared, every, strict=True) if xp + _offset <= target]
+    close = [c for c, (_, xp) in zip(close, every, strict=True) if xp + _offset <= target]
     if words and any(shared) and not any(close) and matched:
         # without the model, only creatures that share the words (a theme nothing matches keeps every creature: its
         # words found in a few stat blocks' text cannot fill a budget alone)
@@ -670,13 +712,14 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
                 if sum(counts) > max_count:
                     continue
                 xp = sum(c * m[2] for c, m in zip(counts, members, strict=True))
-                if xp > target:
+                if xp + _offset > target:
                     continue
-                if tables.threat_for_xp(xp, budget) != threat:
+                if tables.threat_for_xp(xp + _offset, budget) != threat:
                     continue
                 mean_rel = sum(m[0] * c for c, m in zip(counts, members, strict=True)) / sum(counts)
                 size_gap = abs(sum(counts) - (party_size + 1) // 2)
-                combos.append((target - xp, -mean_rel, size_gap, [m[1].name for m in members], counts, members))
+                combos.append((target - xp - _offset, -mean_rel, size_gap, [m[1].name for m in members], counts,
+                               members))
     combos.sort(key=lambda c: c[:4])
     chosen: list[list] = []
     # the creatures of the options already made (a boss fight's shapes, the people's groups) count as used

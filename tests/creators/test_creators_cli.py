@@ -678,3 +678,19 @@ def test_a_hazard_counts_as_gm_cores_hazard_experience_says(resolver):
     assert report.xp == 20 + 12 + 4 + 120 and not report.unknown
     assert any(c.id == "pf2e:rule:gm-core--hazard-experience" for c in report.citations)
     assert any("a fifth of a creature's" in line for line in report.explanation)
+
+
+def test_a_fight_with_a_trap_places_a_held_hazard_in_the_budget(resolver):
+    from gmprep.core.creators.encounter import build_encounters, unmatched_theme
+
+    options = build_encounters(4, 5, "moderate", ["undead", "trap"], resolver)
+    assert options
+    for o in options:
+        hazards = [c for c in o.creatures if c.hazard]
+        assert len(hazards) == 1 and o.threat == "moderate" and o.xp <= 80, o
+        assert all(c.hazard or c.id for c in o.creatures)
+    # the trap is no theme of creatures: the undead match, nothing is said to be unmatched
+    assert unmatched_theme(5, ["undead", "trap"], resolver, options) is None
+    haunts = build_encounters(4, 4, "severe", ["haunt"], resolver)
+    assert all(any(c.hazard and "haunt" in c.name.lower() or c.name == "Spectral Reflection" for c in o.creatures)
+               for o in haunts)
