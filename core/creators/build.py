@@ -28,7 +28,20 @@ class Built(BaseModel):
 
 
 def build_request(req: CreatureRequest, resolver) -> Built:
-    """The stat block ``req`` asks for (see the module's doc); ``resolver`` may be None (tables only)."""
+    """The stat block ``req`` asks for (see the module's doc); ``resolver`` may be None (tables only). An NPC's own
+    name (``req.name``) heads it, with what it is beside it ("Gorim (Blacksmith)")."""
+    built = _build(req, resolver)
+    if not req.name:
+        return built
+    first, _, rest = built.markdown.partition("\n")
+    what = first.removeprefix("### ")
+    title = f"{req.name}, {what}" if "(" in what else f"{req.name} ({what})"
+    if hasattr(built.model, "name"):
+        built.model.name = title
+    return built.model_copy(update={"name": title, "markdown": f"### {title}\n{rest}"})
+
+
+def _build(req: CreatureRequest, resolver) -> Built:
     from gmprep.core.creators.creature import build_creature, render_statblock_markdown
     from gmprep.core.creators.hazards import build_hazard, hazard_request, render_hazard_markdown
     from gmprep.core.creators.scale import named_whole, render_scaled_markdown, scale_creature

@@ -230,6 +230,9 @@ def parse_adjust_request(text: str) -> tuple[Adjustment, str] | None:
     return said_adjustment(text)
 
 
+_NAMED = re.compile(r"\b(?:named|called)\s+([A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'\u2019-]*|of|the|van|von|de|du|al))*)")
+
+
 def parse_creature_request(text: str) -> CreatureRequest | None:
     """A creature/NPC request (a level, and a role or the word creature/NPC/statblock), or None."""
     if _ENCOUNTER.search(text) or _is_question(text):
@@ -239,6 +242,10 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
     _, party_level, span = parse_party(text)
     if span is not None:
         text = text[: span[0]] + " " + text[span[1]:]
+    # the NPC's own name ("a blacksmith named Gorim", "an elf wizard called Aelric Voss"): its title, not its concept
+    named = _NAMED.search(text)
+    if named is not None:
+        text = text[: named.start()] + " " + text[named.end():]
     level = _LEVEL_ANY.search(text)
     role = said_role(text)
     if (level is None and span is None) or \
@@ -260,6 +267,7 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         concept=concept,
         traits=traits,
         tradition=tradition.group(1).lower() if tradition else None,
+        name=named.group(1) if named is not None else None,
     )
 
 

@@ -116,6 +116,7 @@ class CreatureRequest(BaseModel):
     concept: str = ""
     traits: list[str] = Field(default_factory=list)
     tradition: Tradition | None = None  # of its spells; None: the closest spellcasting creature's, else arcane
+    name: str | None = None  # the NPC's own name the GM gave ("a blacksmith named Gorim"): the stat block's title
 
 
 class StatValue(BaseModel):

@@ -96,6 +96,9 @@ def test_not_encounter_requests(text):
     ("Create a level 2 goblin boss", 2, None, "goblin boss"),
     ("Stat out a level 2 goblin chieftain", 2, None, "goblin chieftain"),  # was "Out Goblin Chieftain"
     ("Scale the ogre warrior to level 6", 6, None, "ogre warrior"),
+    # the NPC's own name is no part of its concept
+    ("Make a level 3 NPC blacksmith named Gorim", 3, None, "blacksmith"),
+    ("Create a level 5 elf wizard called Aelric Voss", 5, None, "elf wizard"),
     # a party said beside the creature is no part of it ("4 level" was the creature's level 4); without a level of its
     # own the creature is of the party's
     ("Create a lich for 4 level 12 PCs", 12, None, "lich"),
@@ -245,3 +248,15 @@ def test_a_boss_fight_is_built_on_a_bosss_shapes(resolver):
     # no theme: the chat says the options are in name order
     answer = creators_answer("Create a boss fight for a level 7 party of 5", lambda: resolver)
     assert answer is not None and "No theme was given" in answer.text and "Solo boss" in answer.text
+
+
+def test_an_npcs_own_name_heads_its_statblock(resolver):
+    from gmprep.core.creators.chat import creators_answer
+    from gmprep.core.creators.intent import parse_creature_request
+
+    req = parse_creature_request("Create a level 5 elf wizard called Aelric Voss")
+    assert req is not None and req.name == "Aelric Voss"
+    answer = creators_answer("Make a level 3 NPC blacksmith named Gorim", lambda: resolver)
+    assert answer is not None and "### Gorim (Blacksmith)" in answer.text
+    answer = creators_answer("Scale the ogre warrior to level 6, named Grub", lambda: resolver)
+    assert answer is not None and answer.text.startswith("### Grub, Ogre Warrior (level 6)")
