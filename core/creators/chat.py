@@ -17,6 +17,7 @@ from gmprep.core.creators.intent import (
     EncounterRequest,
     encounter_check_candidates,
     parse_adjust_request,
+    parse_count_question,
     parse_creature_request,
     parse_encounter_request,
 )
@@ -145,6 +146,9 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
                          output={"options": [option_summary(r) for r in reports]})
         return Answer(text=encounter_options_markdown(enc, reports, note), outcome="answered" if reports else "partial",
                       citations=_unique(cites), steps=[step], question=question, backend="creators")
+    counted = _counted(question, resolver_factory)
+    if counted is not None:
+        return counted
     checked = _rated_encounter(question, resolver_factory)
     if checked is not None:
         step = TraceStep(name="rate_encounter", status="ok", input={"question": question},
@@ -191,6 +195,54 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
         return Answer(text=text, outcome="answered", citations=_unique(cites),
                       steps=[step], question=question, backend="creators")
     return None
+
+
+def _counted(question: str, resolver_factory):
+    """The answer to "How many goblin warriors make a moderate encounter for 4 level 1 PCs?": the most of that Monster
+    Core creature whose XP stays within the threat's budget and is that threat (GM Core's Encounter Budget), with the
+    arithmetic; None unless the question asks that of a creature the books hold."""
+    from gmprep.core.answer import Answer
+    from gmprep.core.creators import tables
+    from gmprep.core.creators.encounter import evaluate_encounter
+    from gmprep.core.creators.models import EncounterLine, EncounterSpec
+    from gmprep.core.traces import TraceStep
+
+    asked = parse_count_question(question)
+    if asked is None:
+        return None
+    said, adjustment, threat, size, level = asked
+    resolver = resolver_factory()
+    node = resolver.resolve(said)
+    if node is None or node.level is None:
+        return None
+    each = tables.creature_xp(tables.adjusted_level(node.level, adjustment), level)
+    budget = tables.encounter_budget(size)
+    counts = [n for n in range(1, 41) if n * each <= budget[threat] and tables.threat_for_xp(n * each, budget) == threat]
+    name = f"{adjustment} {node.name}" if adjustment else node.name
+    if each == 0 or not counts:
+        text = (f"No number of {name} makes a{'n' if threat[0] in 'aeiou' else ''} {threat} encounter for "
+                f"{party_label(size, level)}: each is worth "
+                f"{each} XP against budgets of {budget_line_of(budget)} XP (GM Core, Encounter Budget).")
+        return Answer(text=text, outcome="answered", citations=[_citation(tables.budget_citation()),
+                      _citation(tables.xp_citation())], question=question, backend="creators",
+                      steps=[TraceStep(name="count_creatures", status="ok", input={"name": node.name}, output={})])
+    spec = EncounterSpec(party_size=size, party_level=level,
+                         lines=[EncounterLine(text=f"{max(counts)} {name}", name=node.name, count=max(counts),
+                                              adjustment=adjustment)])
+    report = evaluate_encounter(spec, resolver)
+    lo = min(counts)
+    article = "an" if threat[0] in "aeiou" else "a"
+    head = (f"**{max(counts)} × {name}** make {article} {threat} encounter for {party_label(size, level)}"
+            + (f" ({lo} to {max(counts)} do: each is {each} XP, and {threat} is up to {budget[threat]} XP)"
+               if lo != max(counts) else f" (each is {each} XP, and {threat} is up to {budget[threat]} XP)") + ".")
+    step = TraceStep(name="count_creatures", status="ok", input={"name": node.name, "threat": threat},
+                     output={"count": max(counts)})
+    return Answer(text=head + "\n\n" + report_markdown(report), outcome="answered",
+                  citations=report_citations(report), steps=[step], question=question, backend="creators")
+
+
+def budget_line_of(budget: dict[str, int]) -> str:
+    return ", ".join(f"{t} {xp}" for t, xp in budget.items())
 
 
 def _rated_encounter(question: str, resolver_factory) -> EncounterReport | None:

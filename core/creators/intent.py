@@ -289,6 +289,24 @@ _LIST_END = re.compile(r"\s+(?:be|is|are|was|were|worth|for|to|against|versus|vs
                        + _RATES.pattern, re.I)
 
 
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:(elite|weak)\s+)?(.+?)\s+(?:make|makes|for|in|do|does|would|should|can|are|is|to)\b",
+                       re.I)
+
+
+def parse_count_question(text: str) -> tuple[str, str | None, Threat, int, int] | None:
+    """"How many goblin warriors make a moderate encounter for 4 level 1 PCs?" as (the creature said, its elite/weak
+    adjustment, the threat, party size, party level), or None (no "how many", no party, no threat)."""
+    m = _HOW_MANY.search(text)
+    threat = _THREAT.search(text)
+    alias = _THREAT_WORD.search(text) if threat is None else None
+    size, level, _ = parse_party(text)
+    if m is None or size is None or level is None or (threat is None and alias is None):
+        return None
+    word = threat.group(1) if threat is not None else alias.group(1) if alias is not None else ""
+    said: Threat = cast(Threat, word.lower()) if threat is not None else THREAT_SAID[word.lower()]
+    return m.group(2).strip(), m.group(1).lower() if m.group(1) else None, said, size, level
+
+
 def encounter_check_candidates(text: str) -> list[EncounterSpec]:
     """The creature lists ``text`` may be asking to rate for its stated party, best first; the caller keeps the first
     whose every creature resolves (``creators.chat``: this module knows no creature). None without a party or a word of

@@ -260,3 +260,22 @@ def test_an_npcs_own_name_heads_its_statblock(resolver):
     assert answer is not None and "### Gorim (Blacksmith)" in answer.text
     answer = creators_answer("Scale the ogre warrior to level 6, named Grub", lambda: resolver)
     assert answer is not None and answer.text.startswith("### Grub, Ogre Warrior (level 6)")
+
+
+def test_how_many_creatures_make_a_threat(resolver):
+    from gmprep.core.creators.chat import creators_answer
+    from gmprep.core.creators.intent import parse_count_question
+
+    assert parse_count_question("How many goblin warriors make a moderate encounter for 4 level 1 PCs?") == \
+        ("goblin warriors", None, "moderate", 4, 1)
+    assert parse_count_question("How many goblins are there in Monster Core?") is None
+    # a goblin warrior (level -1) is party level - 2 for level 1: 20 XP; moderate is up to 80 XP for four
+    answer = creators_answer("How many goblin warriors make a moderate encounter for 4 level 1 PCs?", lambda: resolver)
+    assert answer is not None and answer.text.startswith("**4 × Goblin Warrior** make a moderate encounter")
+    assert "### Encounter: 80 XP, moderate" in answer.text
+    # elite: level 2 for a level-2 party, 40 XP; severe for five is over 100 up to 150
+    answer = creators_answer("How many elite wolves for a severe fight against 5 level 2 PCs?", lambda: resolver)
+    assert answer is not None and answer.text.startswith("**3 × elite Wolf** make a severe encounter")
+    # a deadly fight is GM Core's extreme
+    answer = creators_answer("How many ogre warriors would be a deadly encounter for 4 level 1 PCs?", lambda: resolver)
+    assert answer is not None and answer.text.startswith("**2 × Ogre Warrior** make an extreme encounter")
