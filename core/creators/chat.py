@@ -50,7 +50,11 @@ def option_summary(report: EncounterReport) -> str:
 
 def budget_line(report: EncounterReport) -> str:
     """The budgets for the party, in threat order."""
-    return ", ".join(f"{t} {xp}" for t, xp in report.budget.items())
+    return budget_line_of(report.budget)
+
+
+def budget_line_of(budget: dict[str, int]) -> str:
+    return ", ".join(f"{t} {xp}" for t, xp in budget.items())
 
 
 def _citation(c: CreatorCitation) -> Citation:
@@ -239,10 +243,6 @@ def _counted(question: str, resolver_factory):
                      output={"count": max(counts)})
     return Answer(text=head + "\n\n" + report_markdown(report), outcome="answered",
                   citations=report_citations(report), steps=[step], question=question, backend="creators")
-
-
-def budget_line_of(budget: dict[str, int]) -> str:
-    return ", ".join(f"{t} {xp}" for t, xp in budget.items())
 
 
 def _rated_encounter(question: str, resolver_factory) -> EncounterReport | None:
