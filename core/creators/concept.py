@@ -30,21 +30,27 @@ def profile(node) -> str:
     return f"{node.name} ({', '.join(node.traits)})"
 
 
+def _cosines(concept: str, nodes: list, cache: dict[str, np.ndarray], text) -> np.ndarray:
+    """Cosine of ``concept`` (as a query) to each node's ``text(node)``, whose vectors ``cache`` keeps by node id.
+    Raises when the embedder cannot be loaded (the callers fall back)."""
+    from gmprep.kg.embedder import shared_embedder
+
+    embedder = shared_embedder()
+    with _lock:
+        missing = [n for n in nodes if n.node_id not in cache]
+        if missing:
+            for n, v in zip(missing, embedder.encode([text(n) for n in missing]), strict=True):
+                cache[n.node_id] = np.asarray(v, dtype=np.float32)
+        vectors = np.stack([cache[n.node_id] for n in nodes])
+    return vectors @ np.asarray(embedder.encode_query(concept), dtype=np.float32)
+
+
 def closeness(concept: str, nodes: list) -> list[float]:
     """Cosine of ``concept`` to each creature's profile, or zeros when there is no concept or no model."""
     if not concept.strip() or not nodes:
         return [0.0] * len(nodes)
     try:
-        from gmprep.kg.embedder import shared_embedder
-
-        embedder = shared_embedder()
-        with _lock:
-            missing = [n for n in nodes if n.node_id not in _profiles]
-            if missing:
-                for n, v in zip(missing, embedder.encode([profile(n) for n in missing]), strict=True):
-                    _profiles[n.node_id] = np.asarray(v, dtype=np.float32)
-            vectors = np.stack([_profiles[n.node_id] for n in nodes])
-        return [float(x) for x in vectors @ np.asarray(embedder.encode_query(concept), dtype=np.float32)]
+        return [float(x) for x in _cosines(concept, nodes, _profiles, profile)]
     except Exception:  # no model: the shared words still rank
         log.warning("creature closeness without the embedder", exc_info=True)
         return [0.0] * len(nodes)
@@ -108,16 +114,7 @@ def closest_skill(concept: str, skills: list) -> tuple[str, float] | None:
     if not concept.strip() or len(nodes) < 2:
         return None
     try:
-        from gmprep.kg.embedder import shared_embedder
-
-        embedder = shared_embedder()
-        with _lock:
-            missing = [n for n in nodes if n.node_id not in _skill_vectors]
-            if missing:
-                for n, v in zip(missing, embedder.encode([skill_profile(n) for n in missing]), strict=True):
-                    _skill_vectors[n.node_id] = np.asarray(v, dtype=np.float32)
-            vectors = np.stack([_skill_vectors[n.node_id] for n in nodes])
-        scores = vectors @ np.asarray(embedder.encode_query(concept), dtype=np.float32)
+        scores = _cosines(concept, nodes, _skill_vectors, skill_profile)
     except Exception:  # no model: no skill by meaning
         log.warning("skill closeness without the embedder", exc_info=True)
         return None
