@@ -6,7 +6,8 @@ class road map it follows) and its abilities, each with the entry it is cited to
     python bench/creators_people.py --store STORE [--levels 1 5] [--time] [--more] [CONCEPT ...]
 
 ``--time``: each build's wall time too, and at the end p50/p95 of the casters' builds (their spells are chosen: the
-first one embeds the spell profiles, about 420 short texts) beside the others' (the baseline of the same run).
+first one embeds the spell profiles, about 420 short texts) beside the others' (the baseline of the same run), and of
+every Monster Core creature scaled to level 10 and made elite, and a hazard at every level.
 """
 
 from __future__ import annotations
@@ -57,11 +58,29 @@ def main() -> int:
             print(f"{concept} L{level} [{sb.role}; {built_as}]:",
                   "; ".join(f"{a.name} [{a.source_name}]" for a in sb.abilities) + (f" ({ms:.0f} ms)" if args.time else ""))
     if args.time:
+        # beside the builds (the baseline of the same run): every Monster Core creature scaled to level 10 and made
+        # elite, and a hazard at every level; these read tables and rewrite text, no model
+        from gmprep.core.creators.adjust import adjust_creature
+        from gmprep.core.creators.hazards import build_hazard, hazard_request
+        from gmprep.core.creators.scale import scale_creature
+
+        whole = [n for n in resolver.creatures() if n.level is not None and n.text and n.level <= 24]
+        for kind, fn in (("scaled", lambda n: scale_creature(n, 10)), ("elite", lambda n: adjust_creature(n, "elite"))):
+            times[kind] = []
+            for node in whole:
+                t0 = time.perf_counter()
+                fn(node)
+                times[kind].append((time.perf_counter() - t0) * 1000)
+        times["hazards"] = []
+        for level in range(-1, 25):
+            t0 = time.perf_counter()
+            build_hazard(hazard_request(level, "complex trap"), resolver.hazard_rules)  # type: ignore[arg-type]
+            times["hazards"].append((time.perf_counter() - t0) * 1000)
         for kind, ms_list in times.items():
             if ms_list:
                 q = sorted(ms_list)
-                print(f"{kind}: n {len(q)}, first {ms_list[0]:.0f} ms, p50 {statistics.median(q):.0f} ms, "
-                      f"p95 {q[min(len(q) - 1, int(0.95 * len(q)))]:.0f} ms")
+                print(f"{kind}: n {len(q)}, first {ms_list[0]:.1f} ms, p50 {statistics.median(q):.1f} ms, "
+                      f"p95 {q[min(len(q) - 1, int(0.95 * len(q)))]:.1f} ms")
     return 0
 
 
