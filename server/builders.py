@@ -76,10 +76,31 @@ class Builders:
             # on a creature counted at the level written beside it (no Monster Core entry: "1 cultist boss (level 7)",
             # as the builder writes people): its statblock, built below the block
             for c in block.report.creatures:
-                if c.id is None and c.start is not None and doc.position(block.block.doc_offset(c.start)).line == line:
+                if c.start is None or doc.position(block.block.doc_offset(c.start)).line != line:
+                    continue
+                if c.id is None:
                     req = CreatureRequest(level=min(max(c.base_level, -1), 24), concept=c.name)
                     out += self._statblock_actions(doc, req, block.block.last_line, resolver)
+                elif c.adjustment and not c.hazard:
+                    # "elite ogre warrior": the Monster Core creature with Monster Core's adjustments, as the chat
+                    # and `gmprep creature "elite ogre warrior"` give it
+                    out += self._adjusted_actions(doc, c.id, c.adjustment, block.block.last_line, resolver)
         return out
+
+    def _adjusted_actions(self, doc, node_id: str, adjustment, after_line: int, resolver):
+        from gmprep.core.creators.adjust import adjust_creature, render_adjusted_markdown
+
+        node = next((n for n in resolver.creatures() if n.node_id == node_id), None)
+        if node is None or node.level is None:
+            return []
+        try:
+            md = self._cached(("adj", node_id, adjustment),
+                              lambda: render_adjusted_markdown(adjust_creature(node, adjustment)))
+        except Exception:
+            log.exception("adjust_creature failed")
+            return []
+        return [lsp.CodeAction(title=f"Insert creature statblock: {adjustment} {node.name}", kind=KIND,
+                               edit=_insert_below(doc, after_line, md))]
 
     def _encounter_actions(self, doc, enc: EncounterRequest, after_line: int, resolver, for_block: bool = False):
         from gmprep.core.creators.encounter import build_encounters

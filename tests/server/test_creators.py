@@ -320,6 +320,15 @@ async def test_the_editor_builds_a_hazard_and_a_scaled_creature_as_the_chat_does
     assert "**Creature 6** (common, large, giant, humanoid)" in ogre.edit.changes[uri][0].new_text
 
 
+async def test_an_elite_creature_in_a_block_offers_its_adjusted_statblock(client, note):
+    # Monster Core's elite adjustments on the Wolf's own stat block (level 1 -> 2), inserted below the block
+    (insert,) = await _actions(client, note, _line(NOTE, "- elite wolf"), "Insert creature statblock")
+    assert insert.title == "Insert creature statblock: elite Wolf"
+    new_text = insert.edit.changes[note][0].new_text
+    assert "### Elite Wolf" in new_text and "**Creature 2** (common, medium, animal)" in new_text
+    assert "Elite and Weak Adjustments (Pathfinder Monster Core, pp. 6-7)" in new_text
+
+
 async def test_statblock_diagnostic_and_quick_fix(client, workspace):
     uri = open_doc(client, workspace / "villains.md", STATBLOCK)
     diags = await _diagnostics(client, uri, "statblock-number")
