@@ -11,6 +11,7 @@ An item is ``[count] [elite|weak] name`` (count also as ``2x``, ``x2``, ``(x2)``
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 
@@ -378,8 +379,8 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
                     options: list[EncounterReport] | None = None) -> str | None:
     """The line to say when no Monster Core creature a party of ``party_level`` can meet matches the theme (``_theme``):
     the options (``build_encounters``') are then the theme's people in GM Core's quick groups, with how to build the
-    first's leader, and creatures that fit the budget, not the theme; with no theme, that the options are in name
-    order. None when it matches."""
+    first's leader, and creatures that fit the budget, not the theme; with no theme, how the options are ordered.
+    None when it matches."""
     # a hazard asked for ("with a trap") is no theme of creatures (``build_encounters`` places one of the held hazards)
     words = [w for w in words if not (w.strip() and all(t in _HAZARD_PHRASE for t in _theme_words([w])))]
     theme = ", ".join(v.strip() for v in words if v.strip())
@@ -388,8 +389,9 @@ def unmatched_theme(party_level: int, words: list[str], resolver,
              if r.structure and any(not c.id for c in r.creatures)]
     if not words:
         # the options are then the first creatures of fitting levels in name order, which a GM should know
-        return ("No theme was given: the options are Monster Core creatures that fit the budget, first in name order; "
-                "name a theme (undead, a swamp, bandits) to match one.") if options else None
+        return ("No theme was given: the options are Monster Core creatures that fit the budget, common ones first in "
+                "an order that changes with the party's level; name a theme (undead, a swamp, bandits) to match "
+                "one.") if options else None
     nodes = [node for node, _ in _fits(party_level, resolver)]
     if _theme(words, nodes, resolver, _one_people_phrase(theme, resolver))[2]:
         if not built:
@@ -534,6 +536,21 @@ def people_encounters(party_size: int, party_level: int, threat: Threat, theme: 
         report.citations.append(_cite_entry(entry))
         out.append(report)
     return out
+
+
+_RARITY = {"common": 0, "uncommon": 1, "rare": 2, "unique": 3}
+
+
+def _untheme_order(node, party_level: int, words: list[str]) -> tuple:
+    """The last tie-break of the encounter builder's ranking. With a theme, the name. With none, every creature ties,
+    and name order put the same few first at every level (Aapoph Serpentfolk, Adamantine Dragon ...): common creatures
+    first (GM Core's default for rarity), then a fixed shuffle that differs by party level (a hash of the name and the
+    level), so the options are reproducible and still vary."""
+    if words:
+        return (node.name,)
+    rarity = _RARITY.get(str(getattr(node, "rarity", None) or "common").lower(), 0)
+    digest = hashlib.blake2b(f"{node.name}|{party_level}".encode(), digest_size=8).hexdigest()
+    return (rarity, digest, node.name)
 
 
 def _boss_shapes(party_size: int, party_level: int, threat: Threat, resolver) -> list[tuple[str, list[tuple[int, int]]]]:
@@ -684,7 +701,8 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
         # a theme's boss is of the theme: with words, only creatures that match them (a word, or ``THEME_FLOOR`` close)
         order = sorted(((r, c, e) for r, c, e in zip(shared, close, every, strict=True)
                         if not words or r > 0 or c >= THEME_FLOOR),
-                       key=lambda x: (-(x[0] + concept.CONCEPT_WEIGHT * x[1]), x[2][0].name))
+                       key=lambda x: (-(x[0] + concept.CONCEPT_WEIGHT * x[1]),
+                                      *_untheme_order(x[2][0], party_level, words)))
         bosses = _boss_encounters(party_size, party_level, threat, [node for _, _, (node, _) in order], resolver, n)
         people, n = people + bosses, n - len(bosses)
         if n <= 0:
@@ -698,7 +716,7 @@ def build_encounters(party_size: int, party_level: int, threat: Threat, words: l
         # words found in a few stat blocks' text cannot fill a budget alone)
         best = max(shared)
         pool = [p for p, r in zip(pool, shared, strict=True) if r >= min(best, 2) and r > 0]
-    pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), p[1].name))
+    pool.sort(key=lambda p: (-p[0], abs(p[1].level - party_level), *_untheme_order(p[1], party_level, words)))
     pool = pool[:30]
     max_count = max(6, party_size + 2)
     combos: list[tuple] = []

@@ -694,3 +694,15 @@ def test_a_fight_with_a_trap_places_a_held_hazard_in_the_budget(resolver):
     haunts = build_encounters(4, 4, "severe", ["haunt"], resolver)
     assert all(any(c.hazard and "haunt" in c.name.lower() or c.name == "Spectral Reflection" for c in o.creatures)
                for o in haunts)
+
+
+def test_with_no_theme_the_options_are_common_and_vary_by_level(resolver):
+    from gmprep.core.creators.encounter import build_encounters
+
+    # name order put Aapoph Serpentfolk and the Adamantine Dragons first at every level
+    first = {lv: [c.name for o in build_encounters(4, lv, "moderate", [], resolver) for c in o.creatures]
+             for lv in (5, 6)}
+    assert first[5] != first[6]
+    assert first[5] == [c.name for o in build_encounters(4, 5, "moderate", [], resolver) for c in o.creatures]
+    leads = [resolver.resolve(o.creatures[0].name) for o in build_encounters(4, 5, "moderate", [], resolver)]
+    assert all((n.rarity or "common") == "common" for n in leads), [(n.name, n.rarity) for n in leads]
