@@ -113,6 +113,8 @@ def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterRep
     first (``encounter.unmatched_theme``)."""
     party = party_label(req.party_size, req.party_level)
     head = f"**{req.threat.capitalize()} encounter for {party}**"
+    if req.size_assumed:
+        head += " (four PCs: the party's size was not said, and GM Core's budgets are written for four)"
     if req.threat_word:
         head += f" (“{req.threat_word}” read as GM Core's {req.threat} threat)"
     if req.words:

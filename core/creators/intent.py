@@ -30,7 +30,11 @@ _PARTY = [
     re.compile(rf"\b{_N}\s+{_PCS}\s*(?:,|of|at|\()?\s*{_LEVEL}\b", re.I),
     re.compile(rf"\bparty of\s+{_N}\s*(?:,|of|at)?\s*(?:{_LEVEL}|{_ORD})\b", re.I),
 ]
-_SIZE_ONLY = re.compile(rf"\b{_N}\s+{_PCS}\b|\bparty of\s+{_N}\b", re.I)
+# (not the level's number: "for level 3 PCs" is no party of 3)
+_SIZE_ONLY = re.compile(rf"\b(?<!level )(?<!level-)(?<!lvl )(?<!lv )(?<!lv\. ){_N}\s+{_PCS}\b|\bparty of\s+{_N}\b",
+                        re.I)
+# a party stated by its level alone ("for a level 2 party", "for level 3 PCs"): GM Core's budgets are for four
+_PARTY_WORD = re.compile(rf"\b(?:party|{_PCS})\b", re.I)
 _LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I)
 _THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
 _ROLES: tuple[str, ...] = get_args(Role)
@@ -84,6 +88,8 @@ class EncounterRequest(BaseModel):
     # a boss fight asked for ("a boss fight", "the final boss encounter"): built on a boss's shapes
     # (``encounter.build_encounters``)
     boss: bool = False
+    # the party's size was not said ("for a level 2 party"): four, the size GM Core's budgets are written for
+    size_assumed: bool = False
 
 
 # GMs' words for a fight's difficulty, read as GM Core's threats by its own descriptions (Combat Threats): trivial
@@ -168,6 +174,8 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and _BUILD.match(text)):
         return None  # "The severe fight against 4 level 3 PCs went badly" tells, it does not ask
     size, level, span = parse_party(text)
+    assumed = size is None and level is not None and _PARTY_WORD.search(text) is not None
+    size = 4 if assumed else size
     if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
         return None
     after = text[span[1]:] if span else ""
@@ -194,6 +202,7 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
         threat_stated=threat is not None or alias is not None,
         threat_word=alias.group(1).lower() if alias else None,
         boss=boss,
+        size_assumed=assumed,
         party_size=size,
         party_level=level,
         words=words,

@@ -37,6 +37,9 @@ from gmprep.core.creators.intent import parse_creature_request, parse_encounter_
     ("Build a final boss encounter with bandits for 4 level 3 PCs", "severe", 4, 3, ["bandits"]),
     ("I want a climactic battle with a dragon for 4 level 12 PCs", "extreme", 4, 12, ["dragon"]),
     ("Build me an ambush with kobolds for four level 1 characters", "moderate", 4, 1, ["kobolds"]),
+    # a party said by its level alone is four (GM Core's budgets are written for four); "level 3 PCs" is no party of 3
+    ("Build an encounter in a sewer for a level 2 party", "moderate", 4, 2, ["sewer"]),
+    ("Make a moderate encounter for level 3 PCs with goblins", "moderate", 4, 3, ["goblins"]),
     ("Build an easy encounter for 4 level 1 PCs", "trivial", 4, 1, []),
     ("Build an encounter for 4 level 5 PCs in a dangerous swamp", "moderate", 4, 5, ["dangerous", "swamp"]),
 ])
@@ -45,6 +48,8 @@ def test_encounter_requests(text, threat, size, level, words):
     assert req is not None
     assert (req.threat, req.party_size, req.party_level, req.words) == (threat, size, level, words)
     assert req.boss == ("boss" in text)
+    assert req.size_assumed == (text in ("Build an encounter in a sewer for a level 2 party",
+                                         "Make a moderate encounter for level 3 PCs with goblins"))
     # the same words, as the phrases they were written in
     assert " ".join(req.phrases).split() == words
 
