@@ -32,7 +32,7 @@ def main() -> int:
         resolver = CreatureResolver.from_store(store)
     finally:
         store.close()
-    skills = [n for n in resolver._skills if n.name not in ("Lore", "Perception")]
+    skills = [n for n in resolver.skills if n.name not in ("Lore", "Perception")]
     embedder = shared_embedder()
     vectors = np.asarray(embedder.encode([concept.skill_profile(n) for n in skills]), dtype=np.float32)
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -42,7 +42,7 @@ class AdjustedCreature(BaseModel):
 
 
 def _signed(n: int) -> str:
-    return f"+{n}" if n >= 0 else str(n)
+    return f"{n:+d}"
 
 
 def _move_signed(text: str, by: int) -> str:

@@ -65,8 +65,8 @@ class CreatureResolver:
         names = {n.name for n in skills or []}
         self.roadmaps: list[ClassRoadMap] = parse_class_roadmaps(roadmaps.text, names) if roadmaps is not None else []
         self.class_features = [n for n in abilities or [] if n.type == "class-feature"]
-        self._skills = list(skills or [])
-        self.skills = self._skills  # the skills' entries: their actions and feats (``concept.closest_skill``)
+        # the skills' entries: their key attributes, actions and feats (``concept.closest_skill``)
+        self.skills = list(skills or [])
         self._abilities: dict[str, list[Node]] = {}
         for n in abilities or []:
             self._abilities.setdefault(n.name.lower(), []).append(n)
@@ -209,7 +209,7 @@ class CreatureResolver:
     def archetype_build(self, archetype: Node, level: int, k: int = 3) -> tuple[Role | None, list[str], list[Node]]:
         """(role, required skills, abilities) of an NPC of ``level`` the archetype names (``archetypes``): the feats
         ``pick_feats`` chooses, each followed by what it grants."""
-        skills = {n.name: str(n.fields.get("key_attribute", "")) for n in self._skills}
+        skills = {n.name: str(n.fields.get("key_attribute", "")) for n in self.skills}
         prerequisites = str(archetype.fields.get("prerequisites", ""))
         feats = self._archetype_feats.get(archetype.node_id, [])
         dedication = next((f for f in feats if "dedication" in {t.lower() for t in f.traits}), None)
@@ -266,7 +266,7 @@ class CreatureResolver:
         """The actions of ``skill``'s entry ("**Untrained actions** Create a Diversion, Impersonate, Lie", "**Trained
         actions** Feint") that take an encounter's actions (one, two, three, a reaction or a free action: Feint, Create
         a Diversion, Demoralize; not Lie or Impersonate, which take minutes), in the entry's order."""
-        node = next((n for n in self._skills if n.name.lower() == skill.lower()), None)
+        node = next((n for n in self.skills if n.name.lower() == skill.lower()), None)
         if node is None:
             return []
         out = []
