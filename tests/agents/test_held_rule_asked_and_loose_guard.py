@@ -45,6 +45,23 @@ def test_a_guard_terms_words_join_with_a_hyphen_or_spaces():
     assert re.compile(_term_pattern("spell-like ability", True, plural=True)).fullmatch("spell like abilities")
 
 
+def test_a_terms_key_word_is_in_every_form_its_pattern_matches():
+    """``OtherSystemsSource._written_in`` runs a term's pattern only on texts holding its longest word (case-folded):
+    every form the loose pattern matches, in any case, holds it."""
+    import re
+
+    from gmprep.core.sources import _key_word
+
+    cases = (("5-foot step", ["5 foot step", "5-FOOT  STEP"]), ("Bonus Action", ["bonus-action", "BONUS action"]),
+             ("PF1", ["pf1"]))
+    for term, forms in cases:
+        rx = re.compile(_term_pattern(term, True), re.IGNORECASE)
+        for form in forms:
+            assert rx.fullmatch(form) and _key_word(term) in form.casefold(), (term, form)
+    assert _key_word("spell-like ability") == "ability"
+    assert _key_word("") == ""
+
+
 @pytest.mark.slow
 def test_the_guard_finds_another_games_term_written_with_spaces(searcher):
     terms = [OtherSystemTerm(term="5-foot step", system="Pathfinder 1st Edition / D&D 3.5")]
@@ -52,6 +69,8 @@ def test_the_guard_finds_another_games_term_written_with_spaces(searcher):
     assert OtherSystemsSource(searcher.store, terms, asked_only=True).retrieve(question).verdict == "nothing_relevant"
     loose = OtherSystemsSource(searcher.store, terms, asked_only=True, loose=True)
     assert [t.term for t in loose.match(question)] == ["5-foot step"]
+    assert [t.term for t in loose.match(question.upper())] == ["5-foot step"]  # the key word in any case
+    assert loose.match("Can my fighter take a step between two Strikes?") == []
     assert loose.retrieve(question).verdict == "not_in_books"
     # in the setting only, not in the sentence that asks: decided with the passages (``guard_asked``)
     assert loose.retrieve("He took a 5 foot step. Does Reactive Strike trigger?").verdict == "nothing_relevant"
