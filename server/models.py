@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from gmprep.core.conversations import ConversationSummary, StoredMessage
+from gmprep.core.question import QUESTION_MAX_CHARS
 from gmprep.kg.models import Citation, Hit
 
 
@@ -40,7 +41,7 @@ class EntryParams(Wire):
 
 
 class AskParams(Wire):
-    question: str = Field(min_length=1, max_length=8000)
+    question: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS)
     uri: str
     conversation_id: str | None = None
     partial_result_token: int | str | None = None

@@ -12,6 +12,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from gmprep.common.errors import GmprepError
 from gmprep.core import exchange
 from gmprep.core.conversations import ConversationSummary, StoredMessage
+from gmprep.core.question import question_problem
 from gmprep.kg.models import Citation, SearchFilters
 from gmprep.server.ask import AnswerRun
 from gmprep.server.markdown import meta_line, readable, where
@@ -182,6 +183,9 @@ async def ask(ls: GmprepServer, params: Any) -> dict:
     """``gmprep/ask``: answer a question in a prep file's conversation, streaming
     ``gmprep/answerDelta``; a cancelled ask saves and returns the partial answer (outcome ``cancelled``)."""
     p = parse(AskParams, params)
+    problem = question_problem(p.question)  # the CLI's rule too: a blank question is refused before anything is saved
+    if problem:
+        raise JsonRpcInvalidParams(f"invalid params: question: {problem}")
     state = ls.state
     request_id = ls.protocol.msg_id
     cancelled_early = False

@@ -18,6 +18,15 @@ def test_missing_store_is_a_clear_error(tmp_path, capsys):
     assert "no index" in err and "gmprep index build" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("question", "said"), [("   ", "the question is empty"),
+                                                ("Flanking? " * 1000, "the question is 10,000 characters")])
+def test_a_blank_or_pasted_page_question_is_one_line_before_anything_loads(tmp_path, capsys, question, said):
+    # refused before the store opens (the store here does not exist) and before anything is saved
+    assert main(["ask", question, "--store", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "usage" in capsys.readouterr().out

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gmprep.commands import open_searcher, settings_from_args
+from gmprep.common.errors import GmprepError
 from gmprep.common.settings import Settings
 
 if TYPE_CHECKING:
@@ -148,8 +149,12 @@ def run_ask(args: argparse.Namespace) -> int:
     from gmprep.core import exchange
     from gmprep.core.answer import answer_question
     from gmprep.core.llm.factory import resolve_backend
+    from gmprep.core.question import question_problem
     from gmprep.core.traces import TraceStore
 
+    problem = question_problem(args.question)
+    if problem:  # before any model loads or anything is saved
+        raise GmprepError(problem)
     settings = settings_with_backend(args)
     choice = resolve_backend(settings)
     as_json = bool(getattr(args, "json", False))

@@ -92,3 +92,12 @@ async def test_lone_surrogates(server, tmp_path: Path):
     msg = await _fails(call(client, "gmprep/search", {"query": "fright\ud800ened"}))
     assert msg.startswith("invalid params: query:")
     await _alive(client)
+
+
+async def test_a_blank_question_is_refused_as_the_cli_refuses_it(server, tmp_path: Path):
+    client = server
+    uri = (tmp_path / "prep.md").as_uri()
+    msg = await _fails(call(client, "gmprep/ask", {"question": " \n ", "uri": uri}))
+    assert msg == "invalid params: question: the question is empty"  # core.question: one rule for both
+    assert (await call(client, "gmprep/conversations", {"uri": uri}))["conversations"] == []  # nothing saved
+    await _alive(client)
