@@ -222,6 +222,20 @@ def _term_pattern(text: str, loose: bool, plural: bool = False) -> str:
     return r"[-\s]+".join([*(re.escape(w) for w in words[:-1]), last])
 
 
+_AGENT = re.compile(r"^([a-z]{4,}?)(?:er|or)$")
+
+
+def doer_of_said_verb(name: str, text: str) -> bool:
+    """``name`` is one word that names a doer ("summoner": summon + er) and ``text`` says the verb in another form
+    ("summon", "summons", "summoned", "summoning"): there the word is the verb's doer ("the creature's summoner"), not a
+    class or book of that name."""
+    m = _AGENT.match(name.strip().lower())
+    if m is None:
+        return False
+    verb = m.group(1)
+    return re.search(rf"\b{verb}(?:s|ed|ing)?\b", text, re.IGNORECASE) is not None
+
+
 def _key_word(term: str) -> str:
     """The longest of ``term``'s words (split as ``_term_pattern`` splits them), case-folded: every written form the
     term's pattern matches holds it, so a text without it cannot match (``OtherSystemsSource._written_in``)."""
@@ -326,6 +340,9 @@ class OtherSystemsSource(KnowledgeSource):
                            pf2e=True)
             for name, rx in self._classes or [] if rx.search(text)
         ]
+        # "the summoner" of "a summoned creature" is whoever summoned it, not the class: the name of a class or book
+        # that is an agent noun, beside another form of its verb, is the verb's doer
+        found = [t for t in found if not (t.kind == "name" and doer_of_said_verb(t.term, text))]
         unique = {t.term.lower(): t for t in found}
         return sorted(unique.values(), key=lambda t: -len(t.term))
 

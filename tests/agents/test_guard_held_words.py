@@ -49,3 +49,25 @@ def test_inflections_of_one_word_are_the_books_words(searcher):
         assert on.retrieve(question).verdict == "nothing_relevant", question
     # another game's phrase stays foreign with inflections on
     assert on.retrieve(SPELL_LIKE).verdict == "not_in_books"
+
+
+def test_a_doer_beside_its_verb_is_no_class():
+    from gmprep.core.sources import doer_of_said_verb
+
+    assert doer_of_said_verb("summoner", "Does a summoned creature vanish if its summoner dies?")
+    assert doer_of_said_verb("summoner", "Can the summoner of an elemental she summons dismiss it?")
+    assert not doer_of_said_verb("summoner", "My summoner and her eidolon share hit points, right?")
+    assert not doer_of_said_verb("magus", "The magus summoned a wolf.")  # no doer's ending
+    assert not doer_of_said_verb("gunslinger", "He slings his gun.")
+
+
+@pytest.mark.slow
+def test_the_summoner_of_a_summoned_creature_is_asked_about_the_held_summon_rules(searcher):
+    # issue 10: "summoner" (the guard's Secrets of Magic class) declined plain questions about summon spells
+    guard = OtherSystemsSource(searcher.store, asked_only=True, loose=True, derived=True, antecedent=True)
+    assert guard.match("Does a summoned creature vanish if its summoner dies?") == []
+    assert guard.retrieve("What happens to a summoned creature when the summoner falls unconscious?").verdict \
+        != "not_in_books"
+    # the class asked about, with no form of the verb: still another book's class
+    assert [t.term for t in guard.match("How many actions does my summoner get when the eidolon is manifested?")] \
+        == ["summoner", "eidolon"]
