@@ -126,6 +126,11 @@ class SearchSettings(BaseModel):
     # A feature name several classes share ("Weapon Specialization", "Reflex Expertise") names the feature of the
     # class the question names ("my fighter"), not the index's first pick by id (the bard's) (kg.query)
     class_own_features: bool = True
+    # "cast heal", "casts fireball", "a scroll of sleep": the words before a lowercase name ask for the spell, which is
+    # then named in the question like a capitalised one (kg.names' spell cues, the hover's ``hover.spell_cues``). The
+    # 638 tuning questions write spells capitalised (3 read a cue, no gold moved); held out, one multi-gold forum
+    # question's Heal rose from past 10th to 2nd (docs/retrieval.md, "A spell asked by casting it")
+    spell_cues: bool = True
 
 
 class LLMSettings(BaseModel):

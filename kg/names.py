@@ -701,12 +701,14 @@ class NameIndex:
         return len(self._keys)
 
     # ---- scanning -------------------------------------------------------------------------
-    def find_mentions(self, text: str, *, note_forms: bool = False, titles: bool = False) -> list[Mention]:
+    def find_mentions(self, text: str, *, note_forms: bool = False, titles: bool = False,
+                      spell_cues: bool = False) -> list[Mention]:
         """Every entry name in ``text`` the rules of thumb accept: leftmost-longest,
         non-overlapping, case-insensitive. ``note_forms`` also reads verb forms, ancestry
         adjectives (what notes say; search queries keep to names). ``titles``: rules sections' titles too (form
         "section": what a question asks by, not what an entry's text links to)."""
-        return [m.mention(text) for m in self.matches(text, note_forms=note_forms, titles=titles) if m.heuristic]
+        return [m.mention(text) for m in self.matches(text, note_forms=note_forms, titles=titles, spell_cues=spell_cues)
+                if m.heuristic]
 
     def matches(self, text: str, *, note_forms: bool = True, skip: bool = True, spell_cues: bool = False,
                 titles: bool = False) -> list[Match]:

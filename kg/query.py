@@ -111,13 +111,14 @@ def _class_own(m, query: str):
 
 
 def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str],
-            class_own: bool = False) -> QueryAnalysis:
+            class_own: bool = False, spell_cues: bool = False) -> QueryAnalysis:
     """Names, legacy rewrites, verbs and asked-for type/rank of ``query``.
 
     ``names`` is a ``kg.names.NameIndex``, ``verbs`` from ``verb_index``, ``node_types`` maps entry id
     to entry type (to recognise class/ancestry mentions that name a character). ``class_own``: a feature name several
-    classes share is the named class's (``search.class_own_features``)."""
-    mentions = names.find_mentions(query, titles=True)
+    classes share is the named class's (``search.class_own_features``). ``spell_cues``: "cast heal" names the Heal
+    spell though "heal" is an everyday word (``search.spell_cues``)."""
+    mentions = names.find_mentions(query, titles=True, spell_cues=spell_cues)
     if class_own:
         mentions = [_class_own(m, query) for m in mentions]
     rewritten, shift = query, 0

@@ -235,7 +235,8 @@ class Searcher:
     def analyze(self, query: str) -> QueryAnalysis:
         """What the query names and asks for (see ``kg.query``)."""
         self._ensure_indexes()
-        return analyze(query, self._names, self._verbs or {}, self._types, self.settings.class_own_features)
+        return analyze(query, self._names, self._verbs or {}, self._types, self.settings.class_own_features,
+                       self.settings.spell_cues)
 
     def check_vectors(self) -> None:
         """StoreError when the store's vectors are missing or half-built (see ``embedder``)."""

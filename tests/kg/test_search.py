@@ -176,3 +176,13 @@ def test_a_name_said_only_inside_a_longer_name_does_not_lead(store, searcher):
     # said on its own too, the shorter name keeps its place
     both = ids(searcher.search("Can I Sneak and then use Sneak Attack in the same turn?", k=5))
     assert both[0] == "pf2e:action:sneak", both
+
+
+def test_a_spell_asked_by_casting_it_is_named_in_lowercase(store, searcher):
+    # "heal" is an everyday word, so in lowercase it names nothing; after "cast" it is the Heal spell (search.spell_cues)
+    q = "An NPC priest wants to cast heal on the fighter. How much does it heal at rank 2?"
+    assert searcher.analyze(q).named.get("pf2e:spell:heal") == "hint"
+    assert ids(searcher.search(q, k=3))[0] == "pf2e:spell:heal"
+    off = Searcher(store, settings=SearchSettings(spell_cues=False), names=searcher.names)
+    assert "pf2e:spell:heal" not in off.analyze(q).named
+    assert "pf2e:spell:heal" not in searcher.analyze("How much does a potion heal at rank 2?").named  # no cue
