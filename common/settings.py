@@ -292,6 +292,13 @@ class AnswerabilitySettings(BaseModel):
     # answered a gap ("Does it apply to persistent damage ...?" of Unleash Psyche), as did the first five passages'
     # names of two words ("shield augmentation" beside Shield Block). 0: the first passage's rule only, as before.
     besides_held_names: int = Field(3, ge=0, le=6)
+    # ... and when every other book's name the question writes is a kind of person (an archetype, background, class,
+    # ancestry or heritage) brought in by an article as the scene's NPC ("A Hellknight patrol stops the party", "An
+    # Ulfen raider uses a greataxe"), never as the asker's build ("my summoner", "Hellknight Armiger Dedication"), the
+    # held rule asked may be one a sentence that asks names by a capitalised name of any length, or the first
+    # passage's rule named in the sentence that sentence refers back to ("... wants to Demoralize the bandits. How
+    # many creatures can he target?"). Measured (docs/answerability.md, "Another book's person in the scene").
+    besides_scene_people: bool = True
     # The same for the other-systems guard's Pathfinder 2e names (a class of another book: summoner; Kingmaker),
     # decided with the passages instead of declined before retrieval, and only when no sentence that asks (ends in
     # "?", or says it is the question) names one of them outside its asides (``otherbooks.names_asked``). Measured

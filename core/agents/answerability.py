@@ -424,6 +424,14 @@ def _kind(term: OtherBookTerm) -> str:
     return term.category.lower()
 
 
+def _capitalised(sentence: str, phrase: str) -> bool:
+    """``sentence`` writes ``phrase`` (a lowercased span of its words) with a capital, past its first word: as a name
+    ("run a Diplomacy check"), not the English word ("check")."""
+    m = re.search(r"(?<![\w'-])" + r"\W+".join(re.escape(w) for w in phrase.split()) + r"(?![\w'-])", sentence,
+                  re.IGNORECASE)
+    return m is not None and m.group(0)[:1].isupper() and bool(sentence[:m.start()].strip())
+
+
 def _holds(name: str, phrase: str) -> bool:
     return phrase in name or phrase.rstrip("s") in name
 
@@ -669,6 +677,8 @@ class AnswerabilityJudge:
             # Player Core 2 spell and a Rage of Elements class feature, beside "kineticist"): that book's entry.
             # Not a trait the glossary defines for that book (Transcendence): the glossary states it
             asked = ""
+        if not asked and self.settings.besides_scene_people:
+            asked = self._asked_beside_scene_people(question, other, top)
         if asked or self.settings.besides_held_names <= 0:
             return asked
         sents = sentences(question)
@@ -679,6 +689,26 @@ class AnswerabilityJudge:
                 if len(phrase.split()) >= self.settings.besides_held_names and self.index.is_name(phrase) \
                         and not (self.settings.besides_homonym and otherbooks.homonym(phrase, books, held)):
                     return sents[i]
+        return ""
+
+    def _asked_beside_scene_people(self, question: str, other: Sequence[OtherBookTerm], top: Sequence[str]) -> str:
+        """The sentence that asks a held rule when every name in ``other`` is a kind of person the scene brings in
+        with an article (``otherbooks.scene_person``): an asking sentence naming none of them that names a held entry
+        with a capital, or refers back (it, he, she, they ...) to a sentence naming the first passage's rule ``top``."""
+        if not other or not all(otherbooks.scene_person(question, t.shown, t.category) for t in other):
+            return ""
+        terms = [t.shown for t in other]
+        sents = sentences(question)
+        for i in asking(sents):
+            if otherbooks.names_any(sents[i], terms):
+                continue
+            plain = otherbooks.without_asides(sents[i], examples=True)
+            for _, phrase in spans(tokens(plain)):
+                if self.index.is_name(phrase) and _capitalised(plain, phrase):
+                    return sents[i]
+            if i > 0 and otherbooks.refers_back(sents[i], possessive=True, personal=True) and \
+                    otherbooks.names_any(sents[i - 1], [re.sub(r"\s*\(.*?\)", "", t) for t in top]):
+                return sents[i]
         return ""
 
     def _other_books(self, question: str) -> list[OtherBookTerm]:

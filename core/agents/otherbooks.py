@@ -695,15 +695,43 @@ _BACK_IT = re.compile(r"(?<![\w'-])(?:it|its|itself)(?![\w'-])", re.IGNORECASE)
 _BACK_DEMONSTRATIVE = re.compile(r"(?<![\w'-])(?:this|these|that|those)\s+([a-z][a-z'-]*)", re.IGNORECASE)
 # a possessive before a noun: "What's her concentration modifier?" after "... a lillend tries to use her hallucinatory
 # terrain spell-like ability ..." (``possessive``): whose it is, the sentence before says
+_BACK_PERSON = re.compile(r"(?<![\w'-])(?:he|she|they|them|him)(?![\w'-])", re.IGNORECASE)
+# the catalogue's categories whose entries are kinds of people (an NPC of the scene may be one)
+PERSON_CATEGORIES = frozenset({"archetype", "background", "class", "ancestry", "ancestry heritage", "heritage",
+                               "archetypes", "backgrounds", "classes", "ancestries", "ancestry heritages"})
+# after such a name, a word that makes it the asker's build, not a person of the scene
+_BUILD_AFTER = re.compile(r"\s*(?:'s\s+)?(?:dedication|archetype|class|feats?|abilit(?:y|ies)|features?|build|levels?)\b",
+                          re.IGNORECASE)
+_SCENE_ARTICLE = re.compile(r"(?:^|[\s(\"'])(?:a|an|the)\s+$", re.IGNORECASE)
+# before the article, words that make the name what a player builds or plays ("playing a Magus", "as a kineticist")
+_BUILD_BEFORE = re.compile(r"(?<![\w'-])(?:play|plays|playing|played|as|am|build|building|built|multiclass|"
+                           r"multiclassing|choose|chose|choosing|take|took|taking|pick|picked)\s+(?:a|an|the)\s+$",
+                           re.IGNORECASE)
+
+
+def scene_person(question: str, shown: str, category: str) -> bool:
+    """``shown`` (another book's entry as ``question`` writes it) is a kind of person (``PERSON_CATEGORIES``) and every
+    time the question writes it, an article brings it in ("A Hellknight patrol", "an Ulfen raider", "the Eagle Knight")
+    and no word makes it a build ("Hellknight Armiger Dedication", "the summoner class", "the magus's feats"): a person of
+    the scene, not the asker's character ("my summoner") or rules."""
+    if category.lower() not in PERSON_CATEGORIES or not shown:
+        return False
+    text = question.replace("\u2019", "'")
+    found = list(re.finditer(r"(?<![\w-])" + re.escape(shown) + r"(?![\w-])", text, re.IGNORECASE))
+    return bool(found) and all(_SCENE_ARTICLE.search(text[:m.start()]) and not _BUILD_BEFORE.search(text[:m.start()])
+                               and not _BUILD_AFTER.match(text, m.end()) for m in found)
+
+
 _BACK_POSSESSIVE = re.compile(r"(?<![\w'-])(?:her|his|their)\s+([a-z][a-z'-]*)", re.IGNORECASE)
 
 
-def refers_back(sentence: str, possessive: bool = False) -> bool:
+def refers_back(sentence: str, possessive: bool = False, personal: bool = False) -> bool:
     """``sentence`` refers to what the sentence before it names: "it", or "this" / "that" / "these" / "those" before a
     word that is no function word ("this ability", "that move", "those rules"); with ``possessive``, "her" / "his" /
-    "their" before such a word too ("her concentration modifier")."""
+    "their" before such a word too ("her concentration modifier"); with ``personal``, "he", "she", "they", "them",
+    "him" too (a person the sentence before names)."""
     text = _ASIDE.sub(" ", sentence.replace("\u2019", "'"))
-    if _BACK_IT.search(text):
+    if _BACK_IT.search(text) or (personal and _BACK_PERSON.search(text)):
         return True
     found = [*_BACK_DEMONSTRATIVE.finditer(text), *(_BACK_POSSESSIVE.finditer(text) if possessive else ())]
     return any(m.group(1).lower() not in STOP_WORDS for m in found)
