@@ -131,6 +131,11 @@ class SearchSettings(BaseModel):
     # 638 tuning questions write spells capitalised (3 read a cue, no gold moved); held out, one multi-gold forum
     # question's Heal rose from past 10th to 2nd (docs/retrieval.md, "A spell asked by casting it")
     spell_cues: bool = True
+    # A table's initials for a name ("RK" Recall Knowledge, "AoO" the legacy Attack of Opportunity, "LoH", "FoB": the
+    # name index's 51, the ones notes already hover) name their entry in a question and are read as that name by the
+    # seeds, the cross-encoder and the answerability model ("do ogres get AoO" was declined as off-topic).
+    # docs/retrieval.md, "Initials in a question"
+    initials: bool = True
 
 
 class LLMSettings(BaseModel):

@@ -105,8 +105,12 @@ class AnswerContext:
         if self._answerability is None:
             from gmprep.core.agents.answerability import AnswerabilityJudge
 
+            # the search's own reading of initials (``search.initials``) is the one the model's features get
+            names = getattr(self.searcher, "names", None)
+            initials = getattr(getattr(self.searcher, "settings", None), "initials", False)
+            spelled = names.spelled_out if names is not None and initials else None
             self._answerability = AnswerabilityJudge(self.searcher.store, self.judge, books=self.settings.books,
-                                                     settings=self.settings.answerability)
+                                                     settings=self.settings.answerability, spelled_out=spelled)
         return self._answerability
 
     def other_game_decline(self, result: SourceResult, steps: list[TraceStep], question: str,

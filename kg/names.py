@@ -702,24 +702,33 @@ class NameIndex:
 
     # ---- scanning -------------------------------------------------------------------------
     def find_mentions(self, text: str, *, note_forms: bool = False, titles: bool = False,
-                      spell_cues: bool = False) -> list[Mention]:
+                      spell_cues: bool = False, initials: bool = False) -> list[Mention]:
         """Every entry name in ``text`` the rules of thumb accept: leftmost-longest,
         non-overlapping, case-insensitive. ``note_forms`` also reads verb forms, ancestry
         adjectives (what notes say; search queries keep to names). ``titles``: rules sections' titles too (form
-        "section": what a question asks by, not what an entry's text links to)."""
-        return [m.mention(text) for m in self.matches(text, note_forms=note_forms, titles=titles, spell_cues=spell_cues)
-                if m.heuristic]
+        "section": what a question asks by, not what an entry's text links to). ``initials``: a question's initials
+        too ("RK", "AoO": form "acronym", which notes read always)."""
+        return [m.mention(text) for m in self.matches(text, note_forms=note_forms, titles=titles, spell_cues=spell_cues,
+                                                      initials=initials) if m.heuristic]
+
+    def spelled_out(self, text: str) -> str:
+        """``text`` with the initials it writes for a name ("RK", "AoO", "LoH") replaced by that name ("Recall
+        Knowledge", "Reactive Strike", "Lay on Hands"): how a question reads to what knows names, not initials."""
+        for m in sorted(self.find_mentions(text, titles=True, initials=True), key=lambda m: -m.start):
+            if m.form == "acronym":
+                text = text[:m.start] + m.name + text[m.end:]
+        return text
 
     def matches(self, text: str, *, note_forms: bool = True, skip: bool = True, spell_cues: bool = False,
-                titles: bool = False) -> list[Match]:
+                titles: bool = False, initials: bool = False) -> list[Match]:
         """Every leftmost-longest name match in ``text``, accepted by the rules of thumb or not
         (``Match.heuristic``), for a context scorer to decide. ``skip=False`` when the text is
         already masked by ``kg.prose``. ``spell_cues``: the words before a name may ask for a spell
         ("cast Sleep", ``_spell_asked``; the setting ``hover.spell_cues``). Linear in ``text``."""
-        return list(self._iter_matches(text, note_forms, skip, spell_cues, titles))
+        return list(self._iter_matches(text, note_forms, skip, spell_cues, titles, initials))
 
     def _iter_matches(self, text: str, note_forms: bool, skip: bool, spell_cues: bool = False,
-                      titles: bool = False) -> Iterator[Match]:
+                      titles: bool = False, initials: bool = False) -> Iterator[Match]:
         tokens = _tokens(text, skip)
         joins = [
             _JOIN.fullmatch(text, tokens[k].end, tokens[k + 1].start) is not None
@@ -727,7 +736,7 @@ class NameIndex:
         ]
         i, n = 0, len(tokens)
         while i < n:
-            j_best, cands = self._longest(tokens, joins, i, note_forms, titles)
+            j_best, cands = self._longest(tokens, joins, i, note_forms, titles, initials)
             if cands is None:
                 i += 1
                 continue
@@ -736,7 +745,8 @@ class NameIndex:
             # a rejected name is skipped whole: never fall back to a part of it
             i = (j_end if match.heuristic else j_best) + 1
 
-    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True, titles: bool = False):
+    def _longest(self, tokens: list[_Token], joins: list[bool], i: int, note_forms: bool = True, titles: bool = False,
+                 initials: bool = False):
         key: tuple[str, ...] = ()
         best_j, best = i, None
         j = i
@@ -746,14 +756,14 @@ class NameIndex:
             norm = tokens[j].norm
             if norm.endswith("'s") and key + (norm,) not in self._prefixes:
                 # possessive on the last word: "the ogre's club"
-                cands = self._usable(self._keys.get(key + (norm[:-2],)), note_forms, titles)
+                cands = self._usable(self._keys.get(key + (norm[:-2],)), note_forms, titles, initials)
                 if cands:
                     best_j, best = j, cands
                 break
             key = key + (norm,)
             if key not in self._prefixes:
                 break
-            cands = self._usable(self._keys.get(key), note_forms, titles)
+            cands = self._usable(self._keys.get(key), note_forms, titles, initials)
             if cands and any(c.form == "valued" for c in cands) and not _number_follows(tokens, joins, j):
                 cands = [c for c in cands if c.form != "valued"] or None
             if cands and j == i and not tokens[j].caps and any(c.form == "acronym" for c in cands):
@@ -765,14 +775,15 @@ class NameIndex:
         return best_j, best
 
     @staticmethod
-    def _usable(cands: list[_Candidate] | None, note_forms: bool, titles: bool = False) -> list[_Candidate] | None:
+    def _usable(cands: list[_Candidate] | None, note_forms: bool, titles: bool = False,
+                initials: bool = False) -> list[_Candidate] | None:
         if cands and not titles:  # section titles only where a question is read (``titles``)
             cands = [c for c in cands if c.form != "section"] or None
         if cands and note_forms:  # a note: the journal's renames are read in queries only
             return [c for c in cands if c.form not in QUERY_FORMS] or None
         if not cands or note_forms:
             return cands
-        kept = [c for c in cands if c.form not in NOTE_FORMS]
+        kept = [c for c in cands if c.form not in NOTE_FORMS or (initials and c.form == "acronym")]
         return kept or None
 
     def _choose(self, text, tokens, joins, i, j, cands, spell_cues: bool = False) -> tuple[Match, int]:

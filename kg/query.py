@@ -111,20 +111,21 @@ def _class_own(m, query: str):
 
 
 def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str],
-            class_own: bool = False, spell_cues: bool = False) -> QueryAnalysis:
+            class_own: bool = False, spell_cues: bool = False, initials: bool = False) -> QueryAnalysis:
     """Names, legacy rewrites, verbs and asked-for type/rank of ``query``.
 
     ``names`` is a ``kg.names.NameIndex``, ``verbs`` from ``verb_index``, ``node_types`` maps entry id
     to entry type (to recognise class/ancestry mentions that name a character). ``class_own``: a feature name several
     classes share is the named class's (``search.class_own_features``). ``spell_cues``: "cast heal" names the Heal
-    spell though "heal" is an everyday word (``search.spell_cues``)."""
-    mentions = names.find_mentions(query, titles=True, spell_cues=spell_cues)
+    spell though "heal" is an everyday word (``search.spell_cues``). ``initials``: "RK", "AoO", "LoH" name their entries
+    and are read as those names, as a legacy name is (``search.initials``)."""
+    mentions = names.find_mentions(query, titles=True, spell_cues=spell_cues, initials=initials)
     if class_own:
         mentions = [_class_own(m, query) for m in mentions]
     rewritten, shift = query, 0
     edits: list[tuple[int, int]] = []  # (end in query, shift after it) of each legacy rewrite
     for m in mentions:
-        if m.legacy_name:
+        if m.legacy_name or m.form == "acronym":  # initials read as the name they stand for ("LoH": Lay on Hands)
             rewritten = rewritten[: m.start + shift] + m.name + rewritten[m.end + shift :]
             shift += len(m.name) - (m.end - m.start)
             edits.append((m.end, shift))
@@ -173,7 +174,7 @@ def analyze(query: str, names, verbs: dict[str, str], node_types: dict[str, str]
     if r and "spell" in types:
         rank = int(r.group(1) or r.group(2))
     situation = None
-    if characters and not any(m.legacy_name for m in mentions):
+    if characters and not any(m.legacy_name or m.form == "acronym" for m in mentions):
         situation = query
         for a, b in sorted(characters, reverse=True):
             situation = situation[:a] + "someone" + situation[b:]

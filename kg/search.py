@@ -236,7 +236,7 @@ class Searcher:
         """What the query names and asks for (see ``kg.query``)."""
         self._ensure_indexes()
         return analyze(query, self._names, self._verbs or {}, self._types, self.settings.class_own_features,
-                       self.settings.spell_cues)
+                       self.settings.spell_cues, self.settings.initials)
 
     def check_vectors(self) -> None:
         """StoreError when the store's vectors are missing or half-built (see ``embedder``)."""

@@ -32,7 +32,7 @@ import re
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -440,7 +440,11 @@ class AnswerabilityJudge:
     """Decides answer / not_in_books / not_in_corpus for a question and its retrieved passages."""
 
     def __init__(self, store, judge: RelevanceJudge, model: AnswerabilityModel | None = None,
-                 books: Sequence[str] = (), settings: AnswerabilitySettings | None = None):
+                 books: Sequence[str] = (), settings: AnswerabilitySettings | None = None,
+                 spelled_out: Callable[[str], str] | None = None):
+        """``spelled_out``: the question with its initials written as the names they stand for ("RK": Recall
+        Knowledge; the search's name index, ``NameIndex.spelled_out``), what the statistical model reads."""
+        self.spelled_out = spelled_out
         self.store = store
         self.judge = judge
         self.index = CorpusIndex(store)
@@ -464,7 +468,8 @@ class AnswerabilityJudge:
                           and asked_besides(question, list(guard), top)
                           and not otherbooks.names_asked(question, list(guard))):
             return self.other_book(guard[0])
-        x, unnamed = features(question, hits, self.judge, self.index)
+        # the model learned words, not a table's initials: "do ogres get AoO" reads as "... Reactive Strike"
+        x, unnamed = features(self.spelled_out(question) if self.spelled_out else question, hits, self.judge, self.index)
         outcome, probs = self.model.assess(x)
         if outcome == "not_in_corpus" and not self.settings.model_gaps:
             outcome = "answer"  # the rules below decide the gaps (``AnswerabilitySettings.model_gaps``)

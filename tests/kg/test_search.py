@@ -186,3 +186,14 @@ def test_a_spell_asked_by_casting_it_is_named_in_lowercase(store, searcher):
     off = Searcher(store, settings=SearchSettings(spell_cues=False), names=searcher.names)
     assert "pf2e:spell:heal" not in off.analyze(q).named
     assert "pf2e:spell:heal" not in searcher.analyze("How much does a potion heal at rank 2?").named  # no cue
+
+
+def test_a_tables_initials_name_their_entry_in_a_question(store, searcher):
+    # "RK", "AoO" (the legacy Attack of Opportunity), "LoH": read as the names they stand for (search.initials)
+    qa = searcher.analyze("Can I use RK on a creature I just met?")
+    assert qa.named.get("pf2e:action:recall-knowledge") == "hint"
+    assert qa.text == "Can I use Recall Knowledge on a creature I just met?"
+    assert searcher.names.spelled_out("do ogres get AoO") == "do ogres get Reactive Strike"
+    assert searcher.names.spelled_out("I rk the ogre.") == "I rk the ogre."  # initials only as initials
+    off = Searcher(store, settings=SearchSettings(initials=False), names=searcher.names)
+    assert "pf2e:action:recall-knowledge" not in off.analyze("Can I use RK on a creature I just met?").named
