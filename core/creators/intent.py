@@ -135,11 +135,17 @@ _SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
 _POLITE = re.compile(r"^\s*(?:please\s+)?(?:can|could|would|will)\s+you\b", re.I)
 
 
+# a clause that asks yes or no by inverting its verb, after a comma: "my level 1 party is fighting a level 4 creature,
+# is that too hard" (no question mark; it built a creature named "Fighting That Too Hard")
+_INVERTED = re.compile(r"[,;:\u2013\u2014]\s*(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have)\s+"
+                       r"(?:that|this|it|they|he|she|i|we|there|these|those)\b", re.I)
+
+
 def _is_question(text: str) -> bool:
-    """``text`` asks about the rules: it starts with a question word, or one of its sentences ends in "?" and is no
-    polite request."""
-    if _QUESTION.match(text):
-        return True
+    """``text`` asks about the rules: it starts with a question word, one of its sentences ends in "?" and is no
+    polite request, or a clause after a comma asks by inverting its verb ("..., is that too hard")."""
+    if _QUESTION.match(text) or (_INVERTED.search(text) and not _BUILD.match(text)):
+        return True  # "Make a level 3 bandit, can it use a crossbow?" still asks for the bandit
     return any(s.strip().endswith("?") and not _POLITE.match(s) for s in _SENTENCE.findall(text))
 
 

@@ -210,6 +210,8 @@ def test_the_chat_rates_an_encounter_it_is_asked_about(resolver, question, xp, t
     "How hard is it for 4 level 3 PCs to Grapple an ogre warrior in combat?",
     "Can 4 level 3 PCs fight an ogre?",  # no creature is named "ogre": not a list to rate
     "How hard is this encounter: 2 goblin warriors and an ogre warrior?",  # no party
+    # no question mark, the question after a comma (it built "Fighting That Too Hard", a level 1 soldier)
+    "my level 1 party is fighting a level 4 creature, is that too hard",
 ])
 def test_the_chat_leaves_rules_questions_to_the_rules(resolver, question):
     from gmprep.core.creators.chat import creators_answer
@@ -284,3 +286,12 @@ def test_how_many_creatures_make_a_threat(resolver):
     # a deadly fight is GM Core's extreme
     answer = creators_answer("How many ogre warriors would be a deadly encounter for 4 level 1 PCs?", lambda: resolver)
     assert answer is not None and answer.text.startswith("**2 × Ogre Warrior** make an extreme encounter")
+
+
+def test_a_request_with_a_question_after_it_is_still_a_request():
+    from gmprep.core.creators.intent import parse_creature_request
+
+    # a clause that inverts its verb asks only when the text does not open by asking for a build
+    req = parse_creature_request("Make a level 3 bandit NPC, should it carry a crossbow")
+    assert req is not None and req.level == 3 and "bandit" in req.concept
+    assert parse_creature_request("my level 1 party is fighting a level 4 creature, is that too hard") is None
