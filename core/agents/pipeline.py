@@ -39,7 +39,7 @@ from gmprep.core.agents.steps import Step, StepCancelled, StepFailed, TextStep
 from gmprep.core.agents.support import Passage, Reader, SupportChecker, unmarked
 from gmprep.core.answer import NOT_IN_BOOKS, Answer, AnswerContext, ChatTurn
 from gmprep.core.llm.base import ChatMessage, LLMBackend, LLMError
-from gmprep.core.llm.extractive import followup_query
+from gmprep.core.llm.extractive import ANAPHORA, followup_query
 from gmprep.core.progress import AnswerProgress, OnSources, cited_ids
 from gmprep.core.sources import SourceResult
 from gmprep.core.traces import TraceStep
@@ -92,9 +92,6 @@ class SentenceCap:
             self.reason = f"{self.limit} sentences"
         return bool(self.reason)
 HISTORY_CHARS = 400  # each earlier message is cut to this for the history steps
-# words that point back into the conversation: a rewrite that still contains them did not stand alone
-_ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|he|she|him|her|one|ones|instead|"
-                       r"the next|the first|the same)\b", re.IGNORECASE)
 
 def render_passages(hits: Sequence[Hit], query: str) -> str:
     """Passages for the answer step: ``[n] Name (type; traits)``, the stat line the text leaves out (a spell's
@@ -185,10 +182,11 @@ class AgentPipeline:
         self._loading = asyncio.ensure_future(asyncio.to_thread(self._load))
         try:
             if history:
-                standalone = followup_query(question, history)
+                standalone = followup_query(question, history, getattr(self.ctx.searcher, "names", None))
                 trace.append(TraceStep(name="rewrite", status="skipped", input={"question": question},
                                        output={"standalone": standalone,
-                                               "reason": "structural: last user message + question"}))
+                                               "reason": "structural: the last user messages back to one that "
+                                                         "names an entry + question"}))
             declined = self._guard(standalone, trace)
             if isinstance(declined, Answer):
                 return self._emit(declined, on)
@@ -250,7 +248,7 @@ class AgentPipeline:
             trace.extend(exc.trace)
             return followup_query(question, selected)
         unchanged = " ".join(out.standalone.lower().split()) == " ".join(question.lower().split())
-        if unchanged and _ANAPHORA.search(question):
+        if unchanged and ANAPHORA.search(question):
             # the model left the references unresolved: keep the conversation's last question in the query
             standalone = followup_query(question, selected)
             trace.append(TraceStep(name="rewrite_fallback", input={"standalone": out.standalone},

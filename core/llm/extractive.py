@@ -13,6 +13,7 @@ rewrite it), which is the concatenated-history baseline of the answer eval.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 from gmprep.core.agents.answerability import answer_note, decline_text
@@ -28,10 +29,28 @@ OTHER_CHARS = 260
 _CHUNK = 80  # characters per streamed delta (the text exists at once; stream it like a model would)
 
 
-def followup_query(question: str, history: list[ChatTurn]) -> str:
-    """The search query for ``question``: with history, the last user message is prepended."""
+FOLLOWUP_BACK = 3  # at most this many earlier questions are read back for what a follow-up is about
+# words that point back into the conversation: a question holding one is about what was asked before (and a model's
+# rewrite that still holds one did not stand alone, ``agents.pipeline``)
+ANAPHORA = re.compile(r"\b(?:it|its|it's|that|those|them|they|their|this|these|he|she|him|her|one|ones|instead|"
+                      r"the next|the first|the same)\b", re.IGNORECASE)
+
+
+def followup_query(question: str, history: list[ChatTurn], names=None) -> str:
+    """The search query for ``question``: with history, the last user message is prepended. With ``names`` (the
+    search's ``NameIndex``) and a question that points back ("it", "they", "that" ...), earlier ones too, back to the
+    last that names an entry (at most ``FOLLOWUP_BACK``): after "What does Fireball do?" and "how much damage at 5th
+    rank?", "can it hurt my allies?" is still about Fireball; "and for dragons?" keeps to the question before it."""
     previous = [t.content for t in history if t.role == "user"]
-    return f"{previous[-1]} {question}" if previous else question
+    if not previous:
+        return question
+    kept = [previous[-1]]
+    if names is not None and ANAPHORA.search(question):
+        for earlier in reversed(previous[-FOLLOWUP_BACK:-1]):
+            if names.find_mentions(kept[0]):
+                break  # the newest kept message names what is asked about
+            kept.insert(0, earlier)
+    return " ".join([*kept, question])
 
 
 def render_quotes(hits: list[Hit], query: str) -> str:
@@ -75,7 +94,7 @@ class ExtractiveAnswerer:
     async def _answer(self, question: str, history: list[ChatTurn], on: AnswerProgress,
                       cancel: asyncio.Event | None) -> Answer:
         steps: list[TraceStep] = []
-        query = followup_query(question, history)
+        query = followup_query(question, history, getattr(self.ctx.searcher, "names", None))
         if query != question:
             steps.append(TraceStep(name="rewrite", input={"question": question}, output={"standalone": query}))
         t0 = time.perf_counter()

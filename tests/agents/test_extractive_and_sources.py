@@ -63,6 +63,19 @@ async def test_followup_searches_with_the_previous_question(searcher, extractive
     assert "pf2e:action:shove" in [c.source_id for c in ans.citations]
 
 
+async def test_a_followup_that_points_back_reads_back_to_the_question_that_named_its_topic(searcher, extractive):
+    history = [ChatTurn(role="user", content="What does Fireball do?"), ChatTurn(role="assistant", content="..."),
+               ChatTurn(role="user", content="how much damage at 5th rank?"), ChatTurn(role="assistant", content="...")]
+    # "it" points back past a question that names nothing, to the one that names Fireball
+    assert followup_query("can it hurt my allies?", history, searcher.names) == \
+        "What does Fireball do? how much damage at 5th rank? can it hurt my allies?"
+    assert followup_query("can it hurt my allies?", history) == "how much damage at 5th rank? can it hurt my allies?"
+    # nothing points back: the question before it only ("and for dragons?" after "what skill for undead?")
+    assert followup_query("and for dragons?", history, searcher.names) == "how much damage at 5th rank? and for dragons?"
+    ans = await answer_question("can it hurt my allies?", history=history, searcher=searcher, settings=extractive)
+    assert "pf2e:spell:fireball" in [c.source_id for c in ans.citations[:3]], [c.name for c in ans.citations]
+
+
 def test_glossary_never_lists_a_legacy_pathfinder_name():
     legacy = {n.lower() for n in LEGACY_NAMES}
     assert not [t.term for t in load_other_system_terms() if t.term.lower() in legacy]
