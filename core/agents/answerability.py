@@ -424,14 +424,6 @@ def _kind(term: OtherBookTerm) -> str:
     return term.category.lower()
 
 
-def _capitalised(sentence: str, phrase: str) -> bool:
-    """``sentence`` writes ``phrase`` (a lowercased span of its words) with a capital, past its first word: as a name
-    ("run a Diplomacy check"), not the English word ("check")."""
-    m = re.search(r"(?<![\w'-])" + r"\W+".join(re.escape(w) for w in phrase.split()) + r"(?![\w'-])", sentence,
-                  re.IGNORECASE)
-    return m is not None and m.group(0)[:1].isupper() and bool(sentence[:m.start()].strip())
-
-
 def _holds(name: str, phrase: str) -> bool:
     return phrase in name or phrase.rstrip("s") in name
 
