@@ -12,6 +12,7 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
+from gmprep.core.creators import tables
 from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import (
     EncounterRequest,
@@ -22,7 +23,7 @@ from gmprep.core.creators.intent import (
     parse_encounter_request,
 )
 from gmprep.core.creators.models import Citation as CreatorCitation
-from gmprep.core.creators.models import EncounterReport
+from gmprep.core.creators.models import CreatureRequest, EncounterReport
 from gmprep.kg.models import Citation
 
 if TYPE_CHECKING:
@@ -198,9 +199,25 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
             text = (f"_Nothing in “{req.concept}” names a class, creature, background or archetype gmprep holds, so "
                     "this is GM Core's soldier, the all-round build; name a role for another (“a level "
                     f"{req.level} {req.concept} spellcaster”)._\n\n") + text
+        if req.boss_threat is not None and req.party_level is not None:
+            text = boss_note(req) + text
+            cites += [_citation(tables.xp_citation()), _citation(tables.budget_citation())]
         return Answer(text=text, outcome="answered", citations=_unique(cites),
                       steps=[step], question=question, backend="creators")
     return None
+
+
+def boss_note(req: CreatureRequest) -> str:
+    """How "a boss for my level 7 party" was read: the level whose XP alone is the boss's threat for the party."""
+    size = req.party_size or 4
+    party_level = req.party_level if req.party_level is not None else req.level
+    xp = tables.creature_xp(req.level, party_level)
+    assumed = "" if req.party_size else " (four: the size GM Core's budgets are written for, as none was said)"
+    article = "an" if (req.boss_threat or "")[:1] in ("a", "e", "i", "o", "u") else "a"
+    return (f"_A boss for {size} PCs of level {party_level}{assumed}: level {req.level}, the highest level whose XP "
+            f"alone ({xp} XP) is {article} {req.boss_threat} encounter for them (GM Core, Creature XP and Role and Encounter "
+            f"Budget). For another, give the creature's own level (“a level {party_level + 2} ...”) or the threat "
+            "(“a deadly boss”)._\n\n")
 
 
 def _counted(question: str, resolver_factory):
@@ -208,7 +225,6 @@ def _counted(question: str, resolver_factory):
     Core creature whose XP stays within the threat's budget and is that threat (GM Core's Encounter Budget), with the
     arithmetic; None unless the question asks that of a creature the books hold."""
     from gmprep.core.answer import Answer
-    from gmprep.core.creators import tables
     from gmprep.core.creators.encounter import evaluate_encounter
     from gmprep.core.creators.models import EncounterLine, EncounterSpec
     from gmprep.core.traces import TraceStep

@@ -218,15 +218,14 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     its kind (a "swamp hag": the Sweet Hag's spellcaster; a "troll": the Forest Troll's brute), else GM Core's soldier,
     the all-round build. Before the closest creatures, an archetype the concept names ("assassin") whose dedication
     requires skills: their attributes (``archetypes.archetype_role``)."""
-    said = re.findall(r"[a-z]+", req.concept.lower())
-    words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
     if resolver is None:
         return "soldier", None, "", None
+    said = _concept_words(req.concept, resolver, modifiers=False)
     for node in resolver.classes:
-        if node.name.lower() in words:
+        if node.name.lower() in said:
             role, tradition = class_build(node, resolver.spellcasting.get(node.node_id))
             return role, tradition, node.name, node
-    words -= modifier_words(req.concept, resolver)  # a "giant spider" is a spider
+    words = _concept_words(req.concept, resolver)  # a "giant spider" is a spider
     exact = resolver.resolve(req.concept)
     if exact is not None and creature_build(exact) is not None:
         return cast(Role, creature_build(exact)), None, exact.name, exact
@@ -251,7 +250,6 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     # the kind's closest creature wherever it ranks: a person's lenders are Monster Core's people of every level, so
     # at level 8 the goblins (levels -1 to 1) rank below the humans near 8, and a goblin shaman built as a caster at
     # level 3 was a soldier at level 8
-    heads = _head_kind(req.concept, resolver)
     # the creature named with what it does, of any level when none near is (the Hobgoblin Archer, level 2, builds a
     # level 9 skeleton archer too); a person's lenders are already the people of every level, and a goblin boss is no
     # Ogre Boss
@@ -259,14 +257,7 @@ def infer_role(req: CreatureRequest, resolver) -> tuple[Role, Tradition | None, 
     if not doers and _person(req, resolver) is None:
         doers = sorted((n for n in creatures if n.level is not None and doing & set(re.findall(r"[a-z]+", n.name.lower()))),
                        key=lambda n: (abs(n.level - req.level), n.name))
-    # the kind: named by a trait or whole name (``_named_by``), or by a creature name's first word that names no person
-    # ("ogre" of the Ogre Warrior, whose traits are giant and humanoid), as ``_kind_beyond`` reads it
-    first = words - getattr(resolver, "person_words", frozenset()) - _name_modifiers(creatures)
-
-    def of_kind(n) -> bool:
-        m = re.match(r"[a-z]+", n.name.lower())
-        return _named_by(n, words, traits, heads) or (m is not None and m.group(0) in first)
-
+    of_kind = _kind_reader(words, req.concept, resolver)
     for node in doers[:1] + [n for n in lenders if of_kind(n)][:5]:
         built = creature_build(node)
         if built is not None:
@@ -449,7 +440,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     # the traits shown: the request's, and those of a Player Core ancestry the concept names ("dwarf champion": dwarf,
     # humanoid), as a stat block prints them
     shown = list(req.traits)
-    size = "medium"
+    size, ancestry_size = "medium", False
     speed, speed_from = 25, "GM Core: 25 feet for a creature that moves like a human"
     senses: list[str] = []
     languages: list[str] = []
@@ -459,6 +450,7 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
             if (node := resolver.ancestry_of(w)) is not None and (not req.traits or node.name.lower() in req.traits):
                 shown += [t.lower() for t in node.traits if t.lower() not in shown]
                 size = str(node.fields.get("size") or size).lower()  # a goblin is Small
+                ancestry_size = True
                 if str(node.fields.get("speed", "")).isdigit():
                     speed, speed_from = int(node.fields["speed"]), f"the {node.name} ancestry's Speed"
                 if not languages:
@@ -482,6 +474,14 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     if land is not None and source is not None:
         # built off a Monster Core creature (the one the concept names, or of its kind): its land Speed, as it is
         speed, speed_from = int(land.group(1)), f"the {source.name}'s Speed"
+    kin_traits = _kind_traits(req.concept, source, resolver) if source is not None and source.type == "creature" and \
+        not ancestry_size and not req.traits else None
+    if kin_traits is not None and source is not None:
+        # ... and its size, and the traits every Monster Core creature of its kind has (an ogre is Large, a giant and a
+        # humanoid; a troll's "wood" is the Forest Troll's own), unless the GM gave traits or a Player Core ancestry the
+        # concept names said them
+        size = str(source.fields.get("size") or size).lower()
+        shown += [t for t in kin_traits if t not in shown]
     elif req.role == "skirmisher":
         # GM Core's skirmisher: "higher Speed than typical"; how much higher the book leaves open: gmprep adds 5 feet
         speed, speed_from = speed + 5, speed_from + "; +5 feet: a skirmisher's higher Speed than typical"
@@ -494,6 +494,22 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      roadmap_abilities=", ".join(roadmap.abilities) if roadmap is not None else None, casting=casting,
                      archetype=archetype.name if archetype is not None else None,
                      slots=slots, cantrips=cantrips, spells=chosen, skill_actions=skill_actions)
+
+
+def _kind_traits(concept: str, source: Node, resolver) -> list[str] | None:
+    """The traits every Monster Core creature of the kind ``concept`` names shares (``_kind_reader``), in ``source``'s
+    order, when ``source`` (the creature a build is made off) is of that kind; else None: a "skeleton archer" built off
+    the Hobgoblin Archer (named with what it does) is no hobgoblin."""
+    if not hasattr(resolver, "creatures"):
+        return None
+    of_kind = _kind_reader(_concept_words(concept, resolver), concept, resolver)
+    if not of_kind(source):
+        return None
+    shared = {t.lower() for t in source.traits}
+    for n in resolver.creatures():
+        if of_kind(n):
+            shared &= {t.lower() for t in n.traits}
+    return [t.lower() for t in source.traits if t.lower() in shared]
 
 
 def _listed(value) -> list[str]:
@@ -631,6 +647,30 @@ def _same_kind(node, words: set[str], within: set[str], core: set[str], traits: 
         return True
     own = {t.lower() for t in node.traits}
     return bool(own) and own <= within and bool(own & core)
+
+
+def _concept_words(concept: str, resolver, modifiers: bool = True) -> set[str]:
+    """The concept's words, singular forms too, less (with ``modifiers``) the ones that only modify a kind (a "giant
+    spider" is a spider)."""
+    said = re.findall(r"[a-z]+", concept.lower())
+    words = set(said) | {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
+    return words - modifier_words(concept, resolver) if modifiers else words
+
+
+def _kind_reader(words: set[str], concept: str, resolver):
+    """Whether a creature is of the kind ``words`` (the concept's, ``_concept_words``) name: by a trait or its whole name
+    (``_named_by``), or by a creature name's first word that names no person ("ogre" of the Ogre Warrior, whose traits
+    are giant and humanoid), as ``_kind_beyond`` reads it. One reading for the build's lender and its traits."""
+    creatures = resolver.creatures()
+    traits = {t.lower() for n in creatures for t in n.traits}
+    heads = _head_kind(concept, resolver)
+    first = words - getattr(resolver, "person_words", frozenset()) - _name_modifiers(creatures)
+
+    def of_kind(n) -> bool:
+        m = re.match(r"[a-z]+", n.name.lower())
+        return _named_by(n, words, traits, heads) or (m is not None and m.group(0) in first)
+
+    return of_kind
 
 
 def _named_by(node, words: set[str], traits: set[str], heads: frozenset[str] = frozenset()) -> bool:

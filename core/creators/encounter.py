@@ -559,7 +559,6 @@ def _boss_shapes(party_size: int, party_level: int, threat: Threat, resolver) ->
     the lackeys' count fitted to the party's size (``_fit_count``), then the boss alone, of the highest level whose XP
     alone is this threat (party level + 3 for a severe fight of four: "a boss so mighty it could defeat the entire party
     single-handedly", GM Core, Choosing Creatures)."""
-    budget = tables.encounter_budget(party_size)
     budget4 = tables.encounter_budget(4)[threat]
     shapes: list[tuple[str, list[tuple[int, int]]]] = []
     for group in getattr(resolver, "quick_groups", []):
@@ -573,11 +572,9 @@ def _boss_shapes(party_size: int, party_level: int, threat: Threat, resolver) ->
             continue
         low = min(range(len(members)), key=lambda i: (members[i][2], -i))
         shapes.append((group.name, [(count if i == low else c, lvl) for i, (_, c, lvl) in enumerate(members)]))
-    for delta in range(tables.XP_MAX_DELTA, -1, -1):
-        xp = tables.creature_xp(party_level + delta, party_level)
-        if xp <= budget[threat] and tables.threat_for_xp(xp, budget) == threat:
-            shapes.insert(0, ("Solo boss", [(1, party_level + delta)]))
-            break
+    solo = tables.solo_level(party_size, party_level, threat)
+    if solo is not None:
+        shapes.insert(0, ("Solo boss", [(1, solo)]))
     return shapes
 
 

@@ -17,6 +17,7 @@ from typing import cast, get_args
 
 from pydantic import BaseModel, Field
 
+from gmprep.core.creators import tables
 from gmprep.core.creators.models import THREATS, Adjustment, CreatureRequest, EncounterSpec, Role, Threat
 
 _NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
@@ -35,6 +36,7 @@ _SIZE_ONLY = re.compile(rf"\b(?<!level )(?<!level-)(?<!lvl )(?<!lv )(?<!lv\. ){_
                         re.I)
 # a party stated by its level alone ("for a level 2 party", "for level 3 PCs"): GM Core's budgets are for four
 _PARTY_WORD = re.compile(rf"\b(?:party|{_PCS})\b", re.I)
+_PARTY_LEVEL = re.compile(rf"\b(?:{_LEVEL}|{_ORD})\s+(?:party|{_PCS})\b", re.I)
 _LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I)
 _THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
 _ROLES: tuple[str, ...] = get_args(Role)
@@ -66,7 +68,8 @@ _QUESTION = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whose|does|do|
 _FILLER = re.compile(
     r"\b(?:please|can|could|would|will|you|me|us|i|we|my|our|need|want|give|build|make|create|generate|design|roll|up|"
     r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options|threat|"
-    r"fights?|battles?|combats?|ambush|ambushes|skirmish|skirmishes|who|is|are|stat|stats|out|against|scale)\b",
+    r"fights?|battles?|combats?|ambush|ambushes|skirmish|skirmishes|who|is|are|stat|stats|out|against|scale|"
+    r"something\s+like|kind\s+of|sort\s+of)\b",
     re.I,
 )
 _WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
@@ -108,6 +111,9 @@ _THREAT_WORD = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?(
 
 _BOSS = re.compile(r"\bboss\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b|\bfinal\s+boss\b", re.I)
 _BOSS_WORD = re.compile(r"\b(?:final\s+)?boss\b", re.I)
+_BOSS_ALONE = re.compile(r"\b(an?|the|some|my|our)\s+(?:(?:final|solo)\s+)?boss\b", re.I)
+# "a deadly boss", "a tough boss for my level 5 party": the threat said of the boss itself
+_THREAT_BEFORE_BOSS = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?boss\b", re.I)
 
 
 def _num(text: str) -> int:
@@ -254,7 +260,13 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         return None
     # a party said beside the creature ("a lich for 4 level 12 PCs") is no part of it: its "4 level" was read as the
     # creature's level 4; a creature of no level of its own is then of the party's level
-    _, party_level, span = parse_party(text)
+    party_size, party_level, span = parse_party(text)
+    if span is None:
+        # "for my level 7 party", "for 5th-level PCs": a level said of the party is not the creature's
+        of_party = _PARTY_LEVEL.search(text)
+        if of_party is not None:
+            party_level = int(next(g for g in of_party.groups() if g is not None))
+            span = of_party.span()
     if span is not None:
         text = text[: span[0]] + " " + text[span[1]:]
     # the NPC's own name ("a blacksmith named Gorim", "an elf wizard called Aelric Voss"): its title, not its concept
@@ -267,6 +279,23 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
             (role is None and not _CREATURE_WORD.search(text) and not _BUILD.match(text)):
         return None
     lv = int(next(g for g in level.groups() if g is not None)) if level is not None else int(party_level or 0)
+    boss_threat: Threat | None = None
+    if level is None and span is not None and _BOSS_WORD.search(text):
+        # "a boss for my level 7 party": GM Core's boss of a fight is above the party's level (Creature XP and Role),
+        # the level whose XP alone is the fight's threat: severe unless the request says another ("a deadly boss")
+        said = _THREAT.search(text) or _THREAT_BEFORE_BOSS.search(text)
+        boss_threat = cast(Threat, said.group(1).lower() if said and said.re is _THREAT
+                           else THREAT_SAID[said.group(1).lower()] if said else THREAT_SAID["boss"])
+        solo = tables.solo_level(party_size or 4, lv, boss_threat)
+        if solo is None:
+            boss_threat = None
+        else:
+            lv = solo
+            text = _THREAT.sub(" ", text)
+            if said is not None and said.re is _THREAT_BEFORE_BOSS:
+                text = re.sub(r"\b" + said.group(1) + r"\b", " ", text, count=1)
+            # "a boss, something like a treant": the fight's part, no concept word; "a goblin boss" keeps its name
+            text = _BOSS_ALONE.sub(r"\1 ", text)
     if not (-1 <= lv <= 24):
         return None
     tradition = _TRADITION.search(text)
@@ -283,6 +312,9 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         traits=traits,
         tradition=tradition.group(1).lower() if tradition else None,
         name=named.group(1) if named is not None else None,
+        boss_threat=boss_threat,
+        party_size=party_size if boss_threat else None,
+        party_level=party_level if boss_threat else None,
     )
 
 

@@ -117,6 +117,11 @@ class CreatureRequest(BaseModel):
     traits: list[str] = Field(default_factory=list)
     tradition: Tradition | None = None  # of its spells; None: the closest spellcasting creature's, else arcane
     name: str | None = None  # the NPC's own name the GM gave ("a blacksmith named Gorim"): the stat block's title
+    # "a boss for my level 7 party": the level was read from the party's (its size as said; None: four, GM Core's) as
+    # the highest whose XP alone is this threat (``tables.solo_level``); the answer says so. None: the creature's own
+    boss_threat: Threat | None = None
+    party_size: int | None = None
+    party_level: int | None = None
 
 
 class StatValue(BaseModel):

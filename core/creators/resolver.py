@@ -317,16 +317,20 @@ class CreatureResolver:
         return tradition_lists(self._nodes)
 
     @cached_property
+    def creature_traits(self) -> frozenset[str]:
+        """Every trait a Monster Core creature has (lower-case): the kinds a word of a concept can name."""
+        return frozenset(t.lower() for n in self._nodes for t in n.traits)
+
+    @cached_property
     def kind_heads(self) -> frozenset[str]:
         """Last words of Monster Core names that name a kind though no trait does: the head of two names or more whose
         creatures share a trait ("spider": the Hunting Spider and the Goliath Spider, animals; "drake", "bear", "eel");
         not a word that names a person ("warrior", "scout", "hunter": backgrounds), nor one whose creatures share
         nothing ("queen", "horse")."""
         heads: dict[str, list[frozenset[str]]] = {}
-        traits = {t.lower() for n in self._nodes for t in n.traits}
         for n in self._nodes:
             words = re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", " ", n.name).lower())
-            if len(words) > 1 and words[-1] not in traits:
+            if len(words) > 1 and words[-1] not in self.creature_traits:
                 heads.setdefault(words[-1], []).append(frozenset(t.lower() for t in n.traits))
         return frozenset(h for h, sets in heads.items()
                          if len(sets) > 1 and frozenset.intersection(*sets) and h not in self.person_words)

@@ -64,6 +64,18 @@ def creature_xp(creature_level: int, party_level: int) -> int:
     return int(table[str(min(delta, XP_MAX_DELTA))])
 
 
+def solo_level(party_size: int, party_level: int, threat: Threat) -> int | None:
+    """The highest creature level, from the party's own to party level + 4, whose XP alone is ``threat`` for the party:
+    a boss fought alone (party level + 3 for a severe fight of four, + 4 for an extreme one; "a boss so mighty it could
+    defeat the entire party single-handedly", GM Core, Choosing Creatures). None when no level of the table is."""
+    budget = encounter_budget(party_size)
+    for delta in range(XP_MAX_DELTA, -1, -1):
+        xp = creature_xp(party_level + delta, party_level)
+        if xp <= budget[threat] and threat_for_xp(xp, budget) == threat:
+            return party_level + delta
+    return None
+
+
 def threat_for_xp(xp: int, budget: dict[str, int]) -> Threat:
     """THE rule for an XP total between two budgets, used everywhere: the encounter's threat is the
     lowest threat whose budget the total does not exceed (each budget is read as a ceiling, as GM

@@ -136,3 +136,19 @@ def test_statblocks_in_a_note():
     issues = check_note(note)
     assert [(i.field, note[i.start:i.end]) for i in issues] == [
         ("skill:Intimidation", "+25"), ("ac", "25"), ("strike:crossbow", "+3"), ("strike:fist", "+20")]
+
+
+def test_a_creature_of_a_kind_has_its_kinds_size_and_traits(resolver):
+    # built off Monster Core's creature of the kind the concept names: its size, and the traits every creature of that
+    # kind has (an ogre is Large, a giant and a humanoid), as its speed already was
+    ogre = build_creature(CreatureRequest(level=5, concept="ogre"), resolver)
+    assert ogre.size == "large" and ogre.traits == ["giant", "humanoid"], (ogre.size, ogre.traits)
+    assert "(large, giant, humanoid)" in render_statblock_markdown(ogre)
+    # the kind's shared traits, not one creature's own (the Omen Dragon's occult)
+    dragon = build_creature(CreatureRequest(level=8, concept="young red dragon"), resolver)
+    assert "dragon" in dragon.traits and "occult" not in dragon.traits, dragon.traits
+    # a word that is another kind's trait says the creature lent is no kin: a skeleton archer is no hobgoblin
+    skeleton = build_creature(CreatureRequest(level=5, concept="skeleton archer"), resolver)
+    assert "hobgoblin" not in skeleton.traits and skeleton.size == "medium", (skeleton.size, skeleton.traits)
+    # traits the GM gives stand
+    assert build_creature(CreatureRequest(level=5, concept="ogre", traits=["human"]), resolver).traits == ["human"]

@@ -295,3 +295,31 @@ def test_a_request_with_a_question_after_it_is_still_a_request():
     req = parse_creature_request("Make a level 3 bandit NPC, should it carry a crossbow")
     assert req is not None and req.level == 3 and "bandit" in req.concept
     assert parse_creature_request("my level 1 party is fighting a level 4 creature, is that too hard") is None
+
+
+def test_a_boss_for_a_party_is_above_the_partys_level(resolver):
+    from gmprep.core.creators import tables
+    from gmprep.core.creators.chat import creators_answer
+
+    # "a boss for my level 7 party": 7 is the party's level, not the boss's. The boss is of the highest level whose XP
+    # alone is its threat (a boss: severe, party level + 3 for four; "deadly": extreme, + 4 for five at 160 XP)
+    req = parse_creature_request("I need a boss for my level 7 party, something like a corrupted treant")
+    assert req is not None
+    assert (req.level, req.concept, req.boss_threat, req.party_level, req.party_size) == \
+        (10, "corrupted treant", "severe", 7, None)
+    req = parse_creature_request("create a deadly boss for 5 level 3 PCs, an ogre")
+    assert req is not None and (req.level, req.concept, req.boss_threat, req.party_size) == (7, "ogre", "extreme", 5)
+    req = parse_creature_request("create a goblin boss for my level 2 party")
+    assert req is not None and (req.level, req.concept) == (5, "goblin boss")  # a concept's own "boss" stays
+    # a level of its own stays the creature's; without "boss" a creature for the party is of the party's level
+    req = parse_creature_request("make a level 9 dragon boss for my level 6 party")
+    assert req is not None and (req.level, req.boss_threat) == (9, None)
+    req = parse_creature_request("build an ogre brute for my level 4 party")
+    assert req is not None and (req.level, req.role, req.concept, req.boss_threat) == (4, "brute", "ogre", None)
+    # the chat says how it read the request, with the tables it read
+    answer = creators_answer("Make a hag for a level 10 party as a solo boss", lambda: resolver)
+    assert answer is not None and answer.text.startswith("_A boss for 4 PCs of level 10 (four: "), answer.text[:200]
+    assert "level 13, the highest level whose XP alone (120 XP) is a severe encounter" in answer.text
+    assert "**Creature 13**" in answer.text
+    ids = {c.source_id for c in answer.citations}
+    assert {tables.xp_citation().id, tables.budget_citation().id} <= ids
