@@ -111,6 +111,18 @@ _THREAT_WORD = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?(
 
 _BOSS = re.compile(r"\bboss\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b|\bfinal\s+boss\b", re.I)
 _BOSS_WORD = re.compile(r"\b(?:final\s+)?boss\b", re.I)
+# "a deadly one", "a tough one": the threat said of the creature asked for, as a boss's
+_THREAT_ONE = re.compile(r"\b(?:an?|the)\s+(" + "|".join([*THREATS, *THREAT_SAID]) + r")\s+one\b", re.I)
+# "a lieutenant for the bandit boss", "the guards of the boss": the boss is whom the creature serves, not the creature
+_BOSS_SERVED = re.compile(r"\b(?:for|of|to|with|under|serving|beside|behind)\s+(?:(?:the|a|an|my|our|his|her|their)\s+)?"
+                          r"(?:[a-z]+\s+)?(?:final\s+)?boss\b", re.I)
+
+
+def _boss_said(text: str) -> bool:
+    """Whether the creature asked for is a boss: the word said of it, not of the one it serves."""
+    return _BOSS_WORD.search(_BOSS_SERVED.sub(" ", text)) is not None
+
+
 _BOSS_ALONE = re.compile(r"\b(an?|the|some|my|our)\s+(?:(?:final|solo)\s+)?boss\b", re.I)
 # "a deadly boss", "a tough boss for my level 5 party": the threat said of the boss itself
 _THREAT_BEFORE_BOSS = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?boss\b", re.I)
@@ -158,7 +170,7 @@ def _is_question(text: str) -> bool:
 # what ends the noun phrase that names the creature: a relative clause ("a cult leader who casts divine spells") or a
 # phrase of place, time or purpose ("a goblin shaman NPC for tonight", "a bandit in the woods", "an ogre with a club");
 # not "of", which is part of many names ("captain of the guard", "priest of Pharasma")
-_PHRASE_END = re.compile(r"\b(?:who|that|which|whose|for|in|at|on|from|to|with|near|inside|during|tonight)\b", re.I)
+_PHRASE_END = re.compile(r"\b(?:who|that|which|whose|for|in|at|on|from|to|with|near|inside|during|tonight|as)\b", re.I)
 
 
 def _concept_phrase(rest: str) -> str:
@@ -280,12 +292,12 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         return None
     lv = int(next(g for g in level.groups() if g is not None)) if level is not None else int(party_level or 0)
     boss_threat: Threat | None = None
-    if level is None and span is not None and _BOSS_WORD.search(text):
+    if level is None and span is not None and (_boss_said(text) or _THREAT_ONE.search(text)):
         # "a boss for my level 7 party": GM Core's boss of a fight is above the party's level (Creature XP and Role),
         # the level whose XP alone is the fight's threat: severe unless the request says another ("a deadly boss")
-        said = _THREAT.search(text) or _THREAT_BEFORE_BOSS.search(text)
-        boss_threat = cast(Threat, said.group(1).lower() if said and said.re is _THREAT
-                           else THREAT_SAID[said.group(1).lower()] if said else THREAT_SAID["boss"])
+        said = _THREAT.search(text) or _THREAT_BEFORE_BOSS.search(text) or _THREAT_ONE.search(text)
+        word = said.group(1).lower() if said else "boss"
+        boss_threat = cast(Threat, word if word in THREATS else THREAT_SAID[word])
         solo = tables.solo_level(party_size or 4, lv, boss_threat)
         if solo is None:
             boss_threat = None
@@ -294,6 +306,7 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
             text = _THREAT.sub(" ", text)
             if said is not None and said.re is _THREAT_BEFORE_BOSS:
                 text = re.sub(r"\b" + said.group(1) + r"\b", " ", text, count=1)
+            text = _THREAT_ONE.sub(" ", text)  # "a dragon for a level 12 party, a deadly one"
             # "a boss, something like a treant": the fight's part, no concept word; "a goblin boss" keeps its name
             text = _BOSS_ALONE.sub(r"\1 ", text)
     if not (-1 <= lv <= 24):

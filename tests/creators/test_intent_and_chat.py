@@ -311,6 +311,14 @@ def test_a_boss_for_a_party_is_above_the_partys_level(resolver):
     assert req is not None and (req.level, req.concept, req.boss_threat, req.party_size) == (7, "ogre", "extreme", 5)
     req = parse_creature_request("create a goblin boss for my level 2 party")
     assert req is not None and (req.level, req.concept) == (5, "goblin boss")  # a concept's own "boss" stays
+    # "a deadly one" is the threat said of the creature, as of a boss; the boss a creature serves is not it
+    req = parse_creature_request("make a dragon for a level 12 party, a deadly one")
+    assert req is not None and (req.level, req.concept, req.boss_threat) == (16, "dragon", "extreme")
+    req = parse_creature_request("make a lieutenant for the bandit boss, level 4 party")
+    assert req is not None and (req.level, req.concept, req.boss_threat) == (4, "lieutenant", None)
+    # "as the villain" ends the creature's noun phrase ("Vampire Noble As" was its name)
+    req = parse_creature_request("I need a level 8 vampire noble as the villain")
+    assert req is not None and (req.level, req.concept) == (8, "vampire noble")
     # a level of its own stays the creature's; without "boss" a creature for the party is of the party's level
     req = parse_creature_request("make a level 9 dragon boss for my level 6 party")
     assert req is not None and (req.level, req.boss_threat) == (9, None)
