@@ -199,25 +199,37 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
             text = (f"_Nothing in “{req.concept}” names a class, creature, background or archetype gmprep holds, so "
                     "this is GM Core's soldier, the all-round build; name a role for another (“a level "
                     f"{req.level} {req.concept} spellcaster”)._\n\n") + text
-        if req.boss_threat is not None and req.party_level is not None:
-            text = boss_note(req) + text
+        if (req.boss_threat is not None or req.lackeys is not None) and req.party_level is not None:
+            text = party_part_note(req) + text
             cites += [_citation(tables.xp_citation()), _citation(tables.budget_citation())]
         return Answer(text=text, outcome="answered", citations=_unique(cites),
                       steps=[step], question=question, backend="creators")
     return None
 
 
-def boss_note(req: CreatureRequest) -> str:
-    """How "a boss for my level 7 party" was read: the level whose XP alone is the boss's threat for the party."""
+def party_part_note(req: CreatureRequest) -> str:
+    """How "a boss for my level 7 party" or "4 goblin minions for my level 3 party" was read: the boss at the level whose
+    XP alone is its threat for the party, the lackeys at party level - 2 (and what the number asked comes to)."""
     size = req.party_size or 4
     party_level = req.party_level if req.party_level is not None else req.level
     xp = tables.creature_xp(req.level, party_level)
     assumed = "" if req.party_size else " (four: the size GM Core's budgets are written for, as none was said)"
-    article = "an" if (req.boss_threat or "")[:1] in ("a", "e", "i", "o", "u") else "a"
+    cited = "(GM Core, Creature XP and Role and Encounter Budget)"
+    if req.boss_threat is None:
+        note = (f"_Lackeys for {size} PCs of level {party_level}{assumed}: level {req.level}, GM Core's strongest lackey "
+                f"(party level - 2, {xp} XP each; - 3 and - 4 are weaker) {cited}.")
+        if req.lackeys:
+            total = req.lackeys * xp
+            threat = tables.threat_for_xp(total, tables.encounter_budget(size))
+            note += f" The {req.lackeys} asked for are {total} XP: {_a(threat)} {threat} encounter on their own."
+        return note + "_\n\n"
     return (f"_A boss for {size} PCs of level {party_level}{assumed}: level {req.level}, the highest level whose XP "
-            f"alone ({xp} XP) is {article} {req.boss_threat} encounter for them (GM Core, Creature XP and Role and Encounter "
-            f"Budget). For another, give the creature's own level (“a level {party_level + 2} ...”) or the threat "
-            "(“a deadly boss”)._\n\n")
+            f"alone ({xp} XP) is {_a(req.boss_threat)} {req.boss_threat} encounter for them {cited}. For another, give "
+            f"the creature's own level (“a level {party_level + 2} ...”) or the threat (“a deadly boss”)._\n\n")
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
 def _counted(question: str, resolver_factory):

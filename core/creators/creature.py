@@ -668,7 +668,10 @@ def _kind_reader(words: set[str], concept: str, resolver):
 
     def of_kind(n) -> bool:
         m = re.match(r"[a-z]+", n.name.lower())
-        return _named_by(n, words, traits, heads) or (m is not None and m.group(0) in first)
+        # a first word that is a trait names the kind only of a creature with it, as in ``_named_by`` (the Goblin Dog
+        # is an animal, no goblin)
+        return _named_by(n, words, traits, heads) or (m is not None and m.group(0) in first and (
+            m.group(0) not in traits or m.group(0) in {t.lower() for t in n.traits}))
 
     return of_kind
 

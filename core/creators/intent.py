@@ -36,7 +36,7 @@ _SIZE_ONLY = re.compile(rf"\b(?<!level )(?<!level-)(?<!lvl )(?<!lv )(?<!lv\. ){_
                         re.I)
 # a party stated by its level alone ("for a level 2 party", "for level 3 PCs"): GM Core's budgets are for four
 _PARTY_WORD = re.compile(rf"\b(?:party|{_PCS})\b", re.I)
-_PARTY_LEVEL = re.compile(rf"\b(?:{_LEVEL}|{_ORD})\s+(?:party|{_PCS})\b", re.I)
+_PARTY_LEVEL = re.compile(rf"\b(?:{_LEVEL}|{_ORD})\s+(?:party|{_PCS}|fights?|battles?|combats?)\b", re.I)
 _LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I)
 _THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
 _ROLES: tuple[str, ...] = get_args(Role)
@@ -111,6 +111,10 @@ _THREAT_WORD = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?(
 
 _BOSS = re.compile(r"\bboss\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b|\bfinal\s+boss\b", re.I)
 _BOSS_WORD = re.compile(r"\b(?:final\s+)?boss\b", re.I)
+# GM Core's lackey and the words GMs use for one
+_LACKEY_WORDS = r"(?:lackeys?|minions?|mooks?|henchm[ae]n|grunts?|underlings?|flunk(?:y|ies))"
+_LACKEY = re.compile(rf"\b{_LACKEY_WORDS}\b", re.I)
+_LACKEY_COUNT = re.compile(rf"\b{_N}\s+(?:[a-z'-]+\s+){{0,3}}?{_LACKEY_WORDS}\b", re.I)
 # "a deadly one", "a tough one": the threat said of the creature asked for, as a boss's
 _THREAT_ONE = re.compile(r"\b(?:an?|the)\s+(" + "|".join([*THREATS, *THREAT_SAID]) + r")\s+one\b", re.I)
 # "a lieutenant for the bandit boss", "the guards of the boss": the boss is whom the creature serves, not the creature
@@ -309,6 +313,16 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
             text = _THREAT_ONE.sub(" ", text)  # "a dragon for a level 12 party, a deadly one"
             # "a boss, something like a treant": the fight's part, no concept word; "a goblin boss" keeps its name
             text = _BOSS_ALONE.sub(r"\1 ", text)
+    lackeys: int | None = None
+    if level is None and span is not None and boss_threat is None and _LACKEY.search(text):
+        # "4 goblin minions for my level 3 party": GM Core's lackeys are party level - 4 to - 2 (Creature XP and Role):
+        # the strongest, - 2, and the chat says what their number comes to
+        counted = _LACKEY_COUNT.search(text)
+        lackeys = _num(counted.group(1)) if counted else 0
+        lv = max(lv - 2, tables.CREATURE_MIN_LEVEL)
+        text = _LACKEY.sub(" ", text)
+        if counted:
+            text = re.sub(rf"\b{counted.group(1)}\b", " ", text, count=1)
     if not (-1 <= lv <= 24):
         return None
     tradition = _TRADITION.search(text)
@@ -326,8 +340,9 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
         tradition=tradition.group(1).lower() if tradition else None,
         name=named.group(1) if named is not None else None,
         boss_threat=boss_threat,
-        party_size=party_size if boss_threat else None,
-        party_level=party_level if boss_threat else None,
+        lackeys=lackeys,
+        party_size=party_size if boss_threat or lackeys is not None else None,
+        party_level=party_level if boss_threat or lackeys is not None else None,
     )
 
 

@@ -120,6 +120,8 @@ class CreatureRequest(BaseModel):
     # "a boss for my level 7 party": the level was read from the party's (its size as said; None: four, GM Core's) as
     # the highest whose XP alone is this threat (``tables.solo_level``); the answer says so. None: the creature's own
     boss_threat: Threat | None = None
+    # "4 goblin minions for my level 3 party": GM Core's lackeys, at party level - 2; how many were asked (0: not said)
+    lackeys: int | None = None
     party_size: int | None = None
     party_level: int | None = None
 

@@ -152,3 +152,6 @@ def test_a_creature_of_a_kind_has_its_kinds_size_and_traits(resolver):
     assert "hobgoblin" not in skeleton.traits and skeleton.size == "medium", (skeleton.size, skeleton.traits)
     # traits the GM gives stand
     assert build_creature(CreatureRequest(level=5, concept="ogre", traits=["human"]), resolver).traits == ["human"]
+
+    # a trait word names the kind of a creature with that trait only: a goblin is no Goblin Dog (an animal)
+    assert build_creature(CreatureRequest(level=1, concept="goblin"), resolver).role_from != "Goblin Dog"

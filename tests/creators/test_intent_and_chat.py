@@ -331,3 +331,23 @@ def test_a_boss_for_a_party_is_above_the_partys_level(resolver):
     assert "**Creature 13**" in answer.text
     ids = {c.source_id for c in answer.citations}
     assert {tables.xp_citation().id, tables.budget_citation().id} <= ids
+
+
+def test_lackeys_for_a_party_are_below_the_partys_level(resolver):
+    from gmprep.core.creators.chat import creators_answer
+
+    # GM Core's lackeys are party level - 4 to - 2: "minions", "mooks", "henchmen" for a party are its strongest, - 2,
+    # and the chat says what the number asked for comes to; the word is no part of the concept (a "minion" concept
+    # borrowed the Phantasmal Minion's build)
+    req = parse_creature_request("give me 4 goblin minions for my level 3 party")
+    assert req is not None and (req.level, req.concept, req.lackeys, req.party_level) == (1, "goblin", 4, 3)
+    req = parse_creature_request("I need some mooks for a level 6 fight, weak humanoid thugs")
+    assert req is not None and (req.level, req.lackeys, req.party_level) == (4, 0, 6)
+    # a creature's own level: no lackey reading
+    req = parse_creature_request("make a level 3 phantasmal minion")
+    assert req is not None and (req.level, req.concept, req.lackeys) == (3, "phantasmal minion", None)
+    answer = creators_answer("give me 4 goblin minions for my level 3 party", lambda: resolver)
+    assert answer is not None and answer.text.startswith("_Lackeys for 4 PCs of level 3 (four: "), answer.text[:200]
+    assert "level 1, GM Core's strongest lackey (party level - 2, 20 XP each" in answer.text
+    assert "The 4 asked for are 80 XP: a moderate encounter on their own." in answer.text
+    assert "**Creature 1** (small, goblin, humanoid)" in answer.text
