@@ -42,6 +42,7 @@ class HazardRequest(BaseModel):
     kind: HazardKind = "trap"
     complex: bool = False
     magical: bool = False
+    name: str = ""  # what the GM called it ("collapsing ceiling"): the stat block's title
 
 
 class HazardStatblock(BaseModel):
@@ -53,15 +54,39 @@ class HazardStatblock(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
 
 
+# the words that name the thing asked for as a hazard, as the concept's head ("a collapsing ceiling trap"; "hazard" as
+# its first word too: "a hazard, a collapsing ceiling"); the other hazard words only describe one ("complex", "magical")
+HAZARD_HEADS = frozenset({"trap", "traps", "hazard", "hazards", "haunt", "haunts"})
+
+
 def hazard_request(level: int, concept: str) -> HazardRequest | None:
     """The hazard a creature request's concept asks for when every word of it is a hazard word ("trap", "complex
-    magical trap", "haunt"), else None."""
-    words = re.findall(r"[a-z]+", concept.lower())
-    if not words or any(w not in HAZARD_WORDS for w in words):
+    magical trap", "haunt"), or when its last word names a hazard (or its first is "hazard") and the rest says which
+    ("collapsing ceiling trap", "hazard collapsing ceiling": its name; a "trap master" or a "trap-making kobold" is a
+    person), else None."""
+    words = concept.lower().split()
+    if not words:
         return None
+    name = ""
+    if any(w not in HAZARD_WORDS for w in words):
+        if words[-1] in HAZARD_HEADS:
+            head = len(words) - 1
+            while head > 0 and words[head - 1] in HAZARD_WORDS:
+                head -= 1  # "collapsing ceiling complex trap": complex trap
+            rest, words = words[:head], words[head:]
+        elif words[0] in ("hazard", "hazards"):  # "a hazard, a collapsing ceiling"; a "trap master" is a person
+            tail = 1
+            while tail < len(words) and words[tail] in HAZARD_WORDS:
+                tail += 1
+            rest, words = words[tail:], words[:tail]
+        else:
+            return None
+        if not rest or any(not re.fullmatch(r"[a-z][a-z'-]*", w) for w in rest):
+            return None
+        name = " ".join(rest)
     said = {HAZARD_WORDS[w] for w in words}
     kind: HazardKind = "haunt" if "haunt" in said else "environmental" if "environmental" in said else "trap"
-    return HazardRequest(level=level, kind=kind, complex="complex" in said, magical="magical" in said)
+    return HazardRequest(level=level, kind=kind, complex="complex" in said, magical="magical" in said, name=name)
 
 
 def _rows(text: str, caption: str) -> dict[str, list[str]]:
@@ -134,7 +159,11 @@ def build_hazard(req: HazardRequest, rules: dict[str, Node]) -> HazardStatblock:
                           req.kind if req.kind != "environmental" else "environmental") if t]
     name = ("Magical " if req.magical else "") + \
         {"trap": "Trap", "environmental": "Environmental Hazard", "haunt": "Haunt"}[req.kind]
-    lines = [f"### {'Complex ' if req.complex else ''}{name} (level {req.level})", "",
+    if req.complex:
+        name = "Complex " + name
+    if req.name:
+        name = req.name.title()
+    lines = [f"### {name} (level {req.level})", "",
              f"**Hazard {req.level}** ({', '.join(['common', *traits])})" + (" — complex hazard" if req.complex else ""),
              ""]
     stealth = f"**Stealth** +{high_dc - 10}" if req.complex else f"**Stealth** DC {high_dc}"

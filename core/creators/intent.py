@@ -115,6 +115,7 @@ _BOSS_WORD = re.compile(r"\b(?:final\s+)?boss\b", re.I)
 _LACKEY_WORDS = r"(?:lackeys?|minions?|mooks?|henchm[ae]n|grunts?|underlings?|flunk(?:y|ies))"
 _LACKEY = re.compile(rf"\b{_LACKEY_WORDS}\b", re.I)
 _LACKEY_COUNT = re.compile(rf"\b{_N}\s+(?:[a-z'-]+\s+){{0,3}}?{_LACKEY_WORDS}\b", re.I)
+_FOR_ENCOUNTERS = re.compile(r"\b(?:for|in)\s+(?:[a-z]+\s+){0,2}encounters?\b", re.I)
 # "a deadly one", "a tough one": the threat said of the creature asked for, as a boss's
 _THREAT_ONE = re.compile(r"\b(?:an?|the)\s+(" + "|".join([*THREATS, *THREAT_SAID]) + r")\s+one\b", re.I)
 # "a lieutenant for the bandit boss", "the guards of the boss": the boss is whom the creature serves, not the creature
@@ -272,8 +273,10 @@ _NAMED = re.compile(r"\b(?:named|called)\s+([A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'
 
 def parse_creature_request(text: str) -> CreatureRequest | None:
     """A creature/NPC request (a level, and a role or the word creature/NPC/statblock), or None."""
-    if _ENCOUNTER.search(text) or _is_question(text):
+    # "a level 4 merchant NPC for social encounters": what the creature is for, not an encounter asked for
+    if _ENCOUNTER.search(_FOR_ENCOUNTERS.sub(" ", text)) or _is_question(text):
         return None
+    text = _FOR_ENCOUNTERS.sub(" ", text)
     # a party said beside the creature ("a lich for 4 level 12 PCs") is no part of it: its "4 level" was read as the
     # creature's level 4; a creature of no level of its own is then of the party's level
     party_size, party_level, span = parse_party(text)

@@ -9,11 +9,28 @@ from gmprep.cli import main
 def test_a_hazard_request_is_every_word_a_hazard_word():
     from gmprep.core.creators.hazards import hazard_request
 
-    assert hazard_request(3, "trap").model_dump() == {"level": 3, "kind": "trap", "complex": False, "magical": False}
+    assert hazard_request(3, "trap").model_dump() == {"level": 3, "kind": "trap", "complex": False, "magical": False,
+                                                      "name": ""}
     assert hazard_request(5, "complex magical trap").model_dump() == {"level": 5, "kind": "trap", "complex": True,
-                                                                      "magical": True}
+                                                                      "magical": True, "name": ""}
     assert hazard_request(7, "haunt").kind == "haunt" and hazard_request(2, "environmental hazard").kind == "environmental"
     assert hazard_request(3, "trap master") is None and hazard_request(3, "kobold trapmaker") is None
+
+
+def test_a_hazard_the_gm_names_is_that_hazard(resolver):
+    from gmprep.core.creators.chat import creators_answer
+    from gmprep.core.creators.hazards import hazard_request
+
+    # a hazard word at the head names the thing a hazard, the words before it say which: its title ("Hazard
+    # Collapsing Ceiling" was a level 5 soldier creature)
+    req = hazard_request(3, "collapsing ceiling complex trap")
+    assert req is not None and (req.kind, req.complex, req.name) == ("trap", True, "collapsing ceiling")
+    assert hazard_request(5, "hazard collapsing ceiling").name == "collapsing ceiling"
+    assert hazard_request(4, "weeping widow haunt").kind == "haunt"
+    assert hazard_request(4, "trap-making kobold") is None and hazard_request(3, "trap master") is None
+    answer = creators_answer("I need a hazard for a level 5 party, a collapsing ceiling", lambda: resolver)
+    assert answer is not None and answer.text.startswith("### Collapsing Ceiling (level 5)\n\n**Hazard 5** (common, "
+                                                         "mechanical, trap)"), answer.text[:120]
 
 
 def test_a_simple_trap_takes_gm_cores_table_values(resolver):

@@ -116,6 +116,8 @@ def test_not_encounter_requests(text):
     ("I need a level 3 goblin shaman NPC for tonight", 3, None, "goblin shaman"),
     ("Create a level 3 bandit in the woods", 3, None, "bandit"),
     ("Create a level 2 NPC who is a wizard", 2, None, "wizard"),  # nothing before "who": all of it
+    # what the creature is for is no encounter asked for (this went to the rules: Influence Stat Blocks)
+    ("can you stat up a level 4 merchant npc for social encounters", 4, None, "merchant"),
 ])
 def test_creature_requests(text, level, role, concept):
     req = parse_creature_request(text)
