@@ -17,6 +17,7 @@ holds ``sources``, ``first_token`` and ``total`` (ms from the question).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -159,7 +160,7 @@ def context_for(searcher: Searcher, settings: Settings) -> AnswerContext:
 _RESOLVERS: dict[int, object] = {}
 
 
-def creators_route(question: str, searcher, progress: AnswerProgress) -> Answer | None:
+def creators_route(question: str, searcher, progress: AnswerProgress, history: Sequence[ChatTurn] = ()) -> Answer | None:
     """An encounter or creature request goes to the deterministic builders (``gmprep.core.creators``):
     their numbers come from the GM Core tables, never from a model or retrieval. None: a rules question."""
     from gmprep.core.creators.chat import creators_answer
@@ -173,7 +174,8 @@ def creators_route(question: str, searcher, progress: AnswerProgress) -> Answer 
             _RESOLVERS[id(store)] = CreatureResolver.from_store(store)
         return _RESOLVERS[id(store)]
 
-    answer = creators_answer(question, resolver)
+    # the user's earlier messages: an edit of the last build ("make it level 7") is read against them
+    answer = creators_answer(question, resolver, [t.content for t in history if t.role == "user"])
     if answer is not None:
         progress.sources(answer.citations)
         progress.delta(answer.text)
@@ -215,7 +217,7 @@ async def answer_question(
     defaults (an embedding application, tests).
     """
     progress = AnswerProgress(on_delta, on_sources)
-    routed = creators_route(question, searcher, progress)
+    routed = creators_route(question, searcher, progress, history)
     if routed is not None:
         return finish(routed, progress)
     ctx = context or context_for(searcher, settings)

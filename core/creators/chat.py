@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gmprep.core.creators import tables
@@ -132,27 +133,37 @@ def encounter_options_markdown(req: EncounterRequest, reports: list[EncounterRep
     return "\n\n".join(parts)
 
 
-def creators_answer(question: str, resolver_factory) -> Answer | None:
+def creators_answer(question: str, resolver_factory, earlier: Sequence[str] = ()) -> Answer | None:
     """The builders' answer when ``question`` asks to build an encounter or a creature, else None.
-    ``resolver_factory()`` gives the ``CreatureResolver`` (only called for a creators question)."""
+    ``resolver_factory()`` gives the ``CreatureResolver`` (only called for a creators question). ``earlier``: the
+    conversation's earlier user messages, oldest first, for an edit of the last build ("make it level 7",
+    ``revise.revise``)."""
     from gmprep.core.answer import Answer
+    from gmprep.core.creators.revise import points_back, revise
     from gmprep.core.traces import TraceStep
 
+    revision = revise(question, earlier) if earlier else None
+    if revision is not None:
+        revised = _encounter_answer(revision.encounter, question, resolver_factory) if revision.encounter else \
+            _creature_answer(revision.creature, question, resolver_factory) if revision.creature else None
+        if revised is not None:
+            revised.text = (f"_Read as the request above (“{revision.earlier.strip()}”) with "
+                            f"{', '.join(revision.changed.values())}._\n\n") + revised.text
+            revised.steps.insert(0, TraceStep(name="revise_request", status="ok",
+                                              input={"earlier": revision.earlier}, output={"changed": revision.changed}))
+            return revised
+    if points_back(question):
+        # "make it severe" with no build above it changes, or with none it can change: say so (it built a "Level 7
+        # Soldier", or went to the rules)
+        text = (f"“{question.strip()}” changes a build, and nothing asked above in this conversation is one it "
+                "changes: ask for the build itself (“make a level 5 bandit captain”, “build a moderate encounter for 4 "
+                "level 3 PCs”), then change it (a level, a role, a tradition, a threat, a party).")
+        return Answer(text=text, outcome="partial", citations=[], question=question, backend="creators",
+                      steps=[TraceStep(name="revise_request", status="ok", input={"question": question},
+                                       output={"earlier": None})])
     enc = parse_encounter_request(question)
     if enc is not None:
-        from gmprep.core.creators.encounter import build_encounters, unmatched_theme
-
-        resolver = resolver_factory()
-        reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.phrases or enc.words, resolver,
-                                   boss=enc.boss)
-        note = unmatched_theme(enc.party_level, enc.phrases or enc.words, resolver, reports)
-        cites: list[Citation] = []
-        for r in reports:
-            cites += report_citations(r)
-        step = TraceStep(name="build_encounter", status="ok", input=enc.model_dump(),
-                         output={"options": [option_summary(r) for r in reports]})
-        return Answer(text=encounter_options_markdown(enc, reports, note), outcome="answered" if reports else "partial",
-                      citations=_unique(cites), steps=[step], question=question, backend="creators")
+        return _encounter_answer(enc, question, resolver_factory)
     counted = _counted(question, resolver_factory)
     if counted is not None:
         return counted
@@ -184,27 +195,53 @@ def creators_answer(question: str, resolver_factory) -> Answer | None:
                                            output={"unknown": True})])
     req = parse_creature_request(question)
     if req is not None:
-        from gmprep.core.creators.build import build_request
-
-        built = build_request(req, resolver_factory())
-        cites = [_citation(c) for c in built.citations]
-        step = TraceStep(name={"hazard": "build_hazard", "scaled": "scale_creature"}.get(built.kind, "build_creature"),
-                         status="ok", input=req.model_dump(), output={"name": built.name, "level": built.level})
-        text = built.markdown
-        abilities = getattr(built.model, "abilities", None) or []
-        cites += [Citation(source_id=a.source_id, name=a.source_name, type=a.source_type, book=a.book, page=a.page)
-                  for a in abilities]
-        if built.role_default:
-            # said where the chat shows it (the statblock's own comment is hidden once the markdown is rendered)
-            text = (f"_Nothing in “{req.concept}” names a class, creature, background or archetype gmprep holds, so "
-                    "this is GM Core's soldier, the all-round build; name a role for another (“a level "
-                    f"{req.level} {req.concept} spellcaster”)._\n\n") + text
-        if (req.boss_threat is not None or req.lackeys is not None) and req.party_level is not None:
-            text = party_part_note(req) + text
-            cites += [_citation(tables.xp_citation()), _citation(tables.budget_citation())]
-        return Answer(text=text, outcome="answered", citations=_unique(cites),
-                      steps=[step], question=question, backend="creators")
+        return _creature_answer(req, question, resolver_factory)
     return None
+
+
+def _encounter_answer(enc: EncounterRequest, question: str, resolver_factory) -> Answer:
+    """The encounter options for ``enc``, cited."""
+    from gmprep.core.answer import Answer
+    from gmprep.core.creators.encounter import build_encounters, unmatched_theme
+    from gmprep.core.traces import TraceStep
+
+    resolver = resolver_factory()
+    reports = build_encounters(enc.party_size, enc.party_level, enc.threat, enc.phrases or enc.words, resolver,
+                               boss=enc.boss)
+    note = unmatched_theme(enc.party_level, enc.phrases or enc.words, resolver, reports)
+    cites: list[Citation] = []
+    for r in reports:
+        cites += report_citations(r)
+    step = TraceStep(name="build_encounter", status="ok", input=enc.model_dump(),
+                     output={"options": [option_summary(r) for r in reports]})
+    return Answer(text=encounter_options_markdown(enc, reports, note), outcome="answered" if reports else "partial",
+                  citations=_unique(cites), steps=[step], question=question, backend="creators")
+
+
+def _creature_answer(req: CreatureRequest, question: str, resolver_factory) -> Answer:
+    """The statblock (or hazard) built for ``req``, cited, with how the request was read where the chat must say it."""
+    from gmprep.core.answer import Answer
+    from gmprep.core.creators.build import build_request
+    from gmprep.core.traces import TraceStep
+
+    built = build_request(req, resolver_factory())
+    cites = [_citation(c) for c in built.citations]
+    step = TraceStep(name={"hazard": "build_hazard", "scaled": "scale_creature"}.get(built.kind, "build_creature"),
+                     status="ok", input=req.model_dump(), output={"name": built.name, "level": built.level})
+    text = built.markdown
+    abilities = getattr(built.model, "abilities", None) or []
+    cites += [Citation(source_id=a.source_id, name=a.source_name, type=a.source_type, book=a.book, page=a.page)
+              for a in abilities]
+    if built.role_default:
+        # said where the chat shows it (the statblock's own comment is hidden once the markdown is rendered)
+        text = (f"_Nothing in “{req.concept}” names a class, creature, background or archetype gmprep holds, so "
+                "this is GM Core's soldier, the all-round build; name a role for another (“a level "
+                f"{req.level} {req.concept} spellcaster”)._\n\n") + text
+    if (req.boss_threat is not None or req.lackeys is not None) and req.party_level is not None:
+        text = party_part_note(req) + text
+        cites += [_citation(tables.xp_citation()), _citation(tables.budget_citation())]
+    return Answer(text=text, outcome="answered", citations=_unique(cites),
+                  steps=[step], question=question, backend="creators")
 
 
 def party_part_note(req: CreatureRequest) -> str:

@@ -69,7 +69,7 @@ _FILLER = re.compile(
     r"\b(?:please|can|could|would|will|you|me|us|i|we|my|our|need|want|give|build|make|create|generate|design|roll|up|"
     r"insert|write|suggest|a|an|the|some|for|of|with|and|or|in|on|at|to|new|random|party|option|options|threat|"
     r"fights?|battles?|combats?|ambush|ambushes|skirmish|skirmishes|who|is|are|stat|stats|out|against|scale|"
-    r"something\s+like|kind\s+of|sort\s+of)\b",
+    r"something\s+like|kind\s+of|sort\s+of|it|instead)\b",
     re.I,
 )
 _WORDS = re.compile(r"[a-z][a-z'-]+", re.I)
@@ -351,6 +351,23 @@ def parse_creature_request(text: str) -> CreatureRequest | None:
 
 # "a level 5 divine spellcaster": the spells' tradition, said in the request (else the builder infers it)
 _TRADITION = re.compile(r"\b(arcane|divine|occult|primal)\b", re.I)
+
+
+def said_level(text: str) -> int | None:
+    """The level ``text`` says ("level 7", "7th-level", "creature 7"), as the requests read it, or None."""
+    m = _LEVEL_ANY.search(text)
+    return int(next(g for g in m.groups() if g is not None)) if m else None
+
+
+def said_tradition(text: str) -> str | None:
+    """The spell tradition ``text`` says (arcane, divine, occult, primal), or None."""
+    m = _TRADITION.search(text)
+    return m.group(1).lower() if m else None
+
+
+def is_question(text: str) -> bool:
+    """Whether ``text`` asks about the rules rather than asking for a build (the requests' own test)."""
+    return _is_question(text)
 
 
 # A question about an encounter's difficulty: "How hard is this encounter for 4 level 3 PCs: 2 goblin warriors and an
