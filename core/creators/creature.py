@@ -9,6 +9,7 @@ creatures within a few levels (``LEVEL_WINDOW``) that match the concept's words 
 
 from __future__ import annotations
 
+import collections
 import logging
 import re
 from typing import cast
@@ -474,17 +475,20 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
     if land is not None and source is not None:
         # built off a Monster Core creature (the one the concept names, or of its kind): its land Speed, as it is
         speed, speed_from = int(land.group(1)), f"the {source.name}'s Speed"
-    kin_traits = _kind_traits(req.concept, source, resolver) if source is not None and source.type == "creature" and \
-        not ancestry_size and not req.traits else None
-    if kin_traits is not None and source is not None:
-        # ... and its size, and the traits every Monster Core creature of its kind has (an ogre is Large, a giant and a
-        # humanoid; a troll's "wood" is the Forest Troll's own), unless the GM gave traits or a Player Core ancestry the
-        # concept names said them
-        size = str(source.fields.get("size") or size).lower()
-        shown += [t for t in kin_traits if t not in shown]
     elif req.role == "skirmisher":
         # GM Core's skirmisher: "higher Speed than typical"; how much higher the book leaves open: gmprep adds 5 feet
         speed, speed_from = speed + 5, speed_from + "; +5 feet: a skirmisher's higher Speed than typical"
+    # a person the concept names by a background or class ("dragon cultist", "zombie guard") is that person: a kind
+    # word beside it may only describe them
+    person = source is not None and source.type != "creature"
+    kin = _kin(req.concept, source, resolver, req.level) if not ancestry_size and not req.traits and not person \
+        else None
+    if kin is not None:
+        # a creature of a kind Monster Core has (built off one of it, or of a role said: "a level 6 ogre brute"): the
+        # kind's usual size, and the traits every one of that kind has (an ogre is Large, a giant and a humanoid; a
+        # troll's "wood" is the Forest Troll's own), unless the GM gave traits or a Player Core ancestry said them
+        size = kin[0]
+        shown += [t for t in kin[1] if t not in shown]
     return Statblock(name=name, level=req.level, role=req.role, traits=shown, size=size, speed=speed,
                      senses=senses, languages=languages, senses_from=senses_from, languages_from=languages_from,
                      speed_from=speed_from, skill_from=skill_from, stats=stats, strikes=strikes,
@@ -496,20 +500,32 @@ def build_creature(req: CreatureRequest, resolver=None) -> Statblock:
                      slots=slots, cantrips=cantrips, spells=chosen, skill_actions=skill_actions)
 
 
-def _kind_traits(concept: str, source: Node, resolver) -> list[str] | None:
-    """The traits every Monster Core creature of the kind ``concept`` names shares (``_kind_reader``), in ``source``'s
-    order, when ``source`` (the creature a build is made off) is of that kind; else None: a "skeleton archer" built off
-    the Hobgoblin Archer (named with what it does) is no hobgoblin."""
+def _kin(concept: str, source: Node | None, resolver, level: int) -> tuple[str, list[str]] | None:
+    """(the size, the traits) a build of ``concept`` takes from the Monster Core kind it names (``_kind_reader``), or
+    None when it names none: the size most of that kind have (the nearest in level among the most common: a zombie is
+    Medium though a Zombie Hulk is Huge), and the traits every one of it shares, in the order of ``source`` (what the
+    build was made off) when that is of the kind, else of the one nearest in level (a "skeleton archer" built off the
+    Hobgoblin Archer, named with what it does, takes the skeletons')."""
     if not hasattr(resolver, "creatures"):
         return None
     of_kind = _kind_reader(_concept_words(concept, resolver), concept, resolver)
-    if not of_kind(source):
+    kind = [n for n in resolver.creatures() if of_kind(n)]
+    if not kind:
         return None
+
+    def nearest(nodes: list[Node]) -> Node:
+        return min(nodes, key=lambda n: (abs((n.level if n.level is not None else level) - level), n.name))
+
+    if source is None or source.type != "creature" or not of_kind(source):
+        source = nearest(kind)
+    sizes = collections.Counter(str(n.fields.get("size") or "medium").lower() for n in kind)
+    usual = [n for n in kind if str(n.fields.get("size") or "medium").lower() == sizes.most_common(1)[0][0]]
+    size = str(nearest(usual).fields.get("size") or "medium").lower() if max(sizes.values()) * 2 > len(kind) or \
+        len(sizes) == 1 else str(source.fields.get("size") or "medium").lower()
     shared = {t.lower() for t in source.traits}
-    for n in resolver.creatures():
-        if of_kind(n):
-            shared &= {t.lower() for t in n.traits}
-    return [t.lower() for t in source.traits if t.lower() in shared]
+    for n in kind:
+        shared &= {t.lower() for t in n.traits}
+    return size, [t.lower() for t in source.traits if t.lower() in shared]
 
 
 def _listed(value) -> list[str]:

@@ -147,11 +147,22 @@ def test_a_creature_of_a_kind_has_its_kinds_size_and_traits(resolver):
     # the kind's shared traits, not one creature's own (the Omen Dragon's occult)
     dragon = build_creature(CreatureRequest(level=8, concept="young red dragon"), resolver)
     assert "dragon" in dragon.traits and "occult" not in dragon.traits, dragon.traits
-    # a word that is another kind's trait says the creature lent is no kin: a skeleton archer is no hobgoblin
+    # a word that is another kind's trait says the creature lent is no kin: a skeleton archer (built off the Hobgoblin
+    # Archer, named with what it does) is no hobgoblin, it is a skeleton
     skeleton = build_creature(CreatureRequest(level=5, concept="skeleton archer"), resolver)
-    assert "hobgoblin" not in skeleton.traits and skeleton.size == "medium", (skeleton.size, skeleton.traits)
+    assert "hobgoblin" not in skeleton.traits and {"skeleton", "undead"} <= set(skeleton.traits), skeleton.traits
+    assert skeleton.size == "medium"
+    # a role said builds off no creature, and the kind still says size and traits
+    brute = build_creature(CreatureRequest(level=6, role="brute", concept="ogre"), resolver)
+    assert brute.size == "large" and brute.traits == ["giant", "humanoid"], (brute.size, brute.traits)
+    # a person named by a background is that person: a dragon cultist is no dragon
+    cultist = build_creature(CreatureRequest(level=5, concept="dragon cultist"), resolver)
+    assert cultist.size == "medium" and "dragon" not in cultist.traits, (cultist.size, cultist.traits)
     # traits the GM gives stand
     assert build_creature(CreatureRequest(level=5, concept="ogre", traits=["human"]), resolver).traits == ["human"]
 
     # a trait word names the kind of a creature with that trait only: a goblin is no Goblin Dog (an animal)
     assert build_creature(CreatureRequest(level=1, concept="goblin"), resolver).role_from != "Goblin Dog"
+    # a skirmisher built off a Monster Core creature keeps its Speed: GM Core's +5 feet is for one built off none
+    trapper = build_creature(CreatureRequest(level=1, concept="kobold trapper"), resolver)
+    assert trapper.role == "skirmisher" and (trapper.speed, trapper.speed_from) == (25, "the Kobold Scout's Speed")
