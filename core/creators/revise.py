@@ -32,10 +32,10 @@ from gmprep.core.creators.models import THREATS, CreatureRequest, Threat
 # what the last build is called when an edit points at it
 _IT = r"(?:it|that|this|them|him|her|the\s+(?:encounter|fight|battle|creature|npc|monster|stat\s?block|boss|one))"
 _LEAD = r"^\s*(?:(?:ok(?:ay)?|now|and|then|actually|also|great|nice|cool|thanks|please)[,!.\s]+)*"
-_EDIT = re.compile(_LEAD + rf"(?:(?:make|change|turn|set|bump|raise|lower|drop|rebuild|redo|scale)\s+{_IT}\b"
+_EDIT = re.compile(_LEAD + rf"(?:(?:make|change|turn|set|bump|raise|lower|drop|rebuild|redo|scale|give)\s+{_IT}\b"
                    r"|(?:what|how)\s+about\b|(?:same|again)\b|(?:now\s+)?(?:for|at|with)\s+\w+)", re.I)
 _INSTEAD = re.compile(r"\binstead\b", re.I)
-_POINTS_BACK = re.compile(_LEAD + rf"(?:make|change|turn|set|bump|raise|lower|drop|rebuild|redo|scale)\s+{_IT}\b", re.I)
+_POINTS_BACK = re.compile(_LEAD + rf"(?:make|change|turn|set|bump|raise|lower|drop|rebuild|redo|scale|give)\s+{_IT}\b", re.I)
 _ABOUT = re.compile(_LEAD + r"(?:what|how)\s+about\b", re.I)
 _MAX_WORDS = 14  # an edit is short; a long message is a request or a question of its own
 # how far back the request edited may be: the last two requests, then the conversation has moved on

@@ -10,7 +10,8 @@ from gmprep.core.creators.revise import is_edit, revise
 
 def test_an_edit_points_back_at_the_build():
     for text in ("make it a level 7 instead", "now make it a sniper", "make it severe", "now for 5 players",
-                 "what about level 9?", "Okay, change the encounter to severe", "a spellcaster instead"):
+                 "what about level 9?", "Okay, change the encounter to severe", "a spellcaster instead",
+                 "give it primal spells"):
         assert is_edit(text), text
     # a request of its own, a rules question, a long message: not edits
     for text in ("make a level 3 goblin", "for level 5 PCs what DC should a lock have?",
@@ -30,6 +31,8 @@ def test_edits_are_read_against_the_last_build_and_the_edits_made_to_it():
     assert r is not None and r.creature is not None and (r.creature.role, r.creature.tradition) == \
         ("spellcaster", "divine")
     assert list(r.changed.values()) == ["level 7", "spellcaster", "divine spells"]
+    r = revise("give it primal spells", ["make a level 3 goblin shaman"])
+    assert r is not None and r.creature is not None and r.creature.tradition == "primal"
     # an encounter: its threat, then its party
     enc = ["build a moderate encounter for 4 level 3 PCs with undead", "make it severe"]
     r = revise("now for 5 players", enc)
