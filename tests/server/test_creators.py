@@ -275,6 +275,24 @@ async def test_chat_build_request_is_answered_by_the_builder(client, note):
     assert "```encounter" not in rules["answer"]["text"]
 
 
+async def test_the_chat_edits_the_last_build_of_its_conversation(client, note):
+    # the prep file's saved conversation carries the build: "make it a level 7 instead" edits it (it built a level 7
+    # soldier titled "It Instead"), and the edit is saved in the conversation like any answer
+    first = await call(client, "gmprep/ask", {"question": "make a level 5 bandit captain", "uri": note})
+    conv = first["conversationId"]
+    assert "**Creature 5**" in first["answer"]["text"]
+    edited = await call(client, "gmprep/ask", {"question": "make it a level 7 instead", "uri": note,
+                                               "conversationId": conv})
+    text = edited["answer"]["text"]
+    assert text.startswith("_Read as the request above (“make a level 5 bandit captain”) with level 7._"), text[:160]
+    assert "### Bandit Captain" in text and "**Creature 7**" in text and "It Instead" not in text
+    full = await call(client, "gmprep/conversation", {"id": conv})
+    assert full["conversation"]["messageCount"] == 4
+    # a new conversation has no build to edit, and says so
+    alone = await call(client, "gmprep/ask", {"question": "make it severe", "uri": note})
+    assert alone["answer"]["outcome"] == "partial" and "nothing asked above" in alone["answer"]["text"]
+
+
 async def test_insert_statblock_action_writes_a_cited_statblock_that_checks_clean(client, note, workspace):
     line = _line(NOTE, "level 4 brute: a bog troll")
     inserts = await _actions(client, note, line, "Insert creature statblock")
