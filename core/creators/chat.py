@@ -18,10 +18,12 @@ from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import (
     EncounterRequest,
     encounter_check_candidates,
+    missing_party_or_level,
     parse_adjust_request,
     parse_count_question,
     parse_creature_request,
     parse_encounter_request,
+    said_party,
 )
 from gmprep.core.creators.models import Citation as CreatorCitation
 from gmprep.core.creators.models import CreatureRequest, EncounterReport
@@ -196,7 +198,41 @@ def creators_answer(question: str, resolver_factory, earlier: Sequence[str] = ()
     req = parse_creature_request(question)
     if req is not None:
         return _creature_answer(req, question, resolver_factory)
-    return None
+    return _without_level(question, resolver_factory, earlier)
+
+
+def _without_level(question: str, resolver_factory, earlier: Sequence[str]) -> Answer | None:
+    """A build request that lacks its party's or its own level ("build an encounter with wolves", "make an innkeeper
+    NPC"): built for the party the conversation stated last, and the chat says so; without one, the chat asks for it
+    (it went to the rules, which quoted GM Core's Encounters, or declined)."""
+    from gmprep.core.answer import Answer
+    from gmprep.core.traces import TraceStep
+
+    missing = missing_party_or_level(question)
+    if missing is None:
+        return None
+    if missing == "creature":
+        named = parse_creature_request(f"{question.strip().rstrip('.!')} for 4 level 1 PCs")
+        if named is not None and named.concept and resolver_factory().resolve(named.concept) is not None:
+            return None  # "stats for a goblin warrior": Monster Core's own stat block, which the rules answer quotes
+    party = next((p for p in map(said_party, reversed(earlier)) if p is not None), None)
+    if party is not None:
+        size, level = party[0] or 4, party[1]
+        stated = f"{question.strip().rstrip('.!')} for {size} level {level} PCs"
+        note = f"_For the party stated earlier in this conversation: {party_label(size, level)}._\n\n"
+        enc = parse_encounter_request(stated) if missing == "encounter" else None
+        req = parse_creature_request(stated) if missing == "creature" else None
+        answer = _encounter_answer(enc, question, resolver_factory) if enc is not None else \
+            _creature_answer(req, question, resolver_factory) if req is not None else None
+        if answer is not None:
+            answer.text = note + answer.text
+            return answer
+    ask = ("the party it is for (“... for 4 level 3 PCs”): GM Core's budgets are by the party's size and level"
+           if missing == "encounter" else
+           "its level (“a level 3 ...”) or its party's (“... for my level 3 party”): GM Core's tables are by level")
+    return Answer(text=f"To build that, say {ask}.", outcome="partial", citations=[], question=question,
+                  backend="creators", steps=[TraceStep(name="build_request", status="ok", input={"question": question},
+                                                       output={"missing": missing})])
 
 
 def _encounter_answer(enc: EncounterRequest, question: str, resolver_factory) -> Answer:

@@ -13,7 +13,7 @@ these parsers, so a request means the same everywhere.
 from __future__ import annotations
 
 import re
-from typing import cast, get_args
+from typing import Literal, cast, get_args
 
 from pydantic import BaseModel, Field
 
@@ -193,6 +193,38 @@ def _rest_words(text: str) -> list[str]:
     """The content words left of a request once the grammar's own words are taken out."""
     cleaned = _FILLER.sub(" ", text)
     return [w.lower() for w in _WORDS.findall(cleaned)]
+
+
+def said_party(text: str) -> tuple[int | None, int] | None:
+    """(size or None, level) of a party ``text`` states ("for 4 level 3 PCs", "my level 7 party"), or None; a level of
+    a creature ("a level 5 bandit captain") is no party's."""
+    size, level, span = parse_party(text)
+    if span is not None and level is not None:
+        return size, level
+    m = _PARTY_LEVEL.search(text)
+    return (size, int(next(g for g in m.groups() if g is not None))) if m else None
+
+
+# "I need stats for a town guard": a request for a creature's numbers, as a build verb is
+_STATS_FOR = re.compile(r"\b(?:stats?|stat\s?blocks?|numbers)\s+for\b", re.I)
+
+
+def missing_party_or_level(text: str) -> Literal["encounter", "creature"] | None:
+    """What a build request lacks to be built: "encounter" when it asks for an encounter or a fight with no party's
+    level ("build an encounter with wolves"), "creature" when it asks for a creature, an NPC or a boss with no level of
+    its own or its party's ("make an innkeeper npc", "create a goblin boss"); None when it is no such request (a
+    question, a request that can be built, or an imperative about the rules: "make an Athletics check")."""
+    if _is_question(text) or not (_BUILD.match(text) or _STATS_FOR.search(text)):
+        return None
+    _, level, _ = parse_party(text)
+    if level is not None or _PARTY_LEVEL.search(text):
+        return None
+    if _ENCOUNTER.search(text) or _FIGHT.search(text):
+        return "encounter"
+    if _CREATURE_WORD.search(text) or said_role(text) or _BOSS_WORD.search(text) or _LACKEY.search(text) or \
+            _STATS_FOR.search(text):
+        return "creature"
+    return None
 
 
 def parse_encounter_request(text: str) -> EncounterRequest | None:

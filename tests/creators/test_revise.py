@@ -75,3 +75,31 @@ async def test_the_chat_reads_an_edit_against_the_conversation(store_dir):
                 alone.text, alone.text[:200]
     finally:
         store.close()
+
+
+def test_a_build_without_a_level_asks_for_it_or_takes_the_conversations_party(resolver):
+    from gmprep.core.creators.chat import creators_answer
+    from gmprep.core.creators.intent import missing_party_or_level
+
+    assert missing_party_or_level("build an encounter with wolves") == "encounter"
+    assert missing_party_or_level("make an innkeeper npc") == "creature"
+    assert missing_party_or_level("create a goblin boss") == "creature"
+    # an imperative about the rules, a question, a request that can be built: none
+    for text in ("make an Athletics check to Grapple", "what is an NPC?", "make a level 3 goblin",
+                 "build a moderate encounter for 4 level 3 PCs"):
+        assert missing_party_or_level(text) is None, text
+    # no party in the conversation: the chat asks for it (this went to the rules, which declined or quoted Encounters)
+    alone = creators_answer("make an innkeeper npc", lambda: resolver)
+    assert alone is not None and alone.outcome == "partial" and alone.text.startswith("To build that, say its level")
+    # the party the conversation stated last
+    earlier = ["build a moderate encounter for 4 level 3 PCs with undead"]
+    wolves = creators_answer("build an encounter with wolves", lambda: resolver, earlier)
+    assert wolves is not None and wolves.text.startswith("_For the party stated earlier in this conversation: 4 PCs, "
+                                                         "level 3._") and "(matching: wolves)" in wolves.text
+    boss = creators_answer("create a goblin boss", lambda: resolver, earlier)
+    assert boss is not None and "level 6, the highest level whose XP alone (120 XP) is a severe encounter" in boss.text
+    # a creature level said before is no party's
+    assert creators_answer("make an innkeeper npc", lambda: resolver, ["make a level 5 bandit captain"]).outcome == \
+        "partial"
+    # Monster Core's own creature: the rules answer quotes its stat block
+    assert creators_answer("I need stats for a goblin warrior", lambda: resolver) is None
