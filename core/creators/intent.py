@@ -29,14 +29,18 @@ _LEVEL = r"(?:level|lvl\.?|lv\.?)[- ]?(-?\d+)"
 _PARTY = [
     re.compile(rf"\b{_N}\s+(?:{_LEVEL}|{_ORD})\s+{_PCS}\b", re.I),
     re.compile(rf"\b{_N}\s+{_PCS}\s*(?:,|of|at|\()?\s*{_LEVEL}\b", re.I),
-    re.compile(rf"\bparty of\s+{_N}\s*(?:,|of|at)?\s*(?:{_LEVEL}|{_ORD})\b", re.I),
+    re.compile(rf"\b(?:party|group) of\s+{_N}\s*(?:,|of|at)?\s*(?:{_LEVEL}|{_ORD})\b", re.I),
 ]
+# "my level 4 group of five", "a level 3 party of 5": the level first
+_PARTY_LEVEL_FIRST = re.compile(rf"\b(?:{_LEVEL}|{_ORD})\s+(?:party|group) of\s+{_N}\b", re.I)
 # (not the level's number: "for level 3 PCs" is no party of 3)
-_SIZE_ONLY = re.compile(rf"\b(?<!level )(?<!level-)(?<!lvl )(?<!lv )(?<!lv\. ){_N}\s+{_PCS}\b|\bparty of\s+{_N}\b",
+_SIZE_ONLY = re.compile(rf"\b(?<!level )(?<!level-)(?<!lvl )(?<!lv )(?<!lv\. ){_N}\s+{_PCS}\b|\b(?:party|group) of\s+{_N}\b",
                         re.I)
 # a party stated by its level alone ("for a level 2 party", "for level 3 PCs"): GM Core's budgets are for four
-_PARTY_WORD = re.compile(rf"\b(?:party|{_PCS})\b", re.I)
-_PARTY_LEVEL = re.compile(rf"\b(?:{_LEVEL}|{_ORD})\s+(?:party|{_PCS}|fights?|battles?|combats?)\b", re.I)
+_PARTY_WORD = re.compile(rf"\b(?:party|group|{_PCS})\b", re.I)
+# ... and "a level 8 encounter", "a level 6 fight": GMs name a fight by its party's level
+_PARTY_LEVEL = re.compile(rf"\b(?:{_LEVEL}|{_ORD})\s+(?:party|group|{_PCS}|fights?|battles?|combats?|encounters?)\b",
+                          re.I)
 _LEVEL_ANY = re.compile(rf"\b{_LEVEL}\b|\b{_ORD}\b|\bcreature\s+(-?\d+)\b", re.I)
 _THREAT = re.compile(r"\b(" + "|".join(THREATS) + r")\b", re.I)
 _ROLES: tuple[str, ...] = get_args(Role)
@@ -109,6 +113,11 @@ _THREAT_WORD = re.compile(r"\b(" + "|".join(THREAT_SAID) + r")\s+(?:[a-z]+\s+)?(
                           re.I)
 
 
+# ... or said alone, as one item of the request ("encounter for 4 level 5 PCs, hard, in a graveyard")
+_THREAT_ALONE = re.compile(r"(?:^|[,;:(])\s*(" + "|".join(THREAT_SAID) + r")\s*(?=[,;:.)!?]|$)", re.I)
+_XP = re.compile(r"\b(\d+)\s*xp\b", re.I)
+
+
 _BOSS = re.compile(r"\bboss\s+(?:[a-z]+\s+)?(?:encounters?|fights?|battles?|combats?)\b|\bfinal\s+boss\b", re.I)
 _BOSS_WORD = re.compile(r"\b(?:final\s+)?boss\b", re.I)
 # GM Core's lackey and the words GMs use for one
@@ -144,6 +153,10 @@ def parse_party(text: str) -> tuple[int | None, int | None, tuple[int, int] | No
         if m:
             groups = [g for g in m.groups() if g is not None]
             return _num(groups[0]), int(groups[1]), m.span()
+    m = _PARTY_LEVEL_FIRST.search(text)
+    if m:
+        level_said, size_said = [g for g in m.groups() if g is not None]
+        return _num(size_said), int(level_said), m.span()
     size = _SIZE_ONLY.search(text)
     level = _LEVEL_ANY.search(text)
     n = _num(next(g for g in size.groups() if g)) if size else None
@@ -235,7 +248,8 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     if not _ENCOUNTER.search(text) and not (_FIGHT.search(text) and _BUILD.match(text)):
         return None  # "The severe fight against 4 level 3 PCs went badly" tells, it does not ask
     size, level, span = parse_party(text)
-    assumed = size is None and level is not None and _PARTY_WORD.search(text) is not None
+    assumed = size is None and level is not None and (_PARTY_WORD.search(text) is not None or
+                                                      _PARTY_LEVEL.search(text) is not None)
     size = 4 if assumed else size
     if size is None or level is None or not (1 <= size <= 8) or not (-1 <= level <= 24):
         return None
@@ -244,9 +258,10 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     if listed and _WRITTEN.search(listed.group(1)):  # "Encounter (4 PCs, level 3): 2 goblins" is a written encounter
         return None
     threat = _THREAT.search(text)
-    alias = _THREAT_WORD.search(text) if threat is None else None
+    alias = (_THREAT_WORD.search(text) or _THREAT_ALONE.search(text)) if threat is None else None
+    xp = _XP.search(text) if threat is None and alias is None else None
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
-    rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", rest))))
+    rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", _XP.sub(" ", rest)))))
     boss = _BOSS.search(text) is not None
     if boss:  # "a deadly boss fight", "the final boss": the fight's shape, not theme words
         rest = _BOSS_WORD.sub(" ", rest)
@@ -258,10 +273,13 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
         said = [w.lower() for w in _WORDS.findall(part) if not _PCS_WORD.fullmatch(w)]
         if said:
             phrases.append(" ".join(said))
+    # "a 160 XP encounter": the threat that total is for this party (``tables.threat_for_xp``)
+    by_xp = tables.threat_for_xp(int(xp.group(1)), tables.encounter_budget(size)) if xp is not None else None
     return EncounterRequest(
-        threat=threat.group(1).lower() if threat else THREAT_SAID[alias.group(1).lower()] if alias else "moderate",
-        threat_stated=threat is not None or alias is not None,
-        threat_word=alias.group(1).lower() if alias else None,
+        threat=threat.group(1).lower() if threat else THREAT_SAID[alias.group(1).lower()] if alias else
+        by_xp or "moderate",
+        threat_stated=threat is not None or alias is not None or xp is not None,
+        threat_word=alias.group(1).lower() if alias else f"{xp.group(1)} XP" if xp is not None else None,
         boss=boss,
         size_assumed=assumed,
         party_size=size,

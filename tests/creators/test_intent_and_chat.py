@@ -353,3 +353,19 @@ def test_lackeys_for_a_party_are_below_the_partys_level(resolver):
     assert "level 1, GM Core's strongest lackey (party level - 2, 20 XP each" in answer.text
     assert "The 4 asked for are 80 XP: a moderate encounter on their own." in answer.text
     assert "**Creature 1** (small, goblin, humanoid)" in answer.text
+
+
+@pytest.mark.parametrize("text, threat, word, size, level, words", [
+    # a threat word said alone, as one item of the request ("hard" was a theme word, the threat moderate)
+    ("encounter for 4 level 5 pcs, hard, in a graveyard", "severe", "hard", 4, 5, ["graveyard"]),
+    # a budget said in XP: the threat that total is for the party
+    ("make a 160 xp encounter for 4 level 6 PCs with giants", "extreme", "160 XP", 4, 6, ["giants"]),
+    # "my level 4 group of five" is a party (this built one "Cultists" creature)
+    ("I want a fight against cultists for my level 4 group of five", "moderate", None, 5, 4, ["cultists"]),
+    # "a level 8 encounter" names the fight by its party's level (this went to the rules)
+    ("build me a level 8 encounter with fiends", "moderate", None, 4, 8, ["fiends"]),
+])
+def test_more_ways_gms_state_an_encounter(text, threat, word, size, level, words):
+    enc = parse_encounter_request(text)
+    assert enc is not None, text
+    assert (enc.threat, enc.threat_word, enc.party_size, enc.party_level, enc.words) == (threat, word, size, level, words)
