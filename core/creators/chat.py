@@ -166,7 +166,7 @@ def creators_answer(question: str, resolver_factory, earlier: Sequence[str] = ()
     enc = parse_encounter_request(question)
     if enc is not None:
         return _encounter_answer(enc, question, resolver_factory)
-    counted = _counted(question, resolver_factory)
+    counted = _counted(question, resolver_factory, earlier)
     if counted is not None:
         return counted
     checked = _rated_encounter(question, resolver_factory)
@@ -305,10 +305,11 @@ def _a(word: str) -> str:
     return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
-def _counted(question: str, resolver_factory):
+def _counted(question: str, resolver_factory, earlier: Sequence[str] = ()):
     """The answer to "How many goblin warriors make a moderate encounter for 4 level 1 PCs?": the most of that Monster
     Core creature whose XP stays within the threat's budget and is that threat (GM Core's Encounter Budget), with the
-    arithmetic; None unless the question asks that of a creature the books hold."""
+    arithmetic; "how many of them ..." counts the creature the conversation built last (``revise.last_creature``).
+    None unless the question asks that of a creature the books hold or the chat built."""
     from gmprep.core.answer import Answer
     from gmprep.core.creators.encounter import evaluate_encounter
     from gmprep.core.creators.models import EncounterLine, EncounterSpec
@@ -320,6 +321,8 @@ def _counted(question: str, resolver_factory):
     said, adjustment, threat, size, level = asked
     resolver = resolver_factory()
     node = resolver.resolve(said)
+    if (node is None or node.level is None) and _THEM.fullmatch(said):
+        return _counted_build(question, earlier, threat, size, level)
     if node is None or node.level is None:
         return None
     each = tables.creature_xp(tables.adjusted_level(node.level, adjustment), level)
@@ -346,6 +349,39 @@ def _counted(question: str, resolver_factory):
                      output={"count": max(counts)})
     return Answer(text=head + "\n\n" + report_markdown(report), outcome="answered",
                   citations=report_citations(report), steps=[step], question=question, backend="creators")
+
+
+_THEM = re.compile(r"(?:of\s+)?(?:them|those|these|it|they|that|this)(?:\s+ones?)?", re.I)
+
+
+def _counted_build(question: str, earlier: Sequence[str], threat: str, size: int, level: int) -> Answer | None:
+    """"How many of them make a moderate encounter for 4 level 3 PCs?" after the chat built a creature: the most of it
+    (at its level) whose XP is that threat for the party (GM Core's Creature XP and Encounter Budget)."""
+    from gmprep.core.answer import Answer
+    from gmprep.core.creators.revise import last_creature
+    from gmprep.core.traces import TraceStep
+
+    build = last_creature(earlier)
+    if build is None or build.creature is None:
+        return None
+    req = build.creature
+    name = f"{(req.name or req.concept or 'creature').title()} (level {req.level}, built above)"
+    each = tables.creature_xp(req.level, level)
+    budget = tables.encounter_budget(size)
+    counts = [n for n in range(1, 41) if n * each <= budget[threat] and tables.threat_for_xp(n * each, budget) == threat]
+    cites = [_citation(tables.xp_citation()), _citation(tables.budget_citation())]
+    step = TraceStep(name="count_creatures", status="ok", input={"built": build.earlier, "threat": threat},
+                     output={"count": max(counts) if counts else 0})
+    if each == 0 or not counts:
+        text = (f"No number of {name} makes {_a(threat)} {threat} encounter for {party_label(size, level)}: each is "
+                f"worth {each} XP against budgets of {budget_line_of(budget)} XP (GM Core, Encounter Budget).")
+    else:
+        lo, hi = min(counts), max(counts)
+        text = (f"**{hi} × {name}** make {_a(threat)} {threat} encounter for {party_label(size, level)} "
+                + (f"({lo} to {hi} do: " if lo != hi else "(")
+                + f"each is {each} XP, a level {req.level} creature against party level {level}, and {threat} is up to "
+                f"{budget[threat]} XP; GM Core, Creature XP and Encounter Budget).")
+    return Answer(text=text, outcome="answered", citations=cites, steps=[step], question=question, backend="creators")
 
 
 def _rated_encounter(question: str, resolver_factory) -> EncounterReport | None:

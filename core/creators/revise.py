@@ -76,6 +76,15 @@ def revise(question: str, earlier_messages: Sequence[str]) -> Revision | None:
     level 7", then "make it a sniper": the level 7 sniper)."""
     if not is_edit(question):
         return None
+    for build in reversed(_builds(earlier_messages)[-LOOK_BACK:]):
+        edited = _edit(question, build)
+        if edited is not None:
+            return edited
+    return None
+
+
+def _builds(earlier_messages: Sequence[str]) -> list[Revision]:
+    """The conversation's builds, oldest first, each with the edits made to it since."""
     builds: list[Revision] = []
     for message in earlier_messages[-_HISTORY:]:
         edited = _edit(message, builds[-1]) if builds and is_edit(message) else None
@@ -86,11 +95,14 @@ def revise(question: str, earlier_messages: Sequence[str]) -> Revision | None:
         req = parse_creature_request(message) if enc is None else None
         if enc is not None or req is not None:
             builds.append(Revision(encounter=enc, creature=req, earlier=message, changed={}))
-    for build in reversed(builds[-LOOK_BACK:]):
-        edited = _edit(question, build)
-        if edited is not None:
-            return edited
-    return None
+    return builds
+
+
+def last_creature(earlier_messages: Sequence[str]) -> Revision | None:
+    """The conversation's last build when it is a creature (with the edits made to it since), else None: what "how many
+    of them ..." counts."""
+    builds = _builds(earlier_messages)
+    return builds[-1] if builds and builds[-1].creature is not None else None
 
 
 def _edit(question: str, build: Revision) -> Revision | None:

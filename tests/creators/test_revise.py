@@ -103,3 +103,17 @@ def test_a_build_without_a_level_asks_for_it_or_takes_the_conversations_party(re
         "partial"
     # Monster Core's own creature: the rules answer quotes its stat block
     assert creators_answer("I need stats for a goblin warrior", lambda: resolver) is None
+
+
+def test_how_many_of_them_counts_the_creature_built_last(resolver):
+    from gmprep.core.creators.chat import creators_answer
+
+    # it went to the rules (Choosing Creatures): "them" is the creature the chat built, at its level after the edits
+    earlier = ["make a level 3 goblin shaman", "make it level 1"]
+    answer = creators_answer("how many of them make a severe encounter for 4 level 3 PCs?", lambda: resolver, earlier)
+    assert answer is not None and answer.backend == "creators"
+    assert answer.text.startswith("**6 × Goblin Shaman (level 1, built above)** make a severe encounter for 4 PCs, "
+                                  "level 3 (5 to 6 do: each is 20 XP"), answer.text
+    # nothing built: not the builders' question
+    assert creators_answer("how many of them make a severe encounter for 4 level 3 PCs?", lambda: resolver,
+                           ["what does a goblin shaman do?"]) is None
