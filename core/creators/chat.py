@@ -316,13 +316,24 @@ def _counted(question: str, resolver_factory, earlier: Sequence[str] = ()):
     from gmprep.core.traces import TraceStep
 
     asked = parse_count_question(question)
+    note = ""
+    if asked is None and earlier:
+        # "how many ogres make a severe fight?" after the party was stated: for that party, said so
+        party = next((p for p in map(said_party, reversed(earlier)) if p is not None), None)
+        if party is not None:
+            size_then, level_then = party[0] or 4, party[1]
+            asked = parse_count_question(f"{question.strip().rstrip('?.!')} for {size_then} level {level_then} PCs?")
+            note = f"_For the party stated earlier in this conversation: {party_label(size_then, level_then)}._\n\n"
     if asked is None:
         return None
     said, adjustment, threat, size, level = asked
     resolver = resolver_factory()
     node = resolver.resolve(said)
     if (node is None or node.level is None) and _THEM.fullmatch(said):
-        return _counted_build(question, earlier, threat, size, level)
+        built = _counted_build(question, earlier, threat, size, level)
+        if built is not None:
+            built.text = note + built.text
+        return built
     if node is None or node.level is None:
         return None
     each = tables.creature_xp(tables.adjusted_level(node.level, adjustment), level)
@@ -333,7 +344,7 @@ def _counted(question: str, resolver_factory, earlier: Sequence[str] = ()):
         text = (f"No number of {name} makes a{'n' if threat[0] in 'aeiou' else ''} {threat} encounter for "
                 f"{party_label(size, level)}: each is worth "
                 f"{each} XP against budgets of {budget_line_of(budget)} XP (GM Core, Encounter Budget).")
-        return Answer(text=text, outcome="answered", citations=[_citation(tables.budget_citation()),
+        return Answer(text=note + text, outcome="answered", citations=[_citation(tables.budget_citation()),
                       _citation(tables.xp_citation())], question=question, backend="creators",
                       steps=[TraceStep(name="count_creatures", status="ok", input={"name": node.name}, output={})])
     spec = EncounterSpec(party_size=size, party_level=level,
@@ -347,7 +358,7 @@ def _counted(question: str, resolver_factory, earlier: Sequence[str] = ()):
                if lo != max(counts) else f" (each is {each} XP, and {threat} is up to {budget[threat]} XP)") + ".")
     step = TraceStep(name="count_creatures", status="ok", input={"name": node.name, "threat": threat},
                      output={"count": max(counts)})
-    return Answer(text=head + "\n\n" + report_markdown(report), outcome="answered",
+    return Answer(text=note + head + "\n\n" + report_markdown(report), outcome="answered",
                   citations=report_citations(report), steps=[step], question=question, backend="creators")
 
 

@@ -117,3 +117,15 @@ def test_how_many_of_them_counts_the_creature_built_last(resolver):
     # nothing built: not the builders' question
     assert creators_answer("how many of them make a severe encounter for 4 level 3 PCs?", lambda: resolver,
                            ["what does a goblin shaman do?"]) is None
+
+
+def test_how_many_takes_the_conversations_party_when_it_states_none(resolver):
+    from gmprep.core.creators.chat import creators_answer
+
+    earlier = ["build a moderate encounter for 4 level 3 PCs with goblins"]
+    answer = creators_answer("how many goblin warriors make a severe encounter?", lambda: resolver, earlier)
+    assert answer is not None and answer.text.startswith(
+        "_For the party stated earlier in this conversation: 4 PCs, level 3._\n\n**12 × Goblin Warrior** make a severe "
+        "encounter for 4 PCs, level 3"), answer.text[:200]
+    # no party anywhere: not the builders' question
+    assert creators_answer("how many goblin warriors make a severe encounter?", lambda: resolver, []) is None
