@@ -18,6 +18,7 @@ from gmprep.core.creators.encounter import render_encounter_block
 from gmprep.core.creators.intent import (
     EncounterRequest,
     encounter_check_candidates,
+    level_beyond_tables,
     missing_party_or_level,
     parse_adjust_request,
     parse_count_question,
@@ -208,6 +209,13 @@ def _without_level(question: str, resolver_factory, earlier: Sequence[str]) -> A
     from gmprep.core.answer import Answer
     from gmprep.core.traces import TraceStep
 
+    beyond = level_beyond_tables(question)
+    if beyond is not None:
+        return Answer(text=f"GM Core's tables build creatures, hazards and encounters from level -1 to 24; level {beyond} "
+                      "is beyond them. Ask for a level in that range (a level 24 creature is GM Core's highest).",
+                      outcome="partial", citations=[], question=question, backend="creators",
+                      steps=[TraceStep(name="build_request", status="ok", input={"question": question},
+                                       output={"level": beyond})])
     missing = missing_party_or_level(question)
     if missing is None:
         return None

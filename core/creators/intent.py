@@ -222,6 +222,19 @@ def said_party(text: str) -> tuple[int | None, int] | None:
 _STATS_FOR = re.compile(r"\b(?:stats?|stat\s?blocks?|numbers)\s+for\b", re.I)
 
 
+def level_beyond_tables(text: str) -> int | None:
+    """The level of a build request beyond GM Core's tables (-1 to 24: "a level 30 demon lord", "a level 27 party"),
+    or None: the chat says what the tables cover instead of quoting the rules."""
+    if _is_question(text) or not (_BUILD.match(text) or _STATS_FOR.search(text)):
+        return None
+    if not (_ENCOUNTER.search(text) or _FIGHT.search(text) or _CREATURE_WORD.search(text) or said_role(text) or
+            _BOSS_WORD.search(text) or _BUILD.match(text)):
+        return None
+    party = said_party(text)  # "for 4 level 27 PCs": the party's level (its "4 level" reads as a 4th level alone)
+    lv = party[1] if party is not None else said_level(text)
+    return lv if lv is not None and not (-1 <= lv <= 24) else None
+
+
 def missing_party_or_level(text: str) -> Literal["encounter", "creature"] | None:
     """What a build request lacks to be built: "encounter" when it asks for an encounter or a fight with no party's
     level ("build an encounter with wolves"), "creature" when it asks for a creature, an NPC or a boss with no level of

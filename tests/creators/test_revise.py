@@ -129,3 +129,15 @@ def test_how_many_takes_the_conversations_party_when_it_states_none(resolver):
         "encounter for 4 PCs, level 3"), answer.text[:200]
     # no party anywhere: not the builders' question
     assert creators_answer("how many goblin warriors make a severe encounter?", lambda: resolver, []) is None
+
+
+def test_a_level_beyond_gm_cores_tables_is_said(resolver):
+    from gmprep.core.creators.chat import creators_answer
+
+    for question, level in (("make a level 30 demon lord", 30), ("build an encounter for 4 level 27 PCs", 27)):
+        answer = creators_answer(question, lambda: resolver)
+        assert answer is not None and answer.outcome == "partial", question
+        assert answer.text.startswith(f"GM Core's tables build creatures, hazards and encounters from level -1 to 24; "
+                                      f"level {level} is beyond them."), answer.text
+    # a rules question about a high level is no build
+    assert creators_answer("what is the DC for a level 25 creature?", lambda: resolver) is None
