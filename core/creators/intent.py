@@ -274,6 +274,8 @@ def parse_encounter_request(text: str) -> EncounterRequest | None:
     alias = (_THREAT_WORD.search(text) or _THREAT_ALONE.search(text)) if threat is None else None
     xp = _XP.search(text) if threat is None and alias is None else None
     rest = text[: span[0]] + " " + text[span[1]:] if span else text
+    # "party is level 3, four players": the size said apart from the level is no theme word either
+    rest = _SIZE_ONLY.sub(" ", rest)
     rest = _THREAT.sub(" ", _ENCOUNTER.sub(" ", _FIGHT.sub(" ", _LEVEL_ANY.sub(" ", _XP.sub(" ", rest)))))
     boss = _BOSS.search(text) is not None
     if boss:  # "a deadly boss fight", "the final boss": the fight's shape, not theme words

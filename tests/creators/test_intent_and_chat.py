@@ -369,3 +369,10 @@ def test_more_ways_gms_state_an_encounter(text, threat, word, size, level, words
     enc = parse_encounter_request(text)
     assert enc is not None, text
     assert (enc.threat, enc.threat_word, enc.party_size, enc.party_level, enc.words) == (threat, word, size, level, words)
+
+
+def test_a_party_size_said_apart_is_no_theme_word():
+    # "party is level 3, four players": the size is read (4 PCs) and "four" no longer matches creatures as a theme
+    enc = parse_encounter_request("need a quick random encounter on the road, party is level 3, four players")
+    assert enc is not None and (enc.party_size, enc.party_level) == (4, 3)
+    assert "four" not in enc.words and "road" in enc.words
