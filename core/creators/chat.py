@@ -346,13 +346,10 @@ def _counted(question: str, resolver_factory, earlier: Sequence[str] = ()):
         return None
     each = tables.creature_xp(tables.adjusted_level(node.level, adjustment), level)
     budget = tables.encounter_budget(size)
-    counts = [n for n in range(1, 41) if n * each <= budget[threat] and tables.threat_for_xp(n * each, budget) == threat]
+    counts = _counts(each, threat, budget)
     name = f"{adjustment} {node.name}" if adjustment else node.name
     if each == 0 or not counts:
-        text = (f"No number of {name} makes a{'n' if threat[0] in 'aeiou' else ''} {threat} encounter for "
-                f"{party_label(size, level)}: each is worth "
-                f"{each} XP against budgets of {budget_line_of(budget)} XP (GM Core, Encounter Budget).")
-        return Answer(text=note + text, outcome="answered", citations=[_citation(tables.budget_citation()),
+        return Answer(text=note + _no_number(name, threat, size, level, each, budget), outcome="answered", citations=[_citation(tables.budget_citation()),
                       _citation(tables.xp_citation())], question=question, backend="creators",
                       steps=[TraceStep(name="count_creatures", status="ok", input={"name": node.name}, output={})])
     spec = EncounterSpec(party_size=size, party_level=level,
@@ -360,14 +357,23 @@ def _counted(question: str, resolver_factory, earlier: Sequence[str] = ()):
                                               adjustment=adjustment)])
     report = evaluate_encounter(spec, resolver)
     lo = min(counts)
-    article = "an" if threat[0] in "aeiou" else "a"
-    head = (f"**{max(counts)} × {name}** make {article} {threat} encounter for {party_label(size, level)}"
+    head = (f"**{max(counts)} × {name}** make {_a(threat)} {threat} encounter for {party_label(size, level)}"
             + (f" ({lo} to {max(counts)} do: each is {each} XP, and {threat} is up to {budget[threat]} XP)"
                if lo != max(counts) else f" (each is {each} XP, and {threat} is up to {budget[threat]} XP)") + ".")
     step = TraceStep(name="count_creatures", status="ok", input={"name": node.name, "threat": threat},
                      output={"count": max(counts)})
     return Answer(text=note + head + "\n\n" + report_markdown(report), outcome="answered",
                   citations=report_citations(report), steps=[step], question=question, backend="creators")
+
+
+def _counts(each: int, threat: str, budget: dict[str, int]) -> list[int]:
+    """How many creatures of ``each`` XP make the ``threat`` encounter: within its budget and rated that threat."""
+    return [n for n in range(1, 41) if n * each <= budget[threat] and tables.threat_for_xp(n * each, budget) == threat]
+
+
+def _no_number(name: str, threat: str, size: int, level: int, each: int, budget: dict[str, int]) -> str:
+    return (f"No number of {name} makes {_a(threat)} {threat} encounter for {party_label(size, level)}: each is worth "
+            f"{each} XP against budgets of {budget_line_of(budget)} XP (GM Core, Encounter Budget).")
 
 
 _THEM = re.compile(r"(?:of\s+)?(?:them|those|these|it|they|that|this)(?:\s+ones?)?", re.I)
@@ -387,13 +393,12 @@ def _counted_build(question: str, earlier: Sequence[str], threat: str, size: int
     name = f"{(req.name or req.concept or 'creature').title()} (level {req.level}, built above)"
     each = tables.creature_xp(req.level, level)
     budget = tables.encounter_budget(size)
-    counts = [n for n in range(1, 41) if n * each <= budget[threat] and tables.threat_for_xp(n * each, budget) == threat]
+    counts = _counts(each, threat, budget)
     cites = [_citation(tables.xp_citation()), _citation(tables.budget_citation())]
     step = TraceStep(name="count_creatures", status="ok", input={"built": build.earlier, "threat": threat},
                      output={"count": max(counts) if counts else 0})
     if each == 0 or not counts:
-        text = (f"No number of {name} makes {_a(threat)} {threat} encounter for {party_label(size, level)}: each is "
-                f"worth {each} XP against budgets of {budget_line_of(budget)} XP (GM Core, Encounter Budget).")
+        text = _no_number(name, threat, size, level, each, budget)
     else:
         lo, hi = min(counts), max(counts)
         text = (f"**{hi} × {name}** make {_a(threat)} {threat} encounter for {party_label(size, level)} "
